@@ -1,0 +1,16 @@
+// A subcommand of the autotune executable: it registers its options on the app and returns the
+// function that runs it (exit status as the result; UserError for user mistakes).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace autotune::cli {
+
+using CommandRun = std::function<int()>;
+
+CommandRun AddOpsCommand(CLI::App& app);
+CommandRun AddShowCommand(CLI::App& app);
+CommandRun AddMeasureCommand(CLI::App& app);
+
+}  // namespace autotune::cli

@@ -1,0 +1,92 @@
+// autotune measure: builds, runs, checks and times one schedule (the default one or --trace).
+#include <fmt/format.h>
+
+#include <fstream>
+
+#include "cli/cli_error.h"
+#include "cli/command.h"
+#include "cli/workload_options.h"
+#include "measure/c_builder.h"
+#include "measure/cpu_runner.h"
+#include "tir/lower/lower.h"
+
+namespace autotune::cli {
+
+namespace {
+
+struct MeasureOptions {
+  WorkloadOptions wl;
+  std::string json_file;
+  measure::MeasureConfig config;
+};
+
+void WriteJson(const std::string& path, const nlohmann::json& j) {
+  if (path == "-") {
+    fmt::print("{}\n", j.dump(2));
+    return;
+  }
+  std::ofstream out(path);
+  if (!(out << j.dump(2) << "\n")) throw UserError{fmt::format("cannot write the JSON report to '{}'", path)};
+}
+
+}  // namespace
+
+CommandRun AddMeasureCommand(CLI::App& app) {
+  auto opts = std::make_shared<MeasureOptions>();
+  auto* cmd = app.add_subcommand(
+      "measure",
+      "Build, run, check and time one schedule (exit status 0: correct and timed; 1: the candidate failed)");
+  opts->wl.AddTo(*cmd);
+  auto& c = opts->config;
+  cmd->add_option("--json", opts->json_file, "write a JSON report to this file ('-' for stdout)");
+  cmd->add_option("--repeats", c.repeats, "timed repeats; the median is reported")->check(CLI::Range(1, 1000));
+  cmd->add_option("--min-repeat-ms", c.min_repeat_ms, "each repeat runs the kernel at least this long")
+      ->check(CLI::Range(0.0, 60000.0));
+  cmd->add_option("--warmup", c.warmup, "untimed runs before timing")->check(CLI::Range(0, 1000));
+  cmd->add_option("--threads", c.num_threads, "CPU threads of the kernel (0: all cores)")->check(CLI::Range(0, 4096));
+  cmd->add_option("--build-timeout", c.build_timeout_s, "seconds allowed to compile")->check(CLI::Range(1.0, 3600.0));
+  cmd->add_option("--run-timeout", c.run_timeout_s, "seconds allowed to check and time")->check(CLI::Range(1.0, 3600.0));
+  cmd->add_option("--seed", c.seed, "seed of the random inputs");
+  return [opts]() {
+    const tir::Workload w = opts->wl.MakeWorkload();
+    const tir::TargetKind target = opts->wl.Target();
+    if (target == tir::TargetKind::kCuda) {
+      throw UserError{"the cuda target cannot measure kernels in this build: the CUDA backend (CUDA codegen, "
+                      "NVRTC builder, Driver API runner) is not built yet; use --target cpu"};
+    }
+    tir::Schedule sch = opts->wl.MakeSchedule(w);
+    nlohmann::json report = {{"workload", w.CanonicalText()}, {"op", w.op}, {"epilogue", w.epilogue},
+                             {"target", tir::TargetKindName(target)}, {"trace", sch.trace().ToJson()}};
+    nlohmann::json shape = nlohmann::json::object();
+    for (const auto& [k, v] : w.shape) shape[k] = v;
+    report["shape"] = shape;
+
+    measure::MeasureResult result;
+    tir::LowerOptions lo;
+    lo.name = "kernel_" + w.op;
+    auto f = tir::Lower(sch.state(), lo);
+    if (!f) {
+      result = measure::MeasureResult::Error(measure::ErrorKind::kInvalidSchedule, f.error().message);
+    } else {
+      fmt::print(stderr, "autotune: building {} for {}...\n", w.CanonicalText(), tir::TargetKindName(target));
+      auto builds = measure::MakeCBuilder(opts->config)->Build({measure::BuildInput::FromFunc(*f)});
+      fmt::print(stderr, "autotune: checking against the reference and timing ({} repeats of >= {} ms)...\n",
+                 opts->config.repeats, opts->config.min_repeat_ms);
+      result = measure::MakeCpuRunner(opts->config)->Run(w, builds).at(0);
+    }
+    nlohmann::json r = measure::ToJson(result, w.flops);
+    for (auto& [k, v] : r.items()) report[k] = v;
+    if (result.ok()) {
+      fmt::print("{}  {}  {:.4f} ms (median of {}, spread {:.1f}%)  {:.2f} GFLOP/s  correct (max rel. error {:.2e})\n",
+                 w.CanonicalText(), tir::TargetKindName(target), result.median_ms, result.latencies_ms.size(),
+                 100 * result.spread, w.flops / (result.median_ms * 1e6), result.max_rel_error);
+    } else {
+      fmt::print("{}  {}  {}: {}\n", w.CanonicalText(), tir::TargetKindName(target),
+                 measure::ErrorKindName(result.error_kind), result.error_message);
+    }
+    if (!opts->json_file.empty()) WriteJson(opts->json_file, report);
+    return result.ok() ? 0 : 1;
+  };
+}
+
+}  // namespace autotune::cli

@@ -1,0 +1,39 @@
+// autotune ops: the operators and their shape parameters.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "tir/ops/operator.h"
+
+namespace autotune::cli {
+
+CommandRun AddOpsCommand(CLI::App& app) {
+  auto* cmd = app.add_subcommand("ops", "List the operators and their shape parameters");
+  auto json = std::make_shared<bool>(false);
+  cmd->add_flag("--json", *json, "print JSON instead of text");
+  return [json]() {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto* op : tir::BuiltinOperators().All()) {
+      if (*json) {
+        nlohmann::json params = nlohmann::json::array();
+        for (const auto& p : op->Params()) {
+          params.push_back({{"name", p.name}, {"default", p.default_value ? nlohmann::json(*p.default_value) : nullptr},
+                            {"help", p.help}});
+        }
+        out.push_back({{"name", op->Name()}, {"summary", op->Summary()}, {"params", params}});
+        continue;
+      }
+      fmt::print("{}  {}\n", op->Name(), op->Summary());
+      for (const auto& p : op->Params()) {
+        fmt::print("    {:<10} {}{}\n", p.name, p.help,
+                   p.default_value ? fmt::format(" (default {})", *p.default_value) : std::string(" (required)"));
+      }
+    }
+    if (*json) fmt::print("{}\n", out.dump(2));
+    else fmt::print("\nEpilogues (--epilogue): none, bias, relu, bias,relu\n");
+    return 0;
+  };
+}
+
+}  // namespace autotune::cli

@@ -1,0 +1,44 @@
+// autotune: the command-line entry point.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <map>
+
+#include "cli/cli_error.h"
+#include "cli/command.h"
+
+int main(int argc, char** argv) {
+  using namespace autotune::cli;
+  CLI::App app{"autotune: auto-scheduling search for fast tensor kernels"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("autotune ") + AUTOTUNE_VERSION);
+  std::map<CLI::App*, CommandRun> commands;
+  auto add = [&](CommandRun (*fn)(CLI::App&)) {
+    size_t before = app.get_subcommands({}).size();
+    CommandRun run = fn(app);
+    commands[app.get_subcommands({})[before]] = std::move(run);
+  };
+  add(AddOpsCommand);
+  add(AddShowCommand);
+  add(AddMeasureCommand);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // One line naming the problem; --help tells the rest.
+    std::fprintf(stderr, "autotune: %s (see autotune --help)\n", e.what());
+    return kExitUsage;
+  }
+  try {
+    for (auto* sub : app.get_subcommands()) return commands.at(sub)();
+  } catch (const UserError& e) {
+    std::fprintf(stderr, "autotune: %s\n", e.message.c_str());
+    return kExitUsage;
+  }
+  return kExitUsage;
+}

@@ -1,0 +1,55 @@
+#include "cli/workload_options.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "cli/cli_error.h"
+#include "search/default_schedule.h"
+#include "tir/ops/operator.h"
+
+namespace autotune::cli {
+
+void WorkloadOptions::AddTo(CLI::App& cmd, bool) {
+  cmd.add_option("--op", op, "operator (see `autotune ops`)")->required();
+  cmd.add_option("--shape", shape, "shape parameters, e.g. M=1024,N=1024,K=1024")->required();
+  cmd.add_option("--epilogue", epilogue, "fused epilogue: none, bias, relu or bias,relu");
+  cmd.add_option("--target", target, "cpu or cuda");
+  cmd.add_option("--trace", trace_file, "schedule trace (JSON) to use instead of the default schedule");
+}
+
+tir::Workload WorkloadOptions::MakeWorkload() const {
+  auto w = tir::MakeWorkload(op, shape, epilogue);
+  if (!w) throw UserError{w.error().message};
+  return std::move(w).value();
+}
+
+tir::TargetKind WorkloadOptions::Target() const {
+  auto t = tir::ParseTargetKind(target);
+  if (!t) throw UserError{fmt::format("unknown target '{}' (expected cpu or cuda)", target)};
+  return *t;
+}
+
+tir::Schedule WorkloadOptions::MakeSchedule(const tir::Workload& w) const {
+  if (trace_file.empty()) {
+    auto sch = search::DefaultSchedule(w, Target());
+    if (!sch) throw UserError{fmt::format("no default schedule for {}: {}", w.CanonicalText(), sch.error().message)};
+    return std::move(sch).value();
+  }
+  std::ifstream in(trace_file);
+  if (!in) throw UserError{fmt::format("cannot read trace file '{}'", trace_file)};
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) throw UserError{fmt::format("trace file '{}' is not valid JSON", trace_file)};
+  // A measurement report (autotune measure --json) carries its trace under "trace".
+  if (j.is_object() && j.contains("trace") && j["trace"].is_object()) j = j["trace"];
+  auto trace = tir::Trace::FromJson(j);
+  if (!trace) throw UserError{fmt::format("trace file '{}': {}", trace_file, trace.error().message)};
+  auto sch = tir::Schedule::Replay(w, Target(), *trace);
+  if (!sch) throw UserError{fmt::format("trace file '{}' does not apply to {}: {}", trace_file, w.CanonicalText(), sch.error().message)};
+  return std::move(sch).value();
+}
+
+}  // namespace autotune::cli

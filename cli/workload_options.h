@@ -1,0 +1,29 @@
+// Options shared by the commands that act on one workload and one schedule: --op, --shape,
+// --epilogue, --target and --trace, and turning them into a workload and a schedule.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "tir/ops/workload.h"
+#include "tir/schedule/schedule.h"
+#include "tir/target.h"
+
+namespace autotune::cli {
+
+struct WorkloadOptions {
+  std::string op;
+  std::string shape;
+  std::string epilogue;
+  std::string target = "cpu";
+  std::string trace_file;
+
+  void AddTo(CLI::App& cmd, bool with_target_default_cpu = true);
+  // These throw UserError with a message that names the problem.
+  tir::Workload MakeWorkload() const;
+  tir::TargetKind Target() const;
+  // The schedule from --trace, or the default schedule of the workload on the target.
+  tir::Schedule MakeSchedule(const tir::Workload& w) const;
+};
+
+}  // namespace autotune::cli

@@ -1,0 +1,169 @@
+#include "measure/c_builder.h"
+
+#include <fmt/format.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "measure/sha256.h"
+#include "measure/subprocess.h"
+#include "tir/codegen/codegen_c.h"
+#include "tir/transform/serialize_threads.h"
+
+namespace autotune::measure {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+constexpr size_t kMaxLog = 4000;  // compiler log kept in an error message
+
+std::string DefaultCacheDir() {
+  std::error_code ec;
+  fs::path tmp = fs::temp_directory_path(ec);
+  if (ec) tmp = "/tmp";
+  return (tmp / fmt::format("autotune-{}", getuid()) / "c-cache").string();
+}
+
+// The first lines of a compiler log: the first error is the informative one.
+std::string TrimLog(const std::string& log) {
+  if (log.size() <= kMaxLog) return log;
+  size_t cut = log.rfind('\n', kMaxLog);
+  if (cut == std::string::npos || cut < kMaxLog / 2) cut = kMaxLog;
+  return log.substr(0, cut) + fmt::format("\n... ({} more bytes of log)", log.size() - cut);
+}
+
+bool WriteFile(const fs::path& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  f << text;
+  return static_cast<bool>(f);
+}
+
+// What -march=native means on this host: the CPU model.
+std::string HostCpu() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("model name", 0) == 0) return line;
+  }
+  return "unknown cpu";
+}
+
+double Since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+}  // namespace
+
+CBuilder::CBuilder(MeasureConfig config) : config_(std::move(config)) {
+  cache_dir_ = config_.cache_dir.empty() ? DefaultCacheDir() : config_.cache_dir;
+  std::error_code ec;
+  fs::create_directories(cache_dir_, ec);
+  command_ = {config_.cc,        "-O3",          "-march=native",   "-fopenmp",           "-fPIC",
+              "-shared",         "-std=c11",     "-fno-math-errno", "-ffp-contract=fast"};
+  command_.insert(command_.end(), config_.extra_cflags.begin(), config_.extra_cflags.end());
+  ProcessResult version = RunProcess({config_.cc, "--version"}, "", 30);
+  identity_ = version.output.substr(0, version.output.find('\n')) + "\n" + HostCpu();
+}
+
+std::vector<BuildResult> CBuilder::Build(const std::vector<BuildInput>& inputs) {
+  std::vector<BuildResult> results(inputs.size());
+  size_t threads = config_.build_threads > 0 ? config_.build_threads : std::thread::hardware_concurrency();
+  threads = std::max<size_t>(1, std::min(threads, inputs.size()));
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < inputs.size();) results[i] = BuildOne(inputs[i]);
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  return results;
+}
+
+BuildResult CBuilder::BuildOne(const BuildInput& input) const {
+  const auto t0 = Clock::now();
+  BuildResult r;
+  auto fail = [&](ErrorKind kind, std::string msg) {
+    r.error_kind = kind;
+    r.error_message = std::move(msg);
+    r.build_seconds = Since(t0);
+    return r;
+  };
+
+  if (input.func.body) {
+    tir::PrimFunc func = input.func;
+    // Serialize here (CodegenC would too) to tell an invalid GPU program from a codegen failure.
+    if (tir::NeedsThreadSerialization(func.body)) {
+      auto serial = tir::SerializeThreads(func.body);
+      if (!serial) return fail(ErrorKind::kInvalidSchedule, serial.error().message);
+      func.body = serial.value();
+    }
+    auto src = tir::CodegenC(func);
+    if (!src) return fail(ErrorKind::kBuildError, "codegen: " + src.error().message);
+    r.source = std::move(src->code);
+    r.entry = std::move(src->entry);
+    r.num_params = static_cast<int>(func.params.size());
+  } else {
+    r.source = input.source;
+    r.entry = input.entry;
+    r.num_params = input.num_params;
+  }
+
+  std::string key_text = identity_ + "\n";
+  for (const auto& a : command_) key_text += a + " ";
+  key_text += "\n" + r.source;
+  const std::string key = Sha256Hex(key_text);
+  const fs::path so_path = fs::path(cache_dir_) / (key + ".so");
+  std::error_code ec;
+  if (fs::exists(so_path, ec)) {
+    r.artifact = so_path.string();
+    r.cached = true;
+    r.build_seconds = Since(t0);
+    return r;
+  }
+
+  // A private directory per compile inside the cache dir, so the final rename is atomic (same file
+  // system) and concurrent builders never see half-written objects.
+  std::string tmpl = (fs::path(cache_dir_) / "tmp-XXXXXX").string();
+  if (!mkdtemp(tmpl.data())) return fail(ErrorKind::kBuildError, "cannot create a directory in " + cache_dir_);
+  const fs::path dir = tmpl;
+  struct Cleanup {
+    fs::path dir;
+    ~Cleanup() {
+      std::error_code e;
+      fs::remove_all(dir, e);
+    }
+  } cleanup{dir};
+
+  if (!WriteFile(dir / "kernel.c", r.source)) return fail(ErrorKind::kBuildError, "cannot write the source");
+  std::vector<std::string> argv = command_;
+  argv.insert(argv.end(), {"-o", "kernel.so", "kernel.c", "-lm"});
+  ProcessResult p = RunProcess(argv, dir.string(), config_.build_timeout_s);
+  if (p.timed_out) {
+    return fail(ErrorKind::kBuildTimeout, fmt::format("compiler exceeded {:g} s", config_.build_timeout_s));
+  }
+  if (!p.ok()) {
+    std::string why = !p.started         ? p.output
+                      : p.term_signal    ? fmt::format("compiler killed by signal {}", p.term_signal)
+                                         : fmt::format("compiler exited with code {}", p.exit_code);
+    if (p.started && !p.output.empty()) why += ":\n" + TrimLog(p.output);
+    return fail(ErrorKind::kBuildError, why);
+  }
+  WriteFile(dir / "kernel.c.keep", r.source);
+  fs::rename(dir / "kernel.c.keep", fs::path(cache_dir_) / (key + ".c"), ec);  // for people reading the cache
+  fs::rename(dir / "kernel.so", so_path, ec);
+  if (ec) return fail(ErrorKind::kBuildError, "cannot move the object into the cache: " + ec.message());
+  r.artifact = so_path.string();
+  r.build_seconds = Since(t0);
+  return r;
+}
+
+std::unique_ptr<Builder> MakeCBuilder(const MeasureConfig& config) { return std::make_unique<CBuilder>(config); }
+
+}  // namespace autotune::measure

@@ -1,0 +1,317 @@
+#include "measure/cpu_runner.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "measure/reference_check.h"
+
+namespace autotune::measure {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+// ---- calling an entry with N float* arguments ------------------------------------------------------
+constexpr size_t kMaxParams = 16;
+using Caller = void (*)(void*, float* const*);
+
+template <size_t... I>
+void CallWith(void* fn, float* const* a, std::index_sequence<I...>) {
+  using Fn = void (*)(std::conditional_t<true, float*, std::integral_constant<size_t, I>>...);
+  reinterpret_cast<Fn>(fn)(a[I]...);
+}
+template <size_t N>
+void CallArity(void* fn, float* const* a) {
+  CallWith(fn, a, std::make_index_sequence<N>{});
+}
+template <size_t... N>
+constexpr std::array<Caller, sizeof...(N)> MakeCallers(std::index_sequence<N...>) {
+  return {&CallArity<N>...};
+}
+constexpr auto kCallers = MakeCallers(std::make_index_sequence<kMaxParams + 1>{});
+
+// ---- child side -----------------------------------------------------------------------------------
+// What the child sends back through the pipe (both ends are this binary), then num_latencies doubles.
+struct ChildReport {
+  int32_t kind = 0;  // ErrorKind
+  int32_t num_latencies = 0;
+  double max_rel_error = 0;
+  char message[1024] = {};
+};
+
+volatile uint64_t flush_sink;
+
+// Reads one byte per cache line of a buffer larger than the last-level cache: evicts the kernel's
+// data (reading suffices, and it does not copy the parent's pages as writing would).
+void FlushCaches(const char* buf, int64_t bytes) {
+  uint64_t s = 0;
+  for (int64_t i = 0; i < bytes; i += 64) s += static_cast<unsigned char>(buf[i]);
+  flush_sink = s;
+}
+
+void WriteAll(int fd, const void* p, size_t n) {
+  const char* c = static_cast<const char*>(p);
+  while (n > 0) {
+    const ssize_t w = write(fd, c, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;
+    c += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+
+[[noreturn]] void Report(int fd, ErrorKind kind, const std::string& msg, double max_rel_error,
+                         const std::vector<double>& latencies) {
+  ChildReport r;
+  r.kind = static_cast<int32_t>(kind);
+  r.num_latencies = static_cast<int32_t>(latencies.size());
+  r.max_rel_error = max_rel_error;
+  std::snprintf(r.message, sizeof r.message, "%s", msg.c_str());
+  WriteAll(fd, &r, sizeof r);
+  WriteAll(fd, latencies.data(), latencies.size() * sizeof(double));
+  _exit(0);  // no atexit handlers or destructors of the parent's objects
+}
+
+struct ChildArgs {
+  const MeasureConfig* config;
+  const WorkloadData* data;
+  const BuildResult* build;
+  int64_t out_elements;
+  const char* flush;
+  int64_t flush_bytes;
+  pid_t parent;
+};
+
+[[noreturn]] void ChildMain(int fd, const ChildArgs& a) {
+  // A crash must end the child with its signal, quietly: default handlers, no core file, and no
+  // orphan if the tuner itself dies.
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS, SIGTERM, SIGINT, SIGPIPE}) {
+    signal(sig, SIG_DFL);
+  }
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  rlimit no_core{0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != a.parent) _exit(1);
+  const MeasureConfig& cfg = *a.config;
+  if (cfg.num_threads > 0) setenv("OMP_NUM_THREADS", std::to_string(cfg.num_threads).c_str(), 1);
+
+  void* lib = dlopen(a.build->artifact.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!lib) Report(fd, ErrorKind::kRunError, std::string("cannot load the kernel: ") + dlerror(), 0, {});
+  void* fn = dlsym(lib, a.build->entry.c_str());
+  if (!fn) Report(fd, ErrorKind::kRunError, "entry " + a.build->entry + " not found in the kernel", 0, {});
+
+  AlignedFloats out(a.out_elements);
+  std::fill(out.data(), out.data() + out.size(), std::numeric_limits<float>::quiet_NaN());
+  std::vector<float*> args;
+  for (const auto& in : a.data->inputs) args.push_back(const_cast<float*>(in.data()));
+  args.push_back(out.data());
+  const Caller call = kCallers[args.size()];
+
+  auto t0 = Clock::now();
+  call(fn, args.data());
+  double one_ms = Ms(Clock::now() - t0);
+  const CheckResult check =
+      CheckOutput(out.data(), a.data->reference.data(), out.size(), a.data->reference_scale, cfg.rtol);
+  if (!check.correct) Report(fd, ErrorKind::kWrongAnswer, check.Describe(out.size()), check.max_rel_error, {});
+
+  // The checked run was the first warm-up; a kernel that alone outlasts a repeat is warm after it.
+  for (int i = 0; i < cfg.warmup && one_ms < cfg.min_repeat_ms; ++i) {
+    t0 = Clock::now();
+    call(fn, args.data());
+    one_ms = Ms(Clock::now() - t0);
+  }
+  const double want = std::ceil(cfg.min_repeat_ms / std::max(one_ms, 1e-6));
+  const int64_t number = static_cast<int64_t>(std::clamp(want, 1.0, 1e9));
+  std::vector<double> latencies;
+  for (int r = 0; r < cfg.repeats; ++r) {
+    if (a.flush) FlushCaches(a.flush, a.flush_bytes);
+    t0 = Clock::now();
+    for (int64_t k = 0; k < number; ++k) call(fn, args.data());
+    latencies.push_back(Ms(Clock::now() - t0) / static_cast<double>(number));
+  }
+  Report(fd, ErrorKind::kNone, "", check.max_rel_error, latencies);
+}
+
+std::string SignalText(int sig) {
+  const char* abbrev = sigabbrev_np(sig);
+  const char* desc = strsignal(sig);
+  return fmt::format("signal {} (SIG{}: {})", sig, abbrev ? abbrev : "?", desc ? desc : "?");
+}
+
+}  // namespace
+
+int64_t LastLevelCacheBytes() {
+  int64_t best = 0;
+  for (int i = 0; i < 16; ++i) {
+    std::ifstream f(fmt::format("/sys/devices/system/cpu/cpu0/cache/index{}/size", i));
+    if (!f) continue;
+    std::string s;
+    f >> s;
+    if (s.empty()) continue;
+    int64_t v = std::atoll(s.c_str());
+    const char unit = s.back();
+    if (unit == 'K') v <<= 10;
+    if (unit == 'M') v <<= 20;
+    best = std::max(best, v);
+  }
+  return best > 0 ? best : int64_t{32} << 20;
+}
+
+CpuRunner::CpuRunner(MeasureConfig config) : config_(std::move(config)) {}
+
+const char* CpuRunner::FlushBuffer() {
+  if (!flush_.data()) {
+    int64_t bytes = config_.flush_bytes > 0 ? config_.flush_bytes
+                                            : std::max<int64_t>(LastLevelCacheBytes() * 3 / 2, int64_t{8} << 20);
+    flush_ = AlignedFloats((bytes + 3) / 4);
+    // Written once here so the pages are real: untouched pages all map the one zero page.
+    std::fill(flush_.data(), flush_.data() + flush_.size(), 1.0f);
+  }
+  return reinterpret_cast<const char*>(flush_.data());
+}
+
+std::vector<MeasureResult> CpuRunner::Run(const tir::Workload& workload, const std::vector<BuildResult>& builds) {
+  std::vector<MeasureResult> results;
+  std::shared_ptr<const WorkloadData> data;
+  for (const auto& b : builds) {
+    if (!b.ok()) {
+      MeasureResult r = MeasureResult::Error(b.error_kind, b.error_message);
+      r.build_seconds = b.build_seconds;
+      results.push_back(std::move(r));
+      continue;
+    }
+    if (!data) {
+      bool float32 = workload.output.dtype == tir::DType::kFloat32;
+      for (const auto& in : workload.inputs) float32 &= in.dtype == tir::DType::kFloat32;
+      if (!float32) {
+        results.push_back(MeasureResult::Error(ErrorKind::kRunError, "the cpu runner supports float32 tensors only"));
+        continue;
+      }
+      data = data_cache_.Get(workload, config_.seed);
+    }
+    MeasureResult r = RunOne(workload, *data, b);
+    r.build_seconds = b.build_seconds;
+    results.push_back(std::move(r));
+  }
+  return results;
+}
+
+MeasureResult CpuRunner::RunOne(const tir::Workload& workload, const WorkloadData& data, const BuildResult& build) {
+  const size_t nparams = workload.inputs.size() + 1;
+  if (build.num_params != static_cast<int>(nparams)) {
+    return MeasureResult::Error(ErrorKind::kRunError, fmt::format("the kernel takes {} buffers, the workload has {}",
+                                                                  build.num_params, nparams));
+  }
+  if (nparams > kMaxParams) {
+    return MeasureResult::Error(ErrorKind::kRunError, fmt::format("more than {} buffers", kMaxParams));
+  }
+  ChildArgs args{&config_, &data, &build, workload.output.NumElements(), nullptr, 0, getpid()};
+  if (config_.flush_cache) {
+    args.flush = FlushBuffer();
+    args.flush_bytes = flush_.size() * 4;
+  }
+
+  const auto t0 = Clock::now();
+  const auto deadline =
+      t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config_.run_timeout_s));
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    return MeasureResult::Error(ErrorKind::kRunError, std::string("pipe: ") + std::strerror(errno));
+  }
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return MeasureResult::Error(ErrorKind::kRunError, std::string("fork: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    ChildMain(fds[1], args);
+  }
+  close(fds[1]);
+
+  std::string bytes;
+  bool timed_out = false;
+  char buf[4096];
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) {
+      timed_out = true;
+      break;
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    const int n = poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    if (n <= 0) continue;
+    const ssize_t got = read(fds[0], buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    bytes.append(buf, static_cast<size_t>(got));
+  }
+  close(fds[0]);
+  if (timed_out) kill(pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+
+  MeasureResult r;
+  r.run_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  auto fail = [&](ErrorKind kind, std::string msg) {
+    r.error_kind = kind;
+    r.error_message = std::move(msg);
+    return r;
+  };
+  if (timed_out) return fail(ErrorKind::kRunTimeout, fmt::format("the run exceeded {:g} s", config_.run_timeout_s));
+  if (WIFSIGNALED(status)) return fail(ErrorKind::kRunError, "the kernel crashed: " + SignalText(WTERMSIG(status)));
+  ChildReport rep;
+  if (bytes.size() < sizeof rep) {
+    return fail(ErrorKind::kRunError,
+                fmt::format("the kernel process exited with code {} without a result", WEXITSTATUS(status)));
+  }
+  std::memcpy(&rep, bytes.data(), sizeof rep);
+  rep.message[sizeof rep.message - 1] = 0;
+  // A kernel that scribbles over its process can garble the report too: trust only a sane one.
+  const auto kind = static_cast<ErrorKind>(rep.kind);
+  const bool sane_kind = kind == ErrorKind::kNone || kind == ErrorKind::kRunError || kind == ErrorKind::kWrongAnswer;
+  if (!sane_kind || rep.num_latencies < 0 || rep.num_latencies > config_.repeats ||
+      bytes.size() != sizeof rep + rep.num_latencies * sizeof(double)) {
+    return fail(ErrorKind::kRunError, "the kernel process sent a malformed result");
+  }
+  r.latencies_ms.resize(rep.num_latencies);
+  std::memcpy(r.latencies_ms.data(), bytes.data() + sizeof rep, rep.num_latencies * sizeof(double));
+  r.max_rel_error = rep.max_rel_error;
+  if (kind != ErrorKind::kNone) {
+    r.latencies_ms.clear();
+    return fail(kind, rep.message);
+  }
+  r.correct = true;
+  Summarize(r);
+  return r;
+}
+
+std::unique_ptr<Runner> MakeCpuRunner(const MeasureConfig& config) { return std::make_unique<CpuRunner>(config); }
+
+}  // namespace autotune::measure

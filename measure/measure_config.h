@@ -1,0 +1,34 @@
+// How candidates are built and timed. Filled from flags by the CLI; the defaults suit the cpu target.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace autotune::measure {
+
+struct MeasureConfig {
+  // ---- timing ----
+  int warmup = 1;             // untimed runs after the checked run (caches, OpenMP thread pool)
+  int repeats = 3;            // timed repeats; the median is the figure, all are kept
+  double min_repeat_ms = 20;  // each repeat runs the kernel enough times to last at least this long
+  bool flush_cache = true;    // read a buffer larger than the last-level cache before each repeat
+  int64_t flush_bytes = 0;    // size of that buffer; 0: 1.5 x the last-level cache (at least 8 MiB)
+
+  // ---- limits ----
+  double build_timeout_s = 60;  // per candidate; the compiler is killed past it (BUILD_TIMEOUT)
+  double run_timeout_s = 30;    // per candidate, check and all repeats included (RUN_TIMEOUT)
+
+  // ---- correctness ----
+  double rtol = 1e-4;  // allowed relative error, see measure/reference_check.h
+  uint64_t seed = 1;   // seed of the random inputs
+
+  // ---- cpu target ----
+  int build_threads = 0;     // compilers run at once; 0: number of hardware threads
+  int num_threads = 0;       // OpenMP threads of a cpu kernel; 0: OpenMP's default (all cores)
+  std::string cache_dir;     // built shared objects by hash; "": <temp dir>/autotune-<uid>/c-cache
+  std::string cc = "cc";     // the C compiler
+  std::vector<std::string> extra_cflags;
+};
+
+}  // namespace autotune::measure

@@ -1,0 +1,51 @@
+// The outcome of measuring one candidate: latencies or a typed error, and the correctness verdict.
+// A candidate that fails to build, crashes, hangs or computes a wrong answer is an ordinary result
+// with an error kind, never an exception or an abort.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace autotune::measure {
+
+enum class ErrorKind {
+  kNone,
+  kInvalidSchedule,  // the program is not valid for its target (e.g. a barrier under a thread-dependent branch)
+  kBuildError,       // codegen or the compiler failed
+  kBuildTimeout,
+  kRunError,         // crash (signal), load failure, bad arguments
+  kRunTimeout,
+  kWrongAnswer,      // ran, but the output differs from the reference
+};
+const char* ErrorKindName(ErrorKind k);  // "NONE", "INVALID_SCHEDULE", ...
+std::optional<ErrorKind> ParseErrorKind(std::string_view s);
+
+struct MeasureResult {
+  ErrorKind error_kind = ErrorKind::kNone;
+  std::string error_message;
+  std::vector<double> latencies_ms;  // every timed repeat, in order (empty on error)
+  double median_ms = 0;              // the figure: median of latencies_ms (0 on error)
+  double spread = 0;                 // (max - min) / median of latencies_ms: the repeat-to-repeat noise
+  bool correct = false;              // output matched the reference
+  double max_rel_error = 0;          // see measure/reference_check.h for the rule (inf: NaN or unwritten)
+  double build_seconds = 0;
+  double run_seconds = 0;            // wall time of the run, check and repeats included
+
+  bool ok() const { return error_kind == ErrorKind::kNone; }
+  static MeasureResult Error(ErrorKind kind, std::string message);
+};
+
+// Fills median_ms and spread from latencies_ms.
+void Summarize(MeasureResult& r);
+
+// JSON with keys latency_ms (median, null on error), gflops (from the workload's flops, null on
+// error), correct, max_rel_error (null when not finite), error (null or "KIND: message"), error_kind,
+// latencies_ms, spread, build_s, run_s.
+nlohmann::json ToJson(const MeasureResult& r, double flops);
+MeasureResult MeasureResultFromJson(const nlohmann::json& j);
+
+}  // namespace autotune::measure

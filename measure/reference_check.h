@@ -1,0 +1,32 @@
+// Compares a kernel's output with the reference output.
+//
+// Rule: element i matches when |out_i - ref_i| <= rtol * max(|ref_i|, scale), where scale is the
+// mean |ref| over the whole output. A pure relative error explodes on outputs that are near zero
+// by cancellation (a sum of K random-signed products), where float32 accumulation in a different
+// order is legitimately off by about eps * (magnitude of the terms); the mean output magnitude is
+// a stand-in for that magnitude, so such elements are judged against it. The reported relative
+// error is max_i |out_i - ref_i| / max(|ref_i|, scale). A NaN or infinite output where the
+// reference is finite (the output is poisoned with NaN, so also every unwritten element) is a
+// mismatch with infinite error.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace autotune::measure {
+
+struct CheckResult {
+  bool correct = true;
+  double max_rel_error = 0;
+  int64_t mismatches = 0;
+  int64_t worst_index = -1;  // index of the worst element (the first of equals) when !correct
+  float got = 0, expected = 0;  // at that index
+  std::string Describe(int64_t num_elements) const;
+};
+
+// Mean |ref| (at least the smallest normal float, so that an all-zero reference still divides).
+double ReferenceScale(const float* ref, int64_t n);
+
+CheckResult CheckOutput(const float* out, const float* ref, int64_t n, double scale, double rtol);
+
+}  // namespace autotune::measure

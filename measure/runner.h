@@ -1,0 +1,21 @@
+// Runner: runs built candidates of one workload, checks them against the reference and times them.
+// Local and remote measurement are two implementations of this interface; the tuning loop does not
+// know where a kernel runs.
+#pragma once
+
+#include <vector>
+
+#include "measure/builder.h"
+#include "measure/measure_result.h"
+#include "tir/ops/workload.h"
+
+namespace autotune::measure {
+
+class Runner {
+ public:
+  virtual ~Runner() = default;
+  // One result per build, in order. A failed build comes back as its error (with its build time).
+  virtual std::vector<MeasureResult> Run(const tir::Workload& workload, const std::vector<BuildResult>& builds) = 0;
+};
+
+}  // namespace autotune::measure

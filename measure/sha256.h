@@ -1,0 +1,11 @@
+// SHA-256 (OpenSSL's libcrypto) as lowercase hex: cache keys of built kernels must be strong hashes.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace autotune::measure {
+
+std::string Sha256Hex(std::string_view data);
+
+}  // namespace autotune::measure

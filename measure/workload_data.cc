@@ -1,0 +1,71 @@
+#include "measure/workload_data.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "measure/reference_check.h"
+#include "tir/check.h"
+
+namespace autotune::measure {
+namespace {
+
+// An in-memory identity of the workload's data (not a persistent key).
+std::string DataKey(const tir::Workload& w, uint64_t seed) {
+  std::string k = fmt::format("{}|{}|seed={}", w.op, w.epilogue, seed);
+  for (const auto& [name, v] : w.shape) k += fmt::format("|{}={}", name, v);
+  auto spec = [&](const tir::TensorSpec& t) {
+    k += "|" + t.name + ":" + tir::DTypeName(t.dtype);
+    for (int64_t d : t.shape) k += fmt::format(",{}", d);
+  };
+  for (const auto& t : w.inputs) spec(t);
+  spec(w.output);
+  return k;
+}
+
+}  // namespace
+
+AlignedFloats::AlignedFloats(int64_t n) : size_(n) {
+  const size_t bytes = (static_cast<size_t>(std::max<int64_t>(n, 1)) * sizeof(float) + 63) / 64 * 64;
+  data_.reset(static_cast<float*>(std::aligned_alloc(64, bytes)));
+  AUTOTUNE_CHECK(data_, "out of memory for workload data");
+}
+
+void FillRandom(float* data, int64_t n, Random& rng) {
+  for (int64_t i = 0; i < n; ++i) {
+    // 24 random bits: exactly representable, uniform in [-1, 1).
+    const uint64_t bits = rng.Next() >> 40;
+    data[i] = static_cast<float>(static_cast<double>(bits) * (2.0 / 16777216.0) - 1.0);
+  }
+}
+
+std::shared_ptr<const WorkloadData> WorkloadDataCache::Get(const tir::Workload& w, uint64_t seed) {
+  const std::string key = DataKey(w, seed);
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+    if (it->first == key) {
+      entries_.splice(entries_.begin(), entries_, it);
+      return it->second;
+    }
+  }
+  auto data = std::make_shared<WorkloadData>();
+  std::vector<const float*> ptrs;
+  Random base(seed);
+  for (size_t i = 0; i < w.inputs.size(); ++i) {
+    AlignedFloats a(w.inputs[i].NumElements());
+    // A different stream per input, so that A and B of a gemm are not the same matrix.
+    Random rng = base.Fork();
+    FillRandom(a.data(), a.size(), rng);
+    ptrs.push_back(a.data());
+    data->inputs.push_back(std::move(a));
+  }
+  data->reference = AlignedFloats(w.output.NumElements());
+  AUTOTUNE_CHECK(w.reference, "workload without a reference");
+  w.reference(ptrs, data->reference.data());
+  data->reference_scale = ReferenceScale(data->reference.data(), data->reference.size());
+  entries_.emplace_front(key, std::move(data));
+  if (entries_.size() > capacity_) entries_.pop_back();
+  return entries_.front().second;
+}
+
+}  // namespace autotune::measure

@@ -1,0 +1,57 @@
+// The host data of one workload that every candidate is checked against: random inputs and the
+// reference output. Made once per (workload, seed) and shared by all candidates and runners.
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tir/ops/workload.h"
+#include "tir/support/random.h"
+
+namespace autotune::measure {
+
+// A 64-byte aligned float array (aligned like the buffers a real framework would pass).
+class AlignedFloats {
+ public:
+  AlignedFloats() = default;
+  explicit AlignedFloats(int64_t n);
+  float* data() { return data_.get(); }
+  const float* data() const { return data_.get(); }
+  int64_t size() const { return size_; }
+
+ private:
+  struct Free {
+    void operator()(float* p) const { std::free(p); }
+  };
+  std::unique_ptr<float[], Free> data_;
+  int64_t size_ = 0;
+};
+
+struct WorkloadData {
+  std::vector<AlignedFloats> inputs;  // in the workload's input order
+  AlignedFloats reference;            // workload.reference applied to the inputs
+  double reference_scale = 1;         // see measure/reference_check.h
+};
+
+// Uniform in [-1, 1) from autotune's one engine: the same on every platform and standard library.
+void FillRandom(float* data, int64_t n, Random& rng);
+
+// Keeps the data of the last few workloads (a tuning run moves through workloads one at a time).
+class WorkloadDataCache {
+ public:
+  explicit WorkloadDataCache(size_t capacity = 2) : capacity_(capacity) {}
+  std::shared_ptr<const WorkloadData> Get(const tir::Workload& w, uint64_t seed);
+
+ private:
+  size_t capacity_;
+  std::mutex mu_;
+  std::list<std::pair<std::string, std::shared_ptr<const WorkloadData>>> entries_;  // most recent first
+};
+
+}  // namespace autotune::measure

@@ -1,0 +1,96 @@
+// Operators: shape parsing, validation, FLOPs and bytes, canonical text and the references.
+#include <gtest/gtest.h>
+
+#include "tir/ops/operator.h"
+#include "tir/te/compute_dag.h"
+
+namespace autotune::tir {
+namespace {
+
+TEST(Operators, RegistryListsTheBuiltins) {
+  std::vector<std::string> names;
+  for (const auto* op : BuiltinOperators().All()) names.push_back(op->Name());
+  EXPECT_EQ(names, (std::vector<std::string>{"gemm", "batch_matmul", "conv2d"}));
+}
+
+TEST(Operators, ParsesShapesWithDefaults) {
+  auto w = MakeWorkload("conv2d", "N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1");
+  ASSERT_TRUE(w) << w.error().message;
+  EXPECT_EQ(w->CanonicalText(), "conv2d[N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1,dilation=1,groups=1]");
+  EXPECT_EQ(w->output.shape, (std::vector<int64_t>{1, 64, 56, 56}));
+  EXPECT_DOUBLE_EQ(w->flops, 2.0 * 64 * 56 * 56 * 64 * 9);
+  EXPECT_DOUBLE_EQ(w->min_bytes, 4.0 * (64 * 56 * 56 + 64 * 64 * 9 + 64 * 56 * 56));
+  auto g = MakeWorkload("gemm", " M = 4, N=5 ,K=6", "bias,relu");
+  ASSERT_TRUE(g) << g.error().message;
+  EXPECT_EQ(g->CanonicalText(), "gemm[M=4,N=5,K=6]+bias,relu");
+  EXPECT_EQ(g->inputs.size(), 3u);
+  EXPECT_EQ(g->inputs[2].name, "bias");
+  EXPECT_EQ(g->inputs[2].shape, (std::vector<int64_t>{5}));
+}
+
+TEST(Operators, RejectsBadInputWithAClearMessage) {
+  struct Case {
+    std::string op, shape, epilogue, expect;
+  };
+  std::vector<Case> cases = {
+      {"gemv", "M=1", "", "unknown operator 'gemv'"},
+      {"gemm", "M=1,N=2", "", "missing parameter K"},
+      {"gemm", "M=1,N=2,K=3,Q=4", "", "unknown shape parameter 'Q'"},
+      {"gemm", "M=1,N=2,K=x", "", "is not an integer"},
+      {"gemm", "M=1,N=2,K=3,M=4", "", "given twice"},
+      {"gemm", "M=0,N=2,K=3", "", "M=0 must be at least 1"},
+      {"gemm", "M=1;N=2,K=3", "", "M='1;N=2' is not an integer"},
+      {"gemm", "M=1,,K=3", "", "malformed shape item"},
+      {"gemm", "", "", "empty shape"},
+      {"gemm", "M=1,N=2,K=3", "tanh", "unknown epilogue 'tanh'"},
+      {"gemm", "M=100000,N=100000,K=3", "", "at most 2^31-1"},
+      {"conv2d", "N=1,C=6,H=8,W=8,K=4,R=3,S=3,groups=4", "", "C=6 is not a multiple of groups=4"},
+      {"conv2d", "N=1,C=4,H=2,W=2,K=4,R=5,S=5", "", "larger than the padded"},
+      {"conv2d", "N=1,C=4,H=8,W=8,K=4,R=3,S=3,pad=-1", "", "pad=-1 must be at least 0"},
+  };
+  for (const auto& c : cases) {
+    auto w = MakeWorkload(c.op, c.shape, c.epilogue);
+    ASSERT_FALSE(w) << c.op << " " << c.shape;
+    EXPECT_NE(w.error().message.find(c.expect), std::string::npos) << w.error().message;
+  }
+}
+
+TEST(Operators, StridedDilatedGroupedConvolutionShapes) {
+  auto w = MakeWorkload("conv2d", "N=2,C=8,H=9,W=7,K=4,R=3,S=2,stride=2,pad=1,dilation=2,groups=2");
+  ASSERT_TRUE(w) << w.error().message;
+  // OH = (9 + 2 - 2*2 - 1)/2 + 1 = 4, OW = (7 + 2 - 2*1 - 1)/2 + 1 = 4
+  EXPECT_EQ(w->output.shape, (std::vector<int64_t>{2, 4, 4, 4}));
+  EXPECT_EQ(w->inputs[1].shape, (std::vector<int64_t>{4, 4, 3, 2}));
+  // Padding is a stage of its own so schedules can inline it.
+  EXPECT_EQ(w->dag->ops.size(), 4u);  // data, weight, pad, conv
+}
+
+// A tiny convolution checked against values worked out by hand.
+TEST(Operators, ConvolutionReferenceMatchesHandComputation) {
+  auto w = MakeWorkload("conv2d", "N=1,C=1,H=3,W=3,K=1,R=2,S=2,pad=1", "bias,relu");
+  ASSERT_TRUE(w);
+  std::vector<float> data = {1, 2, 3, 4, 5, 6, 7, 8, 9}, weight = {1, -1, 2, 0}, bias = {-3};
+  std::vector<float> out(16);
+  w->reference({data.data(), weight.data(), bias.data()}, out.data());
+  // out[y][x] = sum_{r,s} pad[y+r][x+s] * w[r][s], pad = data padded by 1, then relu(. - 3).
+  auto padded = [&](int y, int x) -> float {
+    return (y < 1 || y > 3 || x < 1 || x > 3) ? 0.f : data[(y - 1) * 3 + (x - 1)];
+  };
+  for (int y = 0; y < 4; ++y) {
+    for (int x = 0; x < 4; ++x) {
+      float v = padded(y, x) * 1 + padded(y, x + 1) * -1 + padded(y + 1, x) * 2 + padded(y + 1, x + 1) * 0;
+      EXPECT_FLOAT_EQ(out[y * 4 + x], std::max(v - 3.f, 0.f)) << y << "," << x;
+    }
+  }
+}
+
+TEST(Operators, BatchMatmulReference) {
+  auto w = MakeWorkload("batch_matmul", "B=2,M=2,N=1,K=2");
+  ASSERT_TRUE(w);
+  std::vector<float> a = {1, 2, 3, 4, 5, 6, 7, 8}, b = {1, 1, 2, -1}, out(4);
+  w->reference({a.data(), b.data()}, out.data());
+  EXPECT_EQ(out, (std::vector<float>{3, 7, 4, 6}));
+}
+
+}  // namespace
+}  // namespace autotune::tir

@@ -1,0 +1,41 @@
+#include "tir/buffer.h"
+
+#include "tir/check.h"
+
+namespace autotune::tir {
+
+const char* ScopeName(Scope s) {
+  switch (s) {
+    case Scope::kGlobal: return "global";
+    case Scope::kShared: return "shared";
+    case Scope::kLocal: return "local";
+  }
+  return "?";
+}
+
+Buffer MakeBuffer(std::string name, DType dtype, std::vector<Expr> shape, Scope scope, std::vector<Expr> strides) {
+  for (const auto& e : shape) AUTOTUNE_CHECK(e && IsInt(e->dtype), "buffer extent must be an integer");
+  AUTOTUNE_CHECK(strides.empty() || strides.size() == shape.size(), "one stride per dimension");
+  return std::make_shared<BufferNode>(BufferNode{std::move(name), dtype, std::move(shape), scope, std::move(strides)});
+}
+
+Expr BufferElemCount(const Buffer& b) {
+  if (b->shape.empty()) return IntImm(1);
+  if (!b->strides.empty()) return b->strides[0] * b->shape[0];
+  Expr n = b->shape[0];
+  for (size_t i = 1; i < b->shape.size(); ++i) n = n * b->shape[i];
+  return n;
+}
+
+std::vector<Expr> BufferStrides(const Buffer& b) {
+  if (!b->strides.empty()) return b->strides;
+  std::vector<Expr> s(b->shape.size());
+  Expr acc = IntImm(1);
+  for (size_t i = b->shape.size(); i-- > 0;) {
+    s[i] = acc;
+    acc = acc * b->shape[i];
+  }
+  return s;
+}
+
+}  // namespace autotune::tir

@@ -1,0 +1,32 @@
+// A buffer: a named multi-dimensional array with a dtype and a memory scope. Identity is the node.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tir/expr.h"
+
+namespace autotune::tir {
+
+enum class Scope : uint8_t { kGlobal, kShared, kLocal };
+const char* ScopeName(Scope s);
+
+struct BufferNode {
+  std::string name;
+  DType dtype;
+  std::vector<Expr> shape;
+  Scope scope;
+  // Row strides in elements, outermost first; empty means dense row-major. storage_align and
+  // padding make strides larger than the dense ones to avoid shared-memory bank conflicts.
+  std::vector<Expr> strides;
+};
+
+Buffer MakeBuffer(std::string name, DType dtype, std::vector<Expr> shape, Scope scope = Scope::kGlobal,
+                  std::vector<Expr> strides = {});
+
+// Number of elements (product of the shape), as an expression.
+Expr BufferElemCount(const Buffer& b);
+// Strides of every dimension (the given ones or the dense row-major ones).
+std::vector<Expr> BufferStrides(const Buffer& b);
+
+}  // namespace autotune::tir

@@ -1,0 +1,426 @@
+#include "tir/lower/schedule_ops.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "tir/check.h"
+#include "tir/functor.h"
+#include "tir/lower/region.h"
+#include "tir/transform/simplify.h"
+#include "tir/transform/substitute.h"
+
+namespace autotune::tir {
+
+namespace {
+
+// Where a stage's output lives: the buffer and, per dimension, the index its element 0 stands for.
+struct Placement {
+  Buffer buffer;
+  std::vector<Expr> mins;
+};
+
+struct ThreadBinding {
+  ThreadTag tag;
+  Var var;
+  int64_t extent;
+};
+using ThreadEnv = std::vector<ThreadBinding>;
+
+struct Predicate {
+  Expr cond;
+  bool uses_reduce;
+};
+
+struct StageInfo {
+  std::vector<IndexRange> dom;   // per root iter
+  std::vector<int64_t> extent;   // per iter id: the loop's trip count over this stage's domain
+  std::vector<Expr> value;       // per iter id: offset within the domain, in loop variables
+  std::vector<bool> unified;     // per iter id: a thread leaf that reuses an enclosing loop's variable
+  std::vector<Expr> root_value;  // per root iter: dom.min + value
+  std::vector<Predicate> predicates;
+};
+
+// Whether a loop bound to `tag` outside the attach point is relaxed (the buffer holds the values of
+// all its iterations) for a buffer in `scope`: shared memory is filled by all threads of a block,
+// global memory by all blocks; local memory is per thread. (TVM's storage-rank rule.)
+bool RelaxedByScope(ThreadTag tag, Scope scope) {
+  if (tag == ThreadTag::kNone) return false;
+  if (IsBlockTag(tag)) return scope == Scope::kGlobal;
+  return scope == Scope::kGlobal || scope == Scope::kShared;  // threadIdx and vthread
+}
+
+class LoadRemapper : public IRMutator {
+ public:
+  explicit LoadRemapper(const std::unordered_map<const BufferNode*, Placement>& placed) : placed_(placed) {}
+  Expr Mutate_(const BufferLoadNode* op, const Expr& self) override {
+    Expr e = MutateFields(op, self);
+    const auto* load = As<BufferLoadNode>(e);
+    auto it = placed_.find(load->buffer.get());
+    if (it == placed_.end()) return e;
+    std::vector<Expr> idx;
+    for (size_t i = 0; i < load->indices.size(); ++i) idx.push_back(Sub(load->indices[i], it->second.mins[i]));
+    return Load(it->second.buffer, idx);
+  }
+
+ private:
+  const std::unordered_map<const BufferNode*, Placement>& placed_;
+};
+
+class ReadCollector : public IRVisitor {
+ public:
+  explicit ReadCollector(const BufferNode* b) : b_(b) {}
+  std::vector<std::vector<Expr>> reads;
+  void Visit_(const BufferLoadNode* op) override {
+    if (op->buffer.get() == b_) reads.push_back(op->indices);
+    VisitFields(op);
+  }
+
+ private:
+  const BufferNode* b_;
+};
+
+Expr AllOf(const std::vector<Expr>& conds) {
+  Expr out;
+  for (const auto& c : conds) out = out ? And(out, c) : c;
+  return out;
+}
+
+class NestBuilder {
+ public:
+  explicit NestBuilder(const ScheduleState& state) : state_(state) {}
+
+  Result<PrimFunc> Run(const std::string& name) {
+    std::vector<Stmt> top;
+    std::vector<Buffer> root_allocs;
+    for (int sid : state_.order) {
+      if (state_.stages[sid].attach != AttachKind::kRoot) continue;
+      Stmt s = BuildStage(sid, {});
+      if (error_) return MakeError(*error_);
+      top.push_back(s);
+      if (!state_.stages[sid].is_output) root_allocs.push_back(placed_[state_.stages[sid].op->buffer.get()].buffer);
+    }
+    Stmt body = Seq(top);
+    for (auto it = root_allocs.rbegin(); it != root_allocs.rend(); ++it) body = Allocate(*it, body);
+    PrimFunc f;
+    f.name = name;
+    for (const auto& in : state_.inputs) f.params.push_back(in->buffer);
+    f.params.push_back(state_.stages[state_.OutputStage()].op->buffer);
+    f.body = body;
+    return f;
+  }
+
+ private:
+  void Fail(std::string msg) {
+    if (!error_) error_ = std::move(msg);
+  }
+
+  // ---- Bound inference ----------------------------------------------------------------------
+  void InferDomain(int sid, StageInfo& info) {
+    const Stage& st = state_.stages[sid];
+    info.dom.assign(st.root.size(), IndexRange{});
+    for (size_t r = 0; r < st.root.size(); ++r) info.dom[r] = IndexRange{IntImm(0), st.iters[st.root[r]].extent};
+    if (st.attach == AttachKind::kRoot) return;
+    const int host = st.attach_stage;
+    const Stage& hs = state_.stages[host];
+    const StageInfo& hi = infos_.at(host);
+    // Loop ranges: the host's loops inside the attach loop run over their range; the loops at and
+    // outside it are fixed, except thread loops that the buffer's scope relaxes.
+    std::unordered_map<const VarNode*, LoopRange> loops = loop_info_;
+    for (auto& [v, r] : loops) {
+      r.relaxed = st.attach == AttachKind::kAt && RelaxedByScope(loop_tag_[v], st.scope);
+    }
+    const int pos = hs.LeafPosition(st.attach_iter);
+    for (size_t p = 0; p < hs.leaves.size(); ++p) {
+      const int it = hs.leaves[p];
+      if (hi.unified[it]) continue;
+      LoopRange lr{hs.iters[it].var, hi.extent[it], false};
+      if (static_cast<int>(p) > pos) {
+        lr.relaxed = true;
+      } else if (st.attach == AttachKind::kAt) {
+        lr.relaxed = RelaxedByScope(hs.iters[it].tag, st.scope);
+      }
+      loops[lr.var.get()] = lr;
+    }
+    const size_t ndim = st.op->axis.size();
+    std::vector<std::vector<Expr>> accesses;
+    if (st.attach == AttachKind::kAt) {
+      // What the host reads of this stage, in the host's loop variables.
+      ReadCollector rc(st.op->buffer.get());
+      rc.Visit(hs.op->body);
+      std::unordered_map<const VarNode*, Expr> host_roots = RootMap(hs, hi);
+      for (auto& idx : rc.reads) {
+        for (auto& e : idx) e = Substitute(e, host_roots);
+        accesses.push_back(idx);
+      }
+    } else {
+      // Elementwise consumer: the region the producer has completed in this iteration.
+      std::vector<Expr> idx;
+      for (size_t d = 0; d < ndim; ++d) idx.push_back(hi.root_value[d]);
+      accesses.push_back(idx);
+    }
+    for (size_t d = 0; d < ndim; ++d) {
+      const int64_t full = st.op->shape[d];
+      std::optional<IndexRange> acc;
+      bool whole = accesses.empty();
+      for (const auto& idx : accesses) {
+        IndexRange r = EvalIndexRange(idx[d], loops);
+        if (!acc) {
+          acc = r;
+        } else if (auto u = UnionRange(*acc, r)) {
+          acc = u;
+        } else {
+          whole = true;
+        }
+      }
+      if (whole || !acc || acc->extent >= full) {
+        info.dom[d] = IndexRange{IntImm(0), full};
+      } else {
+        info.dom[d] = *acc;
+      }
+    }
+  }
+
+  // ---- Loop variables and predicates --------------------------------------------------------
+  void ComputeValues(int sid, const ThreadEnv& env, StageInfo& info) {
+    const Stage& st = state_.stages[sid];
+    // Trip counts follow from the inferred domain: the recorded extents are those of the whole
+    // tensor, but a stage computed inside another's loop covers just the region it needs.
+    info.extent.assign(st.iters.size(), 0);
+    for (size_t r = 0; r < st.root.size(); ++r) info.extent[st.root[r]] = info.dom[r].extent;
+    for (const auto& rel : st.relations) {
+      if (rel.kind == Relation::Kind::kSplit) {
+        const int64_t factor = st.iters[rel.inner].extent;
+        info.extent[rel.inner] = factor;
+        info.extent[rel.outer] = (info.extent[rel.parent] + factor - 1) / factor;
+      } else {
+        info.extent[rel.parent] = info.extent[rel.outer] * info.extent[rel.inner];
+      }
+    }
+    info.value.assign(st.iters.size(), nullptr);
+    info.unified.assign(st.iters.size(), false);
+    for (int leaf : st.leaves) {
+      const Iter& it = st.iters[leaf];
+      const int64_t extent = info.extent[leaf];
+      info.value[leaf] = it.var;
+      if (it.kind != ForKind::kThreadBinding) continue;
+      for (const auto& b : env) {
+        if (b.tag != it.tag) continue;
+        if (extent > b.extent) {
+          Fail(fmt::format("stage {} binds {} to {} with extent {}, more than the {} of the enclosing loop", st.name(),
+                           it.name, ThreadTagName(it.tag), extent, b.extent));
+        } else if (extent < b.extent) {
+          info.predicates.push_back({LT(b.var, IntImm(extent)), it.is_reduce});
+        }
+        info.value[leaf] = b.var;
+        info.unified[leaf] = true;
+      }
+    }
+    std::vector<bool> reduce_iter(st.iters.size());
+    for (size_t i = 0; i < st.iters.size(); ++i) reduce_iter[i] = st.iters[i].is_reduce;
+    for (auto r = st.relations.rbegin(); r != st.relations.rend(); ++r) {
+      const int64_t inner_extent = info.extent[r->inner];
+      if (r->kind == Relation::Kind::kSplit) {
+        info.value[r->parent] = Add(Mul(info.value[r->outer], IntImm(inner_extent)), info.value[r->inner]);
+        const int64_t parent_extent = info.extent[r->parent];
+        if (info.extent[r->outer] * inner_extent > parent_extent) {
+          info.predicates.push_back({LT(info.value[r->parent], IntImm(parent_extent)), reduce_iter[r->parent]});
+        }
+      } else {
+        info.value[r->outer] = FloorDiv(info.value[r->parent], IntImm(inner_extent));
+        info.value[r->inner] = FloorMod(info.value[r->parent], IntImm(inner_extent));
+      }
+    }
+    info.root_value.clear();
+    for (size_t r = 0; r < st.root.size(); ++r) {
+      info.root_value.push_back(Simplify(Add(info.dom[r].min, info.value[st.root[r]])));
+    }
+    if (st.attach != AttachKind::kRoot) {
+      // A region computed for a partial tile can reach past the edge of the tensor.
+      for (size_t d = 0; d < st.op->axis.size(); ++d) {
+        if (info.dom[d].extent == st.op->shape[d] && IsConstInt(info.dom[d].min, 0)) continue;
+        info.predicates.push_back({GE(info.root_value[d], IntImm(0)), false});
+        info.predicates.push_back({LT(info.root_value[d], IntImm(st.op->shape[d])), false});
+      }
+    }
+  }
+
+  std::unordered_map<const VarNode*, Expr> RootMap(const Stage& st, const StageInfo& info) {
+    std::unordered_map<const VarNode*, Expr> map;
+    const size_t ndim = st.op->axis.size();
+    for (size_t d = 0; d < ndim; ++d) map[st.op->axis[d].var.get()] = info.root_value[d];
+    for (size_t r = 0; r < st.op->reduce_axis.size(); ++r) map[st.op->reduce_axis[r].var.get()] = info.root_value[ndim + r];
+    return map;
+  }
+
+  void Place(int sid, const StageInfo& info) {
+    const Stage& st = state_.stages[sid];
+    if (st.is_output) return;
+    std::vector<int64_t> extents;
+    std::vector<Expr> shape, mins;
+    for (size_t d = 0; d < st.op->axis.size(); ++d) {
+      extents.push_back(info.dom[d].extent);
+      shape.push_back(IntImm(info.dom[d].extent));
+      mins.push_back(info.dom[d].min);
+    }
+    std::vector<Expr> strides;
+    if (!st.aligns.empty()) {
+      std::vector<int64_t> s(extents.size(), 1);
+      for (size_t d = extents.size() - 1; d-- > 0;) {
+        s[d] = s[d + 1] * extents[d + 1];
+        for (const auto& a : st.aligns) {
+          if (a.dim == static_cast<int>(d)) s[d] = (s[d] + a.factor - 1 - a.offset) / a.factor * a.factor + a.offset;
+        }
+      }
+      for (int64_t x : s) strides.push_back(IntImm(x));
+    }
+    placed_[st.op->buffer.get()] = Placement{MakeBuffer(st.name(), st.op->dtype, shape, st.scope, strides), mins};
+  }
+
+  // ---- Nest construction -------------------------------------------------------------------
+  Stmt BuildStage(int sid, ThreadEnv env) {
+    const Stage& st = state_.stages[sid];
+    StageInfo& info = infos_[sid];
+    InferDomain(sid, info);
+    ComputeValues(sid, env, info);
+    Place(sid, info);
+    if (error_) return Seq({});
+
+    // The statements of the stage, in loop variables.
+    auto roots = RootMap(st, info);
+    const Buffer out_buf = st.is_output ? st.op->buffer : placed_[st.op->buffer.get()].buffer;
+    std::vector<Expr> out_idx;
+    for (size_t d = 0; d < st.op->axis.size(); ++d) out_idx.push_back(info.value[st.root[d]]);
+    if (st.is_output) out_idx = std::vector<Expr>(info.root_value.begin(), info.root_value.begin() + st.op->axis.size());
+    const auto* reduce = As<ReduceNode>(st.op->body);
+    Stmt update, init;
+    if (reduce) {
+      Expr src = Substitute(reduce->source, roots);
+      Expr acc = Load(out_buf, out_idx);
+      Expr combined = reduce->combiner == ReduceOp::kSum   ? Add(acc, src)
+                      : reduce->combiner == ReduceOp::kMax ? Max(acc, src)
+                                                            : Min(acc, src);
+      update = Store(out_buf, combined, out_idx);
+      init = Store(out_buf, ReduceIdentity(reduce->combiner, reduce->dtype), out_idx);
+    } else {
+      update = Store(out_buf, Substitute(st.op->body, roots), out_idx);
+    }
+    pending_.push_back({sid, update, init});
+    Stmt s = Emit(sid, 0, env);
+    pending_.pop_back();
+    return s;
+  }
+
+  // Loops from leaf position `pos` inward.
+  Stmt Emit(int sid, size_t pos, ThreadEnv env) {
+    const Stage& st = state_.stages[sid];
+    const StageInfo& info = infos_.at(sid);
+    const Pending& pend = pending_.back();
+    if (pos == st.leaves.size()) return Guard(RemapLoads(pend.update), info, true);
+    Stmt init_nest;
+    if (pend.init) {
+      size_t first_reduce = st.leaves.size();
+      for (size_t p = 0; p < st.leaves.size(); ++p) {
+        if (st.iters[st.leaves[p]].is_reduce) {
+          first_reduce = p;
+          break;
+        }
+      }
+      if (pos == first_reduce) init_nest = InitNest(sid, pos);
+    }
+    const int iter = st.leaves[pos];
+    const Iter& it = st.iters[iter];
+    const int64_t extent = info.extent[iter];
+    if (!info.unified[iter]) {
+      loop_info_[it.var.get()] = LoopRange{it.var, extent, false};
+      loop_tag_[it.var.get()] = it.tag;
+      if (it.kind == ForKind::kThreadBinding) env.push_back({it.tag, it.var, extent});
+    }
+    // Stages computed in this loop: producers before the body, elementwise consumers after it.
+    std::vector<Stmt> pre, post;
+    std::vector<Buffer> allocs;
+    for (int other : state_.order) {
+      const Stage& o = state_.stages[other];
+      if (o.attach_stage != sid || o.attach_iter != iter) continue;
+      if (o.attach == AttachKind::kAt) {
+        pre.push_back(BuildStage(other, env));
+      } else if (o.attach == AttachKind::kReverseAt) {
+        continue;  // built after the body, below
+      } else {
+        continue;
+      }
+      if (!o.is_output) allocs.push_back(placed_[o.op->buffer.get()].buffer);
+    }
+    Stmt inner = Emit(sid, pos + 1, env);
+    for (int other : state_.order) {
+      const Stage& o = state_.stages[other];
+      if (o.attach_stage != sid || o.attach_iter != iter || o.attach != AttachKind::kReverseAt) continue;
+      post.push_back(BuildStage(other, env));
+      if (!o.is_output) allocs.push_back(placed_[o.op->buffer.get()].buffer);
+    }
+    std::vector<Stmt> parts = pre;
+    parts.push_back(inner);
+    parts.insert(parts.end(), post.begin(), post.end());
+    Stmt body = Seq(parts);
+    for (auto a = allocs.rbegin(); a != allocs.rend(); ++a) body = Allocate(*a, body);
+    if (!info.unified[iter]) {
+      body = For(it.var, IntImm(0), IntImm(extent), it.kind, body, it.tag, it.auto_unroll_max_step);
+    }
+    if (init_nest) body = Seq({init_nest, body});
+    return body;
+  }
+
+  // The initialization of a reduction: the spatial loops from `pos` inward around the init store.
+  Stmt InitNest(int sid, size_t pos) {
+    const Stage& st = state_.stages[sid];
+    const StageInfo& info = infos_.at(sid);
+    Stmt body = Guard(pending_.back().init, info, false);
+    for (size_t p = st.leaves.size(); p-- > pos;) {
+      const int iter = st.leaves[p];
+      const Iter& it = st.iters[iter];
+      if (it.is_reduce || info.unified[iter]) continue;
+      ForKind kind = it.kind == ForKind::kParallel || it.kind == ForKind::kVectorized || it.kind == ForKind::kUnrolled
+                         ? it.kind
+                         : (it.kind == ForKind::kThreadBinding ? ForKind::kThreadBinding : ForKind::kSerial);
+      body = For(it.var, IntImm(0), IntImm(info.extent[iter]), kind, body, it.tag);
+    }
+    return body;
+  }
+
+  Stmt Guard(const Stmt& s, const StageInfo& info, bool with_reduce) {
+    std::vector<Expr> conds;
+    for (const auto& p : info.predicates) {
+      if (with_reduce || !p.uses_reduce) conds.push_back(p.cond);
+    }
+    return conds.empty() ? s : IfThenElse(AllOf(conds), s);
+  }
+
+  Stmt RemapLoads(const Stmt& s) {
+    LoadRemapper r(placed_);
+    return r.Mutate(s);
+  }
+
+  struct Pending {
+    int sid;
+    Stmt update, init;
+  };
+
+  const ScheduleState& state_;
+  std::unordered_map<int, StageInfo> infos_;
+  std::unordered_map<const BufferNode*, Placement> placed_;
+  std::unordered_map<const VarNode*, LoopRange> loop_info_;
+  std::unordered_map<const VarNode*, ThreadTag> loop_tag_;
+  std::vector<Pending> pending_;
+  std::optional<std::string> error_;
+};
+
+}  // namespace
+
+Result<PrimFunc> ScheduleOps(const ScheduleState& state, const std::string& name) {
+  NestBuilder b(state);
+  return b.Run(name);
+}
+
+}  // namespace autotune::tir

@@ -1,0 +1,12 @@
+#include "tir/ops/builtin_operators.h"
+
+namespace autotune::tir {
+
+// Registration is explicit (no static initializers, which vanish from static libraries).
+void RegisterBuiltinOperators(OperatorRegistry& registry) {
+  registry.Register(MakeGemmOperator());
+  registry.Register(MakeBatchMatmulOperator());
+  registry.Register(MakeConv2dOperator());
+}
+
+}  // namespace autotune::tir

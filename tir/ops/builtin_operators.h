@@ -1,0 +1,14 @@
+// Factories of the built-in operators (one file each), registered by RegisterBuiltinOperators.
+#pragma once
+
+#include <memory>
+
+#include "tir/ops/operator.h"
+
+namespace autotune::tir {
+
+std::unique_ptr<OperatorDef> MakeGemmOperator();
+std::unique_ptr<OperatorDef> MakeBatchMatmulOperator();
+std::unique_ptr<OperatorDef> MakeConv2dOperator();
+
+}  // namespace autotune::tir

@@ -1,0 +1,73 @@
+// gemm: C[M, N] = A[M, K] x B[K, N], float32.
+#include <fmt/format.h>
+
+#include "tir/ops/builtin_operators.h"
+#include "tir/ops/epilogue.h"
+#include "tir/te/compute_dag.h"
+
+namespace autotune::tir {
+namespace {
+
+class GemmOperator : public OperatorDef {
+ public:
+  std::string Name() const override { return "gemm"; }
+  std::string Summary() const override { return "matrix multiply C[M,N] = A[M,K] x B[K,N]"; }
+  std::vector<ParamSpec> Params() const override {
+    return {{"M", std::nullopt, "rows of A and C"}, {"N", std::nullopt, "columns of B and C"},
+            {"K", std::nullopt, "reduction length"}};
+  }
+
+  Result<void> Validate(const ShapeParams& p) const override {
+    for (const auto& [k, v] : p) {
+      if (v < 1) return MakeError(fmt::format("{}={} must be at least 1", k, v));
+    }
+    int64_t M = p[0].second, N = p[1].second, K = p[2].second;
+    for (auto r : {CheckTensorSize("A", {M, K}), CheckTensorSize("B", {K, N}), CheckTensorSize("C", {M, N})}) {
+      if (!r) return r;
+    }
+    return {};
+  }
+
+  Workload Build(const ShapeParams& p, const Epilogue& epilogue) const override {
+    const int64_t M = p[0].second, N = p[1].second, K = p[2].second;
+    std::vector<te::Operation> inputs = {te::Placeholder("A", {M, K}), te::Placeholder("B", {K, N})};
+    auto k = te::ReduceAxis(K, "k");
+    auto C = te::Compute("C", {M, N}, {"i", "j"}, [&](const std::vector<Var>& v) {
+      return te::Sum(Mul(te::Read(inputs[0], {v[0], k.var}), te::Read(inputs[1], {k.var, v[1]})), {k});
+    });
+    std::vector<te::Operation> computes;
+    auto out = AddEpilogue(C, 1, epilogue, inputs, computes);
+
+    Workload w;
+    w.op = Name();
+    w.shape = p;
+    w.epilogue = epilogue.Text();
+    for (const auto& in : inputs) w.inputs.push_back({in->name, in->dtype, in->shape});
+    w.output = {out->name, out->dtype, out->shape};
+    w.flops = 2.0 * M * N * K + (epilogue.bias ? 1.0 * M * N : 0.0);
+    w.min_bytes = 4.0 * (M * K + K * N + M * N + (epilogue.bias ? N : 0));
+    w.reference = [M, N, K, epilogue](const std::vector<const float*>& in, float* out) {
+      const float* a = in[0];
+      const float* b = in[1];
+      std::vector<double> row(N);
+      for (int64_t i = 0; i < M; ++i) {
+        std::fill(row.begin(), row.end(), 0.0);
+        for (int64_t kk = 0; kk < K; ++kk) {
+          const double av = a[i * K + kk];
+          const float* brow = b + kk * N;
+          for (int64_t j = 0; j < N; ++j) row[j] += av * brow[j];
+        }
+        for (int64_t j = 0; j < N; ++j) out[i * N + j] = static_cast<float>(row[j]);
+      }
+      ApplyEpilogueReference(epilogue, {M, N}, 1, epilogue.bias ? in[2] : nullptr, out);
+    };
+    w.dag = std::make_shared<te::ComputeDAG>(te::ComputeDAG::Make(inputs, computes));
+    return w;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<OperatorDef> MakeGemmOperator() { return std::make_unique<GemmOperator>(); }
+
+}  // namespace autotune::tir

@@ -1,0 +1,143 @@
+#include "tir/ops/operator.h"
+
+#include <charconv>
+#include <fmt/format.h>
+#include <map>
+
+#include "tir/check.h"
+
+namespace autotune::tir {
+
+std::string Epilogue::Text() const {
+  if (bias && relu) return "bias,relu";
+  if (bias) return "bias";
+  if (relu) return "relu";
+  return "";
+}
+
+Result<Epilogue> ParseEpilogue(const std::string& text) {
+  if (text.empty() || text == "none") return Epilogue{};
+  if (text == "bias") return Epilogue{true, false};
+  if (text == "relu") return Epilogue{false, true};
+  if (text == "bias,relu" || text == "bias+relu") return Epilogue{true, true};
+  return MakeError(fmt::format("unknown epilogue '{}' (expected none, bias, relu or bias,relu)", text));
+}
+
+void OperatorRegistry::Register(std::unique_ptr<OperatorDef> op) {
+  AUTOTUNE_CHECK(!Find(op->Name()), "operator registered twice");
+  ops_.push_back(std::move(op));
+}
+
+const OperatorDef* OperatorRegistry::Find(const std::string& name) const {
+  for (const auto& op : ops_) {
+    if (op->Name() == name) return op.get();
+  }
+  return nullptr;
+}
+
+std::vector<const OperatorDef*> OperatorRegistry::All() const {
+  std::vector<const OperatorDef*> out;
+  for (const auto& op : ops_) out.push_back(op.get());
+  return out;
+}
+
+const OperatorRegistry& BuiltinOperators() {
+  static const OperatorRegistry* registry = [] {
+    auto* r = new OperatorRegistry();
+    RegisterBuiltinOperators(*r);
+    return r;
+  }();
+  return *registry;
+}
+
+namespace {
+
+std::string Trim(std::string_view s) {
+  size_t b = s.find_first_not_of(" \t");
+  if (b == std::string_view::npos) return "";
+  size_t e = s.find_last_not_of(" \t");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+std::string ParamNames(const OperatorDef& op) {
+  std::string out;
+  for (const auto& p : op.Params()) out += (out.empty() ? "" : ", ") + p.name;
+  return out;
+}
+
+}  // namespace
+
+Result<ShapeParams> ParseShape(const OperatorDef& op, const std::string& text) {
+  const auto specs = op.Params();
+  std::map<std::string, int64_t> given;
+  std::string_view rest = text;
+  if (Trim(text).empty()) return MakeError(fmt::format("empty shape for {} (expected {})", op.Name(), ParamNames(op)));
+  while (!rest.empty()) {
+    size_t comma = rest.find(',');
+    std::string item = Trim(rest.substr(0, comma));
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    size_t eq = item.find('=');
+    if (item.empty() || eq == std::string::npos) {
+      return MakeError(fmt::format("malformed shape item '{}' in '{}' (expected NAME=VALUE,...)", item, text));
+    }
+    std::string key = Trim(item.substr(0, eq));
+    std::string val = Trim(item.substr(eq + 1));
+    bool known = false;
+    for (const auto& s : specs) known |= s.name == key;
+    if (!known) {
+      return MakeError(fmt::format("unknown shape parameter '{}' for {} (expected {})", key, op.Name(), ParamNames(op)));
+    }
+    if (given.count(key)) return MakeError(fmt::format("shape parameter '{}' given twice", key));
+    int64_t v = 0;
+    auto [ptr, ec] = std::from_chars(val.data(), val.data() + val.size(), v);
+    if (val.empty() || ec != std::errc() || ptr != val.data() + val.size()) {
+      return MakeError(fmt::format("shape parameter {}='{}' is not an integer", key, val));
+    }
+    given[key] = v;
+  }
+  ShapeParams out;
+  for (const auto& s : specs) {
+    auto it = given.find(s.name);
+    if (it != given.end()) {
+      out.emplace_back(s.name, it->second);
+    } else if (s.default_value) {
+      out.emplace_back(s.name, *s.default_value);
+    } else {
+      return MakeError(fmt::format("shape of {} is missing parameter {} (expected {})", op.Name(), s.name, ParamNames(op)));
+    }
+  }
+  return out;
+}
+
+Result<Workload> MakeWorkload(const std::string& op_name, const std::string& shape, const std::string& epilogue) {
+  const OperatorDef* op = BuiltinOperators().Find(op_name);
+  if (!op) {
+    std::string names;
+    for (const auto* o : BuiltinOperators().All()) names += (names.empty() ? "" : ", ") + o->Name();
+    return MakeError(fmt::format("unknown operator '{}' (known: {})", op_name, names));
+  }
+  auto params = ParseShape(*op, shape);
+  if (!params) return params.error();
+  if (auto ok = op->Validate(*params); !ok) return MakeError(fmt::format("impossible {} shape: {}", op_name, ok.error().message));
+  auto ep = ParseEpilogue(epilogue);
+  if (!ep) return ep.error();
+  return op->Build(*params, *ep);
+}
+
+std::string Workload::CanonicalText() const {
+  std::string s = op + "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += fmt::format("{}{}={}", i ? "," : "", shape[i].first, shape[i].second);
+  s += "]";
+  if (!epilogue.empty()) s += "+" + epilogue;
+  return s;
+}
+
+int64_t Workload::Param(const std::string& name) const {
+  for (const auto& [k, v] : shape) {
+    if (k == name) return v;
+  }
+  AUTOTUNE_CHECK(false, "workload has no such parameter");
+  return 0;
+}
+
+}  // namespace autotune::tir

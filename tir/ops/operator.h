@@ -1,0 +1,63 @@
+// Operators: a name, shape parameters with defaults, validation, and the compute definition that
+// makes a Workload. Adding an operator is one file in tir/ops/ plus a line in RegisterBuiltinOperators.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tir/ops/workload.h"
+#include "tir/result.h"
+
+namespace autotune::tir {
+
+struct ParamSpec {
+  std::string name;
+  std::optional<int64_t> default_value;  // nullopt: required
+  std::string help;
+};
+
+// The fused elementwise tail of an operator.
+struct Epilogue {
+  bool bias = false;
+  bool relu = false;
+  std::string Text() const;  // "", "bias", "relu" or "bias,relu"
+};
+Result<Epilogue> ParseEpilogue(const std::string& text);
+
+class OperatorDef {
+ public:
+  virtual ~OperatorDef() = default;
+  virtual std::string Name() const = 0;
+  virtual std::string Summary() const = 0;
+  virtual std::vector<ParamSpec> Params() const = 0;
+  // Checks a complete parameter set; returns an error naming what is impossible.
+  virtual Result<void> Validate(const ShapeParams& params) const = 0;
+  // Builds the workload of validated parameters.
+  virtual Workload Build(const ShapeParams& params, const Epilogue& epilogue) const = 0;
+};
+
+class OperatorRegistry {
+ public:
+  void Register(std::unique_ptr<OperatorDef> op);
+  const OperatorDef* Find(const std::string& name) const;
+  std::vector<const OperatorDef*> All() const;
+
+ private:
+  std::vector<std::unique_ptr<OperatorDef>> ops_;
+};
+
+void RegisterBuiltinOperators(OperatorRegistry& registry);
+// The registry with the built-in operators (built on first use by RegisterBuiltinOperators).
+const OperatorRegistry& BuiltinOperators();
+
+// Parses "M=128,N=64,K=32" against the operator's parameters: unknown, duplicate, malformed and
+// missing parameters are errors; defaults fill in the rest; the result is in canonical order.
+Result<ShapeParams> ParseShape(const OperatorDef& op, const std::string& text);
+
+// Everything a command needs: look up the operator, parse and validate the shape, build.
+Result<Workload> MakeWorkload(const std::string& op, const std::string& shape, const std::string& epilogue = "");
+
+
+}  // namespace autotune::tir

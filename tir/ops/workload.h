@@ -1,0 +1,41 @@
+// A workload: one operator at one shape with one epilogue. It carries the compute definition that
+// schedules are applied to, and what measurement needs: argument specs, FLOPs, minimum bytes moved
+// and a naive reference that accumulates in double.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tir/ops/tensor_spec.h"
+
+namespace autotune::tir {
+
+namespace te {
+struct ComputeDAG;
+}
+
+// Parameters in the operator's canonical order, e.g. {{"M",128},{"N",64},{"K",32}}.
+using ShapeParams = std::vector<std::pair<std::string, int64_t>>;
+
+struct Workload {
+  std::string op;
+  ShapeParams shape;
+  std::string epilogue;  // "", "bias", "relu" or "bias,relu"
+  std::vector<TensorSpec> inputs;
+  TensorSpec output;
+  double flops = 0;      // multiply-adds count two
+  double min_bytes = 0;  // every input read once and the output written once
+  // Computes the output from the inputs (float32 data, row-major) accumulating in double.
+  std::function<void(const std::vector<const float*>& inputs, float* output)> reference;
+  std::shared_ptr<const te::ComputeDAG> dag;
+
+  // Canonical text: "op[K=v,...]" plus "+epilogue"; the database key is a hash of this.
+  std::string CanonicalText() const;
+  int64_t Param(const std::string& name) const;
+};
+
+}  // namespace autotune::tir

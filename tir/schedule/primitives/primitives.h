@@ -1,0 +1,57 @@
+// Instruction descriptors of the schedule primitives, one per file in this folder, and helpers the
+// primitives share.
+#pragma once
+
+#include "tir/schedule/schedule.h"
+
+namespace autotune::tir {
+
+InstructionKind GetStageInstruction();
+InstructionKind GetLoopsInstruction();
+InstructionKind SplitInstruction();
+InstructionKind ReorderInstruction();
+InstructionKind FuseInstruction();
+InstructionKind BindInstruction();
+InstructionKind UnrollInstruction();
+InstructionKind VectorizeInstruction();
+InstructionKind ParallelInstruction();
+InstructionKind AnnotateUnrollInstruction();
+InstructionKind CacheReadInstruction();
+InstructionKind CacheWriteInstruction();
+InstructionKind ComputeAtInstruction();
+InstructionKind ReverseComputeAtInstruction();
+InstructionKind ComputeRootInstruction();
+InstructionKind ComputeInlineInstruction();
+InstructionKind ReverseComputeInlineInstruction();
+InstructionKind StorageAlignInstruction();
+InstructionKind RFactorInstruction();
+InstructionKind SamplePerfectTileInstruction();
+InstructionKind SampleCategoricalInstruction();
+
+// True when some loop of another stage is attached to (stage, iter): such a loop cannot be split,
+// fused or moved without moving the attached stages' loop nest too.
+bool HasAttachedStages(const ScheduleState& state, int stage, int iter);
+
+}  // namespace autotune::tir
+
+namespace autotune::tir {
+
+// Shared by bind, unroll, vectorize and parallel: checks and sets the kind of a leaf loop.
+Result<void> SetLoopKind(ScheduleState& state, int stage, int iter, ForKind kind, ThreadTag tag);
+
+}  // namespace autotune::tir
+
+namespace autotune::tir {
+
+// True when every read of `producer` in `consumer`'s body is producer[axis0, axis1, ...] with the
+// consumer's own axes in order (an elementwise consumer of the same shape), and it reads it at all.
+bool ReadsElementwise(const te::OperationNode& consumer, const BufferNode* producer);
+
+}  // namespace autotune::tir
+
+namespace autotune::tir {
+
+// Replaces every read producer[idx...] in `body` by the producer's body at those indices.
+Expr InlineReads(const Expr& body, const te::OperationNode& producer);
+
+}  // namespace autotune::tir

@@ -1,0 +1,41 @@
+#include "tir/schedule/primitives/primitives.h"
+
+namespace autotune::tir {
+
+bool HasAttachedStages(const ScheduleState& state, int stage, int iter) {
+  for (int id : state.order) {
+    const Stage& st = state.stages[id];
+    if ((st.attach == AttachKind::kAt || st.attach == AttachKind::kReverseAt) && st.attach_stage == stage &&
+        st.attach_iter == iter) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Explicit, in one place: static-initializer registration silently vanishes from static libraries.
+void RegisterBuiltinInstructions(InstructionRegistry& r) {
+  r.Register(GetStageInstruction());
+  r.Register(GetLoopsInstruction());
+  r.Register(SplitInstruction());
+  r.Register(ReorderInstruction());
+  r.Register(FuseInstruction());
+  r.Register(BindInstruction());
+  r.Register(UnrollInstruction());
+  r.Register(VectorizeInstruction());
+  r.Register(ParallelInstruction());
+  r.Register(AnnotateUnrollInstruction());
+  r.Register(CacheReadInstruction());
+  r.Register(CacheWriteInstruction());
+  r.Register(ComputeAtInstruction());
+  r.Register(ReverseComputeAtInstruction());
+  r.Register(ComputeRootInstruction());
+  r.Register(ComputeInlineInstruction());
+  r.Register(ReverseComputeInlineInstruction());
+  r.Register(StorageAlignInstruction());
+  r.Register(RFactorInstruction());
+  r.Register(SamplePerfectTileInstruction());
+  r.Register(SampleCategoricalInstruction());
+}
+
+}  // namespace autotune::tir

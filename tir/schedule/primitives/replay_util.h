@@ -1,0 +1,66 @@
+// Helpers the instruction descriptors share to read operands of a trace instruction and bind its
+// outputs while replaying.
+#pragma once
+
+#include <fmt/format.h>
+
+#include "tir/schedule/schedule.h"
+
+namespace autotune::tir::replay {
+
+inline Result<const nlohmann::json*> Operand(const Instruction& inst, size_t i) {
+  if (i >= inst.inputs.size()) return MakeError(fmt::format("missing input {}", i));
+  return &inst.inputs[i];
+}
+
+template <class RV>
+Result<RV> Lookup(const std::map<std::string, RV>& table, const Instruction& inst, size_t i, const char* what) {
+  auto op = Operand(inst, i);
+  if (!op) return op.error();
+  if (!(*op)->is_string()) return MakeError(fmt::format("input {} must be a {} symbol", i, what));
+  auto it = table.find((*op)->get<std::string>());
+  if (it == table.end()) return MakeError(fmt::format("input {}: undefined {} symbol '{}'", i, what, (*op)->get<std::string>()));
+  return it->second;
+}
+
+inline Result<StageRV> StageAt(const Instruction& inst, size_t i, const ReplayEnv& env) {
+  return Lookup(env.stages, inst, i, "stage");
+}
+inline Result<LoopRV> LoopAt(const Instruction& inst, size_t i, const ReplayEnv& env) {
+  return Lookup(env.loops, inst, i, "loop");
+}
+
+inline Result<FactorArg> FactorAt(const Instruction& inst, size_t i, const ReplayEnv& env) {
+  auto op = Operand(inst, i);
+  if (!op) return op.error();
+  const auto& j = **op;
+  if (j.is_null()) return FactorArg{};
+  if (j.is_number_integer()) return FactorArg{j.get<int64_t>()};
+  auto v = Lookup(env.ints, inst, i, "integer");
+  if (!v) return v.error();
+  return FactorArg{*v};
+}
+
+template <class T>
+Result<T> Attr(const Instruction& inst, const char* name) {
+  if (!inst.attrs.contains(name)) return MakeError(fmt::format("missing attribute '{}'", name));
+  try {
+    return inst.attrs[name].get<T>();
+  } catch (const std::exception&) {
+    return MakeError(fmt::format("attribute '{}' has the wrong type", name));
+  }
+}
+
+inline Result<void> CheckOutputs(const Instruction& inst, size_t n) {
+  if (inst.outputs.size() != n) return MakeError(fmt::format("expected {} outputs, the trace names {}", n, inst.outputs.size()));
+  return {};
+}
+
+template <class RV>
+Result<void> BindAll(std::map<std::string, RV>& table, const Instruction& inst, const std::vector<RV>& rvs) {
+  if (auto r = CheckOutputs(inst, rvs.size()); !r) return r;
+  for (size_t i = 0; i < rvs.size(); ++i) table[inst.outputs[i]] = rvs[i];
+  return {};
+}
+
+}  // namespace autotune::tir::replay

@@ -1,0 +1,135 @@
+// The schedule: a state plus the trace of the primitives applied to it. Each primitive checks its
+// legality and returns an error value (the state is unchanged then); on success it is recorded in
+// the trace. Handles to stages, loops and sampled integers are trace symbols, not pointers, so a
+// trace replays on a fresh workload. Each primitive is defined in its own file under primitives/,
+// with its instruction descriptor.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "tir/ops/workload.h"
+#include "tir/result.h"
+#include "tir/schedule/state.h"
+#include "tir/schedule/trace.h"
+#include "tir/support/random.h"
+
+namespace autotune::tir {
+
+struct StageRV {
+  int id = -1;
+};
+struct LoopRV {
+  int id = -1;
+};
+struct IntRV {
+  int id = -1;
+};
+// A split factor: inferred (monostate), a literal, or a sampled integer.
+using FactorArg = std::variant<std::monostate, int64_t, IntRV>;
+
+class Schedule {
+ public:
+  Schedule(const Workload& workload, TargetKind target, uint64_t seed = 1);
+  // Replays `trace` on a fresh state of `workload`. Sampling instructions use their recorded
+  // decisions (an invalid decision is an error).
+  static Result<Schedule> Replay(const Workload& workload, TargetKind target, const Trace& trace, uint64_t seed = 1);
+
+  const ScheduleState& state() const { return state_; }
+  const Trace& trace() const { return trace_; }
+  const Workload& workload() const { return *workload_; }
+  TargetKind target() const { return state_.target; }
+
+  // ---- Lookups ----
+  Result<StageRV> GetStage(const std::string& name);
+  Result<std::vector<LoopRV>> GetLoops(StageRV stage);
+  // The stage, iter id and current extent behind a handle (for rules and tests).
+  Result<std::pair<int, int>> Resolve(LoopRV loop) const;
+  Result<int> Resolve(StageRV stage) const;
+  Result<int64_t> Resolve(IntRV v) const;
+
+  // ---- Loop transformations ----
+  Result<std::vector<LoopRV>> Split(LoopRV loop, const std::vector<FactorArg>& factors);
+  Result<void> Reorder(const std::vector<LoopRV>& order);
+  Result<LoopRV> Fuse(const std::vector<LoopRV>& loops);
+  Result<void> Bind(LoopRV loop, ThreadTag tag);
+  Result<void> Unroll(LoopRV loop);
+  Result<void> Vectorize(LoopRV loop);
+  Result<void> Parallel(LoopRV loop);
+  Result<void> AnnotateUnroll(LoopRV loop, FactorArg max_step);  // auto_unroll_max_step pragma
+
+  // ---- Stage transformations ----
+  Result<StageRV> CacheRead(StageRV producer, Scope scope, const std::vector<StageRV>& readers);
+  // For a placeholder input, CacheRead by the input's name.
+  Result<StageRV> CacheReadInput(const std::string& input, Scope scope, const std::vector<StageRV>& readers);
+  Result<StageRV> CacheWrite(StageRV stage, Scope scope);
+  Result<void> ComputeAt(StageRV stage, LoopRV loop);
+  Result<void> ReverseComputeAt(StageRV stage, LoopRV loop);
+  Result<void> ComputeRoot(StageRV stage);
+  Result<void> ComputeInline(StageRV stage);
+  Result<void> ReverseComputeInline(StageRV stage);
+  Result<void> StorageAlign(StageRV stage, int dim, int64_t factor, int64_t offset);
+  Result<StageRV> RFactor(StageRV stage, LoopRV loop);
+
+  // ---- Sampling ----
+  Result<std::vector<IntRV>> SamplePerfectTile(LoopRV loop, int n, int64_t max_innermost,
+                                               std::optional<std::vector<int64_t>> decision = std::nullopt);
+  Result<IntRV> SampleCategorical(const std::vector<int64_t>& candidates, const std::vector<double>& probs,
+                                  std::optional<int64_t> decision = std::nullopt);
+
+  Random& rng() { return rng_; }
+
+ private:
+  friend struct ScheduleAccess;
+  std::string StageSymbol(int id) const { return "s" + std::to_string(id); }
+  std::string LoopSymbol(int id) const { return "l" + std::to_string(id); }
+  std::string IntSymbol(int id) const { return "v" + std::to_string(id); }
+  StageRV NewStageRV(int stage);
+  LoopRV NewLoopRV(int stage, int iter);
+  IntRV NewIntRV(int64_t value);
+  void Record(std::string kind, nlohmann::json inputs, nlohmann::json attrs, std::vector<std::string> outputs,
+              nlohmann::json decision = nullptr);
+  nlohmann::json Sym(StageRV s) const { return StageSymbol(s.id); }
+  nlohmann::json Sym(LoopRV l) const { return LoopSymbol(l.id); }
+  nlohmann::json Sym(IntRV v) const { return IntSymbol(v.id); }
+  nlohmann::json FactorJson(const FactorArg& f) const;
+  Result<int64_t> FactorValue(const FactorArg& f) const;
+
+  std::shared_ptr<const Workload> workload_;
+  ScheduleState state_;
+  Trace trace_;
+  Random rng_;
+  std::vector<int> stage_rvs_;                 // StageRV id -> stage id
+  std::vector<std::pair<int, int>> loop_rvs_;  // LoopRV id -> (stage id, iter id)
+  std::vector<int64_t> int_rvs_;               // IntRV id -> value
+};
+
+// How a trace instruction is replayed: `apply` resolves the input symbols through `env`, calls the
+// Schedule method and binds the outputs in `env`.
+struct ReplayEnv {
+  std::map<std::string, StageRV> stages;
+  std::map<std::string, LoopRV> loops;
+  std::map<std::string, IntRV> ints;
+};
+struct InstructionKind {
+  std::string name;
+  std::function<Result<void>(Schedule& sch, const Instruction& inst, ReplayEnv& env)> apply;
+};
+
+class InstructionRegistry {
+ public:
+  void Register(InstructionKind kind);
+  const InstructionKind* Find(const std::string& name) const;
+
+ private:
+  std::map<std::string, InstructionKind> kinds_;
+};
+// Explicit registration of every primitive's descriptor (one line per primitive file).
+void RegisterBuiltinInstructions(InstructionRegistry& registry);
+const InstructionRegistry& BuiltinInstructions();
+
+}  // namespace autotune::tir

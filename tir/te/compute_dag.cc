@@ -1,0 +1,46 @@
+#include "tir/te/compute_dag.h"
+
+#include <functional>
+#include <unordered_map>
+
+#include "tir/check.h"
+
+namespace autotune::tir::te {
+
+ComputeDAG ComputeDAG::Make(const std::vector<Operation>& inputs, const std::vector<Operation>& computes) {
+  AUTOTUNE_CHECK(!computes.empty(), "a compute DAG needs an output");
+  const Operation& output = computes.back();
+  std::unordered_map<const BufferNode*, Operation> by_buffer;
+  for (const auto& in : inputs) by_buffer[in->buffer.get()] = in;
+  ComputeDAG dag;
+  dag.inputs = inputs;
+  dag.output = output;
+  std::unordered_map<const OperationNode*, int> state;  // 1 visiting, 2 done
+  std::function<void(const Operation&)> visit = [&](const Operation& op) {
+    int& s = state[op.get()];
+    AUTOTUNE_CHECK(s != 1, "compute definition has a cycle");
+    if (s == 2) return;
+    s = 1;
+    if (!op->is_placeholder) {
+      for (const BufferNode* b : ReadBuffers(op->body)) {
+        auto it = by_buffer.find(b);
+        AUTOTUNE_CHECK(it != by_buffer.end(), "compute reads a buffer that is no known operation");
+        visit(it->second);
+      }
+    }
+    s = 2;
+    dag.ops.push_back(op);
+  };
+  for (const auto& c : computes) by_buffer[c->buffer.get()] = c;
+  visit(output);
+  return dag;
+}
+
+const OperationNode* ComputeDAG::FindByBuffer(const BufferNode* b) const {
+  for (const auto& op : ops) {
+    if (op->buffer.get() == b) return op.get();
+  }
+  return nullptr;
+}
+
+}  // namespace autotune::tir::te

@@ -1,0 +1,220 @@
+#include "tir/transform/serialize_threads.h"
+
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "tir/functor.h"
+
+namespace autotune::tir {
+namespace {
+
+bool IsThreadLoop(const ForNode* op) { return op->for_kind == ForKind::kThreadBinding && IsThreadTag(op->tag); }
+
+class BarrierFinder : public IRVisitor {
+ public:
+  bool found = false;
+  void Visit_(const BarrierNode*) override { found = true; }
+  // Expressions hold no barriers: skip them.
+#define AUTOTUNE_X(n) \
+  void Visit_(const n##Node*) override {}
+  AUTOTUNE_X(IntImm)
+  AUTOTUNE_X(FloatImm)
+  AUTOTUNE_X(Var)
+  AUTOTUNE_X(Binary)
+  AUTOTUNE_X(Not)
+  AUTOTUNE_X(Select)
+  AUTOTUNE_X(Cast)
+  AUTOTUNE_X(BufferLoad)
+  AUTOTUNE_X(Call)
+  AUTOTUNE_X(Reduce)
+#undef AUTOTUNE_X
+};
+
+bool HasBarrier(const Stmt& s) {
+  if (!s) return false;
+  BarrierFinder f;
+  f.Visit(s);
+  return f.found;
+}
+
+// Whether an expression can differ between the threads of a block: it reads a thread variable or
+// a per-thread (local) buffer.
+class ThreadDependence : public IRVisitor {
+ public:
+  explicit ThreadDependence(const std::unordered_set<const VarNode*>& vars) : vars_(vars) {}
+  bool found = false;
+  void Visit_(const VarNode* op) override { found |= vars_.count(op) > 0; }
+  void Visit_(const BufferLoadNode* op) override {
+    found |= op->buffer->scope == Scope::kLocal;
+    VisitFields(op);
+  }
+
+ private:
+  const std::unordered_set<const VarNode*>& vars_;
+};
+
+// Gives every thread its own copy of a local buffer: buf[i] -> new_buf[tid * n + i].
+class ExpandLocal : public IRMutator {
+ public:
+  ExpandLocal(Buffer old_buf, Buffer new_buf, Expr tid, int64_t n)
+      : old_(std::move(old_buf)), new_(std::move(new_buf)), tid_(std::move(tid)), n_(n) {}
+
+  Expr Mutate_(const BufferLoadNode* op, const Expr& self) override {
+    if (op->buffer != old_) return MutateFields(op, self);
+    return Load(new_, {Index(op->indices[0])});
+  }
+  Stmt Mutate_(const BufferStoreNode* op, const Stmt& self) override {
+    if (op->buffer != old_) return MutateFields(op, self);
+    return Store(new_, Mutate(op->value), {Index(op->indices[0])});
+  }
+
+ private:
+  Expr Index(const Expr& i) { return Add(Mul(tid_, IntImm(n_, tid_->dtype)), Cast(tid_->dtype, Mutate(i))); }
+  Buffer old_, new_;
+  Expr tid_;
+  int64_t n_;
+};
+
+struct ThreadLoop {
+  Var var;
+  Expr min, extent;
+};
+
+class Serializer : public IRMutator {
+ public:
+  std::string error;
+
+  Stmt Mutate_(const ForNode* op, const Stmt& self) override {
+    if (!error.empty()) return self;
+    if (IsThreadLoop(op)) return Fission({ThreadLoop{op->var, op->min, op->extent}}, op->body);
+    if (op->for_kind != ForKind::kThreadBinding) return MutateFields(op, self);
+    // blockIdx (and any leftover vthread) loops: blocks are independent, so any order is valid.
+    return For(op->var, op->min, op->extent, ForKind::kSerial, Mutate(op->body), ThreadTag::kNone,
+               op->auto_unroll_max_step);
+  }
+
+  // Outside threadIdx loops every thread runs the same code: there is nothing to order.
+  Stmt Mutate_(const BarrierNode*, const Stmt&) override { return Seq({}); }
+
+ private:
+  // `s` run by every thread of `threads` (outermost first), with barriers turned into loop fission.
+  Stmt Fission(std::vector<ThreadLoop> threads, const Stmt& s) {
+    if (!error.empty()) return s;
+    if (!HasBarrier(s)) return Wrap(threads, Mutate(s));
+    if (const auto* op = As<ForNode>(s)) {
+      if (IsThreadLoop(op)) {
+        threads.push_back({op->var, op->min, op->extent});
+        return Fission(std::move(threads), op->body);
+      }
+      if (op->for_kind == ForKind::kThreadBinding) return Fail("a block or vthread loop inside a threadIdx loop");
+      if (DependsOnThread(threads, op->min) || DependsOnThread(threads, op->extent)) {
+        return Fail("barrier inside a loop whose bounds depend on the thread");
+      }
+      // A loop around a barrier runs in lockstep on all threads: it is sequential by construction.
+      ForKind kind = op->for_kind == ForKind::kUnrolled ? ForKind::kUnrolled : ForKind::kSerial;
+      return For(op->var, op->min, op->extent, kind, Fission(threads, op->body), ThreadTag::kNone,
+                 op->auto_unroll_max_step);
+    }
+    if (const auto* op = As<IfThenElseNode>(s)) {
+      if (DependsOnThread(threads, op->cond)) return Fail("barrier under a thread-dependent condition");
+      Stmt else_case = op->else_case ? Fission(threads, op->else_case) : nullptr;
+      return IfThenElse(op->cond, Fission(threads, op->then_case), else_case);
+    }
+    if (const auto* op = As<SeqNode>(s)) {
+      std::vector<Stmt> out, group;
+      auto flush = [&] {
+        if (!group.empty()) out.push_back(Wrap(threads, Mutate(Seq(std::move(group)))));
+        group.clear();
+      };
+      for (const auto& st : op->stmts) {
+        if (As<BarrierNode>(st)) {
+          flush();
+        } else if (HasBarrier(st)) {
+          flush();
+          out.push_back(Fission(threads, st));
+        } else {
+          group.push_back(st);
+        }
+      }
+      flush();
+      return Seq(std::move(out));
+    }
+    if (const auto* op = As<AllocateNode>(s)) {
+      if (op->buffer->scope != Scope::kLocal) {
+        // Shared memory belongs to the block, not to a thread: allocate it once around the pieces.
+        return Allocate(op->buffer, Fission(threads, op->body));
+      }
+      return ExpandLocalBuffer(threads, op);
+    }
+    if (As<BarrierNode>(s)) return Seq({});
+    return Fail("unexpected statement holding a barrier");
+  }
+
+  Stmt ExpandLocalBuffer(const std::vector<ThreadLoop>& threads, const AllocateNode* op) {
+    const Buffer& buf = op->buffer;
+    const int64_t* n = buf->shape.size() == 1 ? AsConstInt(buf->shape[0]) : nullptr;
+    if (!n) return Fail("local buffer " + buf->name + " is not flat with a constant size");
+    // Linear thread id, outermost thread loop most significant.
+    Expr tid;
+    int64_t count = 1;
+    for (const auto& t : threads) {
+      const int64_t* ext = AsConstInt(t.extent);
+      if (!ext) return Fail("thread extent is not constant");
+      Expr local = IsConstInt(t.min, 0) ? Expr(t.var) : Sub(t.var, Cast(t.var->dtype, t.min));
+      tid = tid ? Add(Mul(tid, IntImm(*ext, tid->dtype)), Cast(tid->dtype, local)) : local;
+      count *= *ext;
+    }
+    Buffer expanded = MakeBuffer(buf->name, buf->dtype, {IntImm(*n * count, buf->shape[0]->dtype)}, Scope::kLocal);
+    Stmt body = ExpandLocal(buf, expanded, tid, *n).Mutate(op->body);
+    return Allocate(expanded, Fission(threads, body));
+  }
+
+  static Stmt Wrap(const std::vector<ThreadLoop>& threads, Stmt body) {
+    for (size_t i = threads.size(); i-- > 0;) {
+      body = For(threads[i].var, threads[i].min, threads[i].extent, ForKind::kSerial, std::move(body));
+    }
+    return body;
+  }
+
+  static bool DependsOnThread(const std::vector<ThreadLoop>& threads, const Expr& e) {
+    std::unordered_set<const VarNode*> vars;
+    for (const auto& t : threads) vars.insert(t.var.get());
+    ThreadDependence d(vars);
+    d.Visit(e);
+    return d.found;
+  }
+
+  Stmt Fail(std::string msg) {
+    if (error.empty()) error = std::move(msg);
+    return Seq({});
+  }
+};
+
+class ThreadFinder : public IRVisitor {
+ public:
+  bool found = false;
+  void Visit_(const ForNode* op) override {
+    found |= op->for_kind == ForKind::kThreadBinding;
+    if (!found) VisitFields(op);
+  }
+  void Visit_(const BarrierNode*) override { found = true; }
+};
+
+}  // namespace
+
+Result<Stmt> SerializeThreads(const Stmt& s) {
+  Serializer ser;
+  Stmt out = ser.Mutate(s);
+  if (!ser.error.empty()) return MakeError("invalid GPU program: " + ser.error);
+  return out;
+}
+
+bool NeedsThreadSerialization(const Stmt& s) {
+  ThreadFinder f;
+  f.Visit(s);
+  return f.found;
+}
+
+}  // namespace autotune::tir

@@ -1,0 +1,874 @@
+#include "tir/transform/simplify.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "tir/functor.h"
+#include "tir/structural_equal.h"
+#include "tir/transform/substitute.h"
+
+namespace autotune::tir {
+namespace {
+
+constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
+
+// ---- Integer helpers ----------------------------------------------------------------------------
+
+bool FitsDType(int64_t v, DType t) {
+  switch (t) {
+    case DType::kInt32: return v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max();
+    case DType::kBool: return v == 0 || v == 1;
+    default: return true;
+  }
+}
+
+// Checked arithmetic: false when the result overflows int64 or does not fit `t`.
+bool CheckedAdd(int64_t a, int64_t b, DType t, int64_t* out) {
+  return !__builtin_add_overflow(a, b, out) && FitsDType(*out, t);
+}
+bool CheckedMul(int64_t a, int64_t b, DType t, int64_t* out) {
+  return !__builtin_mul_overflow(a, b, out) && FitsDType(*out, t);
+}
+bool CheckedNeg(int64_t a, DType t, int64_t* out) { return a != kInt64Min && FitsDType(*out = -a, t); }
+
+int64_t FloorDivInt(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+int64_t FloorModInt(int64_t a, int64_t b) {
+  int64_t r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+int64_t CeilDivInt(int64_t a, int64_t b) {  // b > 0
+  int64_t q = FloorDivInt(a, b);
+  return q * b == a ? q : q + 1;
+}
+// gcd of magnitudes, in unsigned arithmetic so that INT64_MIN is safe. Callers start from a
+// positive int64 (or guard INT64_MIN), so the result fits.
+int64_t AbsGcd(int64_t a, int64_t b) {
+  auto mag = [](int64_t v) { return v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v); };
+  return static_cast<int64_t>(std::gcd(mag(a), mag(b)));
+}
+
+// The value a float immediate denotes: a float32 immediate is rounded to float, as codegen emits it.
+double FloatValue(const FloatImmNode* n) {
+  return n->dtype == DType::kFloat32 ? static_cast<double>(static_cast<float>(n->value)) : n->value;
+}
+
+bool IsEmpty(const Stmt& s) {
+  const auto* seq = As<SeqNode>(s);
+  return seq && seq->stmts.empty();
+}
+Stmt Empty() { return Seq({}); }
+
+// ---- Linear forms -------------------------------------------------------------------------------
+
+// A hash consistent with ExprDeepEqual (variables and buffers by identity), so that finding a like
+// term is mostly an integer comparison. Collisions are fine: ExprDeepEqual decides.
+size_t TermHash(const Expr& e) {
+  auto mix = [](size_t h, size_t v) { return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); };
+  size_t h = mix(static_cast<size_t>(e->kind), static_cast<size_t>(e->dtype));
+  switch (e->kind) {
+    case ExprKind::kIntImm: return mix(h, static_cast<size_t>(As<IntImmNode>(e)->value));
+    case ExprKind::kVar: return mix(h, std::hash<const void*>()(e.get()));
+    case ExprKind::kBinary: {
+      const auto* b = As<BinaryNode>(e);
+      return mix(mix(mix(h, static_cast<size_t>(b->op)), TermHash(b->a)), TermHash(b->b));
+    }
+    case ExprKind::kNot: return mix(h, TermHash(As<NotNode>(e)->a));
+    case ExprKind::kCast: return mix(h, TermHash(As<CastNode>(e)->value));
+    case ExprKind::kBufferLoad: {
+      const auto* l = As<BufferLoadNode>(e);
+      h = mix(h, std::hash<const void*>()(l->buffer.get()));
+      for (const auto& i : l->indices) h = mix(h, TermHash(i));
+      return h;
+    }
+    case ExprKind::kCall: {
+      const auto* c = As<CallNode>(e);
+      h = mix(h, std::hash<std::string>()(c->name));
+      for (const auto& a : c->args) h = mix(h, TermHash(a));
+      return h;
+    }
+    default: return h;  // rare as terms: the kind is enough
+  }
+}
+
+// sum(coefficient * term) + constant over one integer dtype. Terms are "atoms": anything but an
+// integer constant, +, - or a product with a constant. They keep their order of first appearance.
+struct Linear {
+  struct Term {
+    Expr expr;
+    int64_t coeff;
+    size_t hash;  // TermHash(expr)
+  };
+
+  explicit Linear(DType t) : dtype(t) {}
+  DType dtype;
+  std::vector<Term> terms;
+  int64_t constant = 0;
+  bool ok = true;  // false once a coefficient or the constant overflowed: the form is then unusable
+
+  void AddConst(int64_t c) { ok = ok && CheckedAdd(constant, c, dtype, &constant); }
+
+  void AddTerm(const Expr& t, int64_t c) { AddTerm(t, c, TermHash(t)); }
+  void AddTerm(const Expr& t, int64_t c, size_t hash) {
+    if (!ok || c == 0) return;
+    for (size_t i = 0; i < terms.size(); ++i) {
+      if (terms[i].hash != hash || !ExprDeepEqual(terms[i].expr, t)) continue;
+      ok = CheckedAdd(terms[i].coeff, c, dtype, &terms[i].coeff);
+      if (ok && terms[i].coeff == 0) terms.erase(terms.begin() + static_cast<std::ptrdiff_t>(i));
+      return;
+    }
+    terms.push_back({t, c, hash});
+  }
+
+  // Adds `scale` times the expression `e`, decomposing its linear structure.
+  void Add(const Expr& e, int64_t scale) {
+    if (!ok) return;
+    if (const int64_t* c = AsConstInt(e)) {
+      int64_t v;
+      ok = CheckedMul(*c, scale, dtype, &v);
+      AddConst(v);
+      return;
+    }
+    if (const auto* b = As<BinaryNode>(e)) {
+      int64_t s;
+      switch (b->op) {
+        case BinaryOp::kAdd:
+          Add(b->a, scale);
+          Add(b->b, scale);
+          return;
+        case BinaryOp::kSub:
+          Add(b->a, scale);
+          if (!CheckedNeg(scale, dtype, &s)) {
+            ok = false;
+            return;
+          }
+          Add(b->b, s);
+          return;
+        case BinaryOp::kMul:
+          if (const int64_t* c = AsConstInt(b->b)) {
+            ok = CheckedMul(scale, *c, dtype, &s);
+            Add(b->a, s);
+            return;
+          }
+          if (const int64_t* c = AsConstInt(b->a)) {
+            ok = CheckedMul(scale, *c, dtype, &s);
+            Add(b->b, s);
+            return;
+          }
+          break;
+        default: break;
+      }
+    }
+    AddTerm(e, scale);
+  }
+
+  void AddScaled(const Linear& o, int64_t scale) {
+    for (const auto& t : o.terms) {
+      int64_t v;
+      if (!CheckedMul(t.coeff, scale, dtype, &v)) {
+        ok = false;
+        return;
+      }
+      AddTerm(t.expr, v, t.hash);
+    }
+    int64_t v;
+    if (!CheckedMul(o.constant, scale, dtype, &v)) {
+      ok = false;
+      return;
+    }
+    AddConst(v);
+  }
+};
+
+Linear ToLinear(const Expr& e, int64_t scale = 1) {
+  Linear l(e->dtype);
+  l.Add(e, scale);
+  return l;
+}
+
+// floordiv(x, c) * (k * c) + floormod(x, c) * k == x * k: recombines what splitting a loop produces.
+void CombineDivMod(Linear* l) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 0; i < l->terms.size() && !changed; ++i) {
+      const auto* mod = As<BinaryNode>(l->terms[i].expr);
+      if (!mod || mod->op != BinaryOp::kFloorMod) continue;
+      const int64_t* c = AsConstInt(mod->b);
+      int64_t k = l->terms[i].coeff, kc;
+      if (!c || *c <= 0 || !CheckedMul(k, *c, l->dtype, &kc)) continue;
+      for (size_t j = 0; j < l->terms.size(); ++j) {
+        const auto* div = As<BinaryNode>(l->terms[j].expr);
+        if (!div || div->op != BinaryOp::kFloorDiv || l->terms[j].coeff != kc) continue;
+        if (!IsConstInt(div->b, *c) || !ExprDeepEqual(div->a, mod->a)) continue;
+        Linear next = *l;
+        next.terms.erase(next.terms.begin() + static_cast<std::ptrdiff_t>(std::max(i, j)));
+        next.terms.erase(next.terms.begin() + static_cast<std::ptrdiff_t>(std::min(i, j)));
+        next.Add(mod->a, k);
+        if (next.ok) {
+          *l = std::move(next);
+          changed = true;
+        }
+        break;
+      }
+    }
+  }
+}
+
+// Builds the canonical expression of a linear form: ((t0*c0 + t1) - t2*c2) + constant.
+Expr FromLinear(Linear l) {
+  CombineDivMod(&l);
+  DType t = l.dtype;
+  auto scaled = [t](const Expr& e, int64_t c) { return c == 1 ? e : Mul(e, IntImm(c, t)); };
+  Expr acc;
+  for (const auto& term : l.terms) {
+    int64_t c = term.coeff, neg;
+    if (!acc) {
+      acc = scaled(term.expr, c);
+    } else if (c < 0 && CheckedNeg(c, t, &neg)) {
+      acc = Sub(acc, scaled(term.expr, neg));
+    } else {
+      acc = Add(acc, scaled(term.expr, c));
+    }
+  }
+  if (!acc) return IntImm(l.constant, t);
+  int64_t neg;
+  if (l.constant < 0 && CheckedNeg(l.constant, t, &neg)) return Sub(acc, IntImm(neg, t));
+  if (l.constant != 0) return Add(acc, IntImm(l.constant, t));
+  return acc;
+}
+
+std::optional<bool> CompareConst(BinaryOp op, int64_t a, int64_t b) {
+  switch (op) {
+    case BinaryOp::kEQ: return a == b;
+    case BinaryOp::kNE: return a != b;
+    case BinaryOp::kLT: return a < b;
+    case BinaryOp::kLE: return a <= b;
+    case BinaryOp::kGT: return a > b;
+    case BinaryOp::kGE: return a >= b;
+    default: return std::nullopt;
+  }
+}
+
+// The truth of `d OP 0` when the interval of d decides it.
+std::optional<bool> DecideAgainstZero(BinaryOp op, IntBound d) {
+  switch (op) {
+    case BinaryOp::kLT: if (d.max < 0) return true; if (d.min >= 0) return false; break;
+    case BinaryOp::kLE: if (d.max <= 0) return true; if (d.min > 0) return false; break;
+    case BinaryOp::kGT: if (d.min > 0) return true; if (d.max <= 0) return false; break;
+    case BinaryOp::kGE: if (d.min >= 0) return true; if (d.max < 0) return false; break;
+    case BinaryOp::kEQ: if (d.min == 0 && d.max == 0) return true; if (d.min > 0 || d.max < 0) return false; break;
+    case BinaryOp::kNE: if (d.min == 0 && d.max == 0) return false; if (d.min > 0 || d.max < 0) return true; break;
+    default: break;
+  }
+  return std::nullopt;
+}
+
+BinaryOp Negate(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kEQ: return BinaryOp::kNE;
+    case BinaryOp::kNE: return BinaryOp::kEQ;
+    case BinaryOp::kLT: return BinaryOp::kGE;
+    case BinaryOp::kLE: return BinaryOp::kGT;
+    case BinaryOp::kGT: return BinaryOp::kLE;
+    case BinaryOp::kGE: return BinaryOp::kLT;
+    default: return op;
+  }
+}
+
+// a OP b  <=>  b Mirror(OP) a
+BinaryOp Mirror(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kLT: return BinaryOp::kGT;
+    case BinaryOp::kLE: return BinaryOp::kGE;
+    case BinaryOp::kGT: return BinaryOp::kLT;
+    case BinaryOp::kGE: return BinaryOp::kLE;
+    default: return op;
+  }
+}
+
+// Variable bindings that are undone, in reverse, when the scope ends.
+class BindingScope {
+ public:
+  explicit BindingScope(BoundAnalyzer* an) : an_(an) {}
+  BindingScope(const BindingScope&) = delete;
+  BindingScope& operator=(const BindingScope&) = delete;
+  ~BindingScope() {
+    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+      if (it->second) {
+        an_->Bind(it->first, *it->second);
+      } else {
+        an_->Unbind(it->first);
+      }
+    }
+  }
+  void Bind(const Var& v, IntBound b) {
+    saved_.emplace_back(v, an_->Lookup(v.get()));
+    an_->Bind(v, b);
+  }
+
+ private:
+  BoundAnalyzer* an_;
+  std::vector<std::pair<Var, std::optional<IntBound>>> saved_;
+};
+
+// ---- The simplifier -----------------------------------------------------------------------------
+
+// Bottom-up: children are simplified first, then the rules of the node run on the simplified
+// children. Every rule returns a simplified expression, or nullptr when it does not apply.
+class Simplifier : public IRMutator {
+ public:
+  explicit Simplifier(BoundAnalyzer* an) : an_(an) {}
+
+  // -- Expressions --
+
+  Expr Mutate_(const VarNode* op, const Expr& self) override { return FoldByBound(self); }
+
+  Expr Mutate_(const BinaryNode* op, const Expr& self) override {
+    return KeepIfSame(self, SimplifyBinary(op->op, Mutate(op->a), Mutate(op->b)));
+  }
+
+  Expr Mutate_(const NotNode* op, const Expr& self) override { return KeepIfSame(self, SimplifyNot(Mutate(op->a))); }
+
+  Expr Mutate_(const SelectNode* op, const Expr& self) override {
+    Expr c = Mutate(op->cond), t = Mutate(op->true_value), f = Mutate(op->false_value);
+    Expr r;
+    if (const int64_t* v = AsConstInt(c)) {
+      r = *v ? t : f;
+    } else if (ExprDeepEqual(t, f)) {
+      r = t;
+    } else {
+      r = Select(c, t, f);
+    }
+    return KeepIfSame(self, FoldByBound(r));
+  }
+
+  Expr Mutate_(const CastNode* op, const Expr& self) override {
+    Expr v = Mutate(op->value);
+    Expr r = CastRule(op->dtype, v);
+    return KeepIfSame(self, FoldByBound(r ? r : Cast(op->dtype, v)));
+  }
+
+  Expr Mutate_(const ReduceNode* op, const Expr& self) override {
+    std::vector<Expr> extents;
+    for (const auto& e : op->extents) extents.push_back(Mutate(e));
+    BindingScope scope(an_);
+    for (size_t i = 0; i < op->axis.size(); ++i) {
+      scope.Bind(op->axis[i], RangeOf(IntImm(0, extents[i]->dtype), extents[i]));
+    }
+    Expr source = Mutate(op->source);
+    bool same = source == op->source;
+    for (size_t i = 0; i < extents.size(); ++i) same = same && extents[i] == op->extents[i];
+    if (same) return self;
+    return Reduce(op->combiner, source, op->axis, extents);
+  }
+
+  // -- Statements --
+
+  Stmt Mutate_(const ForNode* op, const Stmt& self) override {
+    Expr mn = Mutate(op->min), ext = Mutate(op->extent);
+    IntBound ext_bound = an_->Bound(ext);
+    if (ext_bound.max <= 0) return Empty();  // never runs
+    bool thread = op->for_kind == ForKind::kThreadBinding;
+    // A single iteration is its body at var = min; a thread-bound loop stays (it is the launch
+    // geometry), and so does a loop carrying an unroll pragma for the nest below it.
+    if (IsConstInt(ext, 1) && !thread && op->auto_unroll_max_step == 0) {
+      return Mutate(Substitute(op->body, std::unordered_map<const VarNode*, Expr>{{op->var.get(), mn}}));
+    }
+    Stmt body;
+    {
+      BindingScope scope(an_);
+      scope.Bind(op->var, RangeOf(mn, ext));
+      body = Mutate(op->body);
+    }
+    if (IsEmpty(body) && !thread) return Empty();
+    if (mn == op->min && ext == op->extent && body == op->body) return self;
+    return For(op->var, mn, ext, op->for_kind, body, op->tag, op->auto_unroll_max_step);
+  }
+
+  Stmt Mutate_(const IfThenElseNode* op, const Stmt& self) override {
+    Expr cond = Mutate(op->cond);
+    if (const int64_t* c = AsConstInt(cond)) {
+      if (*c) return Mutate(op->then_case);
+      return op->else_case ? Mutate(op->else_case) : Empty();
+    }
+    Stmt then_case, else_case;
+    {
+      BindingScope scope(an_);
+      Refine(cond, &scope);
+      then_case = Mutate(op->then_case);
+    }
+    Expr not_cond = SimplifyNot(cond);
+    if (op->else_case) {
+      BindingScope scope(an_);
+      Refine(not_cond, &scope);
+      else_case = Mutate(op->else_case);
+      if (IsEmpty(else_case)) else_case = nullptr;
+    }
+    if (IsEmpty(then_case)) {
+      if (!else_case) return Empty();
+      return IfThenElse(not_cond, else_case);
+    }
+    if (cond == op->cond && then_case == op->then_case && else_case == op->else_case) return self;
+    return IfThenElse(cond, then_case, else_case);
+  }
+
+  Stmt Mutate_(const SeqNode* op, const Stmt& self) override {
+    std::vector<Stmt> stmts;
+    bool changed = false;
+    for (const auto& s : op->stmts) {
+      Stmt r = Mutate(s);
+      changed = changed || r != s;
+      if (IsEmpty(r)) {
+        changed = true;
+      } else {
+        stmts.push_back(std::move(r));
+      }
+    }
+    if (!changed) return self;
+    return stmts.empty() ? Empty() : Seq(std::move(stmts));
+  }
+
+  Stmt Mutate_(const AllocateNode* op, const Stmt& self) override {
+    Stmt body = Mutate(op->body);
+    if (IsEmpty(body)) return Empty();  // nothing uses the buffer
+    if (body == op->body) return self;
+    return Allocate(op->buffer, body);
+  }
+
+ private:
+  // Keeps the original node (and so the sharing of subtrees) when the rules rebuilt it unchanged.
+  static Expr KeepIfSame(const Expr& self, const Expr& r) { return ExprDeepEqual(self, r) ? self : r; }
+
+  // An integer or bool expression whose interval is a single value is that value.
+  Expr FoldByBound(const Expr& e) {
+    if (!(IsInt(e->dtype) || e->dtype == DType::kBool) || e->kind == ExprKind::kIntImm) return e;
+    IntBound b = an_->Bound(e);
+    if (!b.IsConst() || !FitsDType(b.min, e->dtype)) return e;
+    return e->dtype == DType::kBool ? Bool(b.min != 0) : IntImm(b.min, e->dtype);
+  }
+
+  // Range of a loop variable running over [mn, mn + ext), from the intervals of mn and ext.
+  IntBound RangeOf(const Expr& mn, const Expr& ext) {
+    IntBound m = an_->Bound(mn), e = an_->Bound(ext);
+    IntBound r{m.min, IntBound::kPosInf};
+    int64_t hi;
+    if (e.max <= 0) return {m.min, m.min};  // empty loop: any bound is sound
+    if (m.HasFiniteMax() && e.HasFiniteMax() && !__builtin_add_overflow(m.max, e.max - 1, &hi)) r.max = hi;
+    if (r.max < r.min) r.max = r.min;
+    return r;
+  }
+
+  IntBound LinearBound(const Linear& l) { return an_->Bound(FromLinear(l)); }
+
+  // Tightens the ranges of variables compared with something in `cond` (which holds here).
+  void Refine(const Expr& cond, BindingScope* scope) {
+    const auto* b = As<BinaryNode>(cond);
+    if (!b) return;
+    if (b->op == BinaryOp::kAnd) {
+      Refine(b->a, scope);
+      Refine(b->b, scope);
+      return;
+    }
+    if (!IsComparison(b->op) || !IsInt(b->a->dtype)) return;
+    Var v;
+    Expr other;
+    BinaryOp op = b->op;
+    if (b->a->kind == ExprKind::kVar) {
+      v = std::static_pointer_cast<const VarNode>(b->a);
+      other = b->b;
+    } else if (b->b->kind == ExprKind::kVar) {
+      v = std::static_pointer_cast<const VarNode>(b->b);
+      other = b->a;
+      op = Mirror(op);
+    } else {
+      return;
+    }
+    IntBound cur = an_->Bound(v), o = an_->Bound(other);
+    // Endpoints at the limits are infinities: never step past them.
+    bool finite_max = o.max != IntBound::kPosInf && o.max != IntBound::kNegInf;
+    bool finite_min = o.min != IntBound::kPosInf && o.min != IntBound::kNegInf;
+    switch (op) {
+      case BinaryOp::kLT: if (finite_max) cur.max = std::min(cur.max, o.max - 1); break;
+      case BinaryOp::kLE: cur.max = std::min(cur.max, o.max); break;
+      case BinaryOp::kGT: if (finite_min) cur.min = std::max(cur.min, o.min + 1); break;
+      case BinaryOp::kGE: cur.min = std::max(cur.min, o.min); break;
+      case BinaryOp::kEQ: cur = {std::max(cur.min, o.min), std::min(cur.max, o.max)}; break;
+      default: return;
+    }
+    if (cur.min <= cur.max) scope->Bind(v, cur);  // an empty range means dead code: leave it alone
+  }
+
+  Expr SimplifyBinary(BinaryOp op, const Expr& a, const Expr& b) {
+    Expr r;
+    if (IsFloat(a->dtype)) {
+      r = FloatRule(op, a, b);
+    } else if (IsLogical(op)) {
+      r = LogicalRule(op, a, b);
+    } else if (const int64_t *ca = AsConstInt(a), *cb = AsConstInt(b); ca && cb && IsComparison(op)) {
+      r = Bool(*CompareConst(op, *ca, *cb));
+    } else if (IsInt(a->dtype)) {
+      switch (op) {
+        case BinaryOp::kAdd:
+        case BinaryOp::kSub:
+        case BinaryOp::kMul: r = ArithRule(op, a, b); break;
+        case BinaryOp::kFloorDiv: r = DivRule(a, b); break;
+        case BinaryOp::kFloorMod: r = ModRule(a, b); break;
+        case BinaryOp::kMin:
+        case BinaryOp::kMax: r = MinMaxRule(op, a, b); break;
+        default: r = IsComparison(op) ? CompareRule(op, a, b) : nullptr; break;
+      }
+    } else if ((op == BinaryOp::kEQ || op == BinaryOp::kNE) && ExprDeepEqual(a, b)) {
+      r = Bool(op == BinaryOp::kEQ);  // bools
+    }
+    return FoldByBound(r ? r : MakeBinary(op, a, b));
+  }
+
+  // Floats: fold constants only, plus the exact identities x * 1 and x / 1.
+  Expr FloatRule(BinaryOp op, const Expr& a, const Expr& b) {
+    const auto* fa = As<FloatImmNode>(a);
+    const auto* fb = As<FloatImmNode>(b);
+    if (fa && fb) return FoldFloat(op, FloatValue(fa), FloatValue(fb), a->dtype);
+    if (op == BinaryOp::kMul && fb && FloatValue(fb) == 1.0) return a;
+    if (op == BinaryOp::kMul && fa && FloatValue(fa) == 1.0) return b;
+    if (op == BinaryOp::kDiv && fb && FloatValue(fb) == 1.0) return a;
+    return nullptr;
+  }
+
+  static Expr FoldFloat(BinaryOp op, double x, double y, DType t) {
+    switch (op) {
+      case BinaryOp::kEQ: return Bool(x == y);
+      case BinaryOp::kNE: return Bool(x != y);
+      case BinaryOp::kLT: return Bool(x < y);
+      case BinaryOp::kLE: return Bool(x <= y);
+      case BinaryOp::kGT: return Bool(x > y);
+      case BinaryOp::kGE: return Bool(x >= y);
+      case BinaryOp::kMin:
+      case BinaryOp::kMax:
+        // min/max with a NaN differ between fminf and a compare-and-select: leave them alone.
+        if (std::isnan(x) || std::isnan(y)) return nullptr;
+        if (x == y && std::signbit(x) != std::signbit(y)) return nullptr;  // min(-0, +0) is either
+        return FloatImm(op == BinaryOp::kMin ? std::min(x, y) : std::max(x, y), t);
+      case BinaryOp::kDiv:
+        if (y == 0.0) return nullptr;  // never fold a division by zero
+        break;
+      default: break;
+    }
+    // Arithmetic in the dtype's own precision, so the folded value is what the kernel computes.
+    if (t == DType::kFloat32) {
+      float fx = static_cast<float>(x), fy = static_cast<float>(y), r;
+      switch (op) {
+        case BinaryOp::kAdd: r = fx + fy; break;
+        case BinaryOp::kSub: r = fx - fy; break;
+        case BinaryOp::kMul: r = fx * fy; break;
+        case BinaryOp::kDiv: r = fx / fy; break;
+        default: return nullptr;
+      }
+      return FloatImm(static_cast<double>(r), t);
+    }
+    double r;
+    switch (op) {
+      case BinaryOp::kAdd: r = x + y; break;
+      case BinaryOp::kSub: r = x - y; break;
+      case BinaryOp::kMul: r = x * y; break;
+      case BinaryOp::kDiv: r = x / y; break;
+      default: return nullptr;
+    }
+    return FloatImm(r, t);
+  }
+
+  static Expr LogicalRule(BinaryOp op, const Expr& a, const Expr& b) {
+    const int64_t* ca = AsConstInt(a);
+    const int64_t* cb = AsConstInt(b);
+    bool is_and = op == BinaryOp::kAnd;
+    // true && x -> x, false && x -> false; false || x -> x, true || x -> true.
+    if (ca) return (*ca != 0) == is_and ? b : Bool(!is_and);
+    if (cb) return (*cb != 0) == is_and ? a : Bool(!is_and);
+    if (ExprDeepEqual(a, b)) return a;
+    return nullptr;
+  }
+
+  // Integer +, -, * by a constant: the canonical linear form. A product of two non-constant
+  // factors is kept as a term, never distributed (distribution can grow exponentially).
+  static Expr ArithRule(BinaryOp op, const Expr& a, const Expr& b) {
+    Linear l(a->dtype);
+    if (op != BinaryOp::kMul) {
+      l.Add(a, 1);
+      l.Add(b, op == BinaryOp::kSub ? -1 : 1);
+    } else if (const int64_t* c = AsConstInt(b)) {
+      l.Add(a, *c);
+    } else if (const int64_t* c = AsConstInt(a)) {
+      l.Add(b, *c);
+    } else {
+      return nullptr;
+    }
+    if (!l.ok) return nullptr;
+    return FromLinear(std::move(l));
+  }
+
+  // floordiv(a, b) for integers (floor semantics).
+  Expr DivRule(const Expr& a, const Expr& b) {
+    DType t = a->dtype;
+    const int64_t* ca = AsConstInt(a);
+    const int64_t* cb = AsConstInt(b);
+    if (!cb || *cb == 0) return nullptr;  // a non-constant divisor is left to FoldByBound
+    int64_t c = *cb;
+    if (ca) {
+      if (*ca == kInt64Min && c == -1) return nullptr;
+      int64_t q = FloorDivInt(*ca, c);
+      return FitsDType(q, t) ? IntImm(q, t) : nullptr;
+    }
+    if (c == 1) return a;
+    if (c < 0) return nullptr;
+    if (Expr r = NestedDiv(a, c)) return r;
+    Linear l = ToLinear(a);
+    if (!l.ok) return nullptr;
+    // a = q * c + r exactly, with the terms whose coefficient c divides in q; then
+    // floordiv(a, c) = q + floordiv(r, c). The constant is split truncating, to keep it small.
+    Linear q(t), r(t);
+    for (const auto& t : l.terms) {
+      if (t.coeff % c == 0) {
+        q.AddTerm(t.expr, t.coeff / c, t.hash);
+      } else {
+        r.AddTerm(t.expr, t.coeff, t.hash);
+      }
+    }
+    q.constant = l.constant / c;
+    r.constant = l.constant % c;
+    // floordiv(g * r', g * c') = floordiv(r', c').
+    int64_t g = c;
+    for (const auto& t : r.terms) g = AbsGcd(g, t.coeff);
+    g = AbsGcd(g, r.constant);
+    int64_t cr = c / g;
+    for (auto& t : r.terms) t.coeff /= g;
+    r.constant /= g;
+    if (!r.terms.empty() || r.constant != 0) {
+      Expr re = FromLinear(r);
+      IntBound rb = an_->Bound(re);
+      if (cr == 1) {
+        q.AddScaled(r, 1);
+      } else if (rb.HasFiniteMin() && rb.HasFiniteMax() && FloorDivInt(rb.min, cr) == FloorDivInt(rb.max, cr)) {
+        q.AddConst(FloorDivInt(rb.min, cr));  // r stays within one period
+      } else {
+        Expr atom = NestedDiv(re, cr);
+        q.Add(atom ? atom : FloorDiv(re, IntImm(cr, t)), 1);
+      }
+    }
+    if (!q.ok) return nullptr;
+    return FromLinear(std::move(q));
+  }
+
+  // floordiv(floordiv(x, c1), c2) = floordiv(x, c1 * c2) for positive constants.
+  Expr NestedDiv(const Expr& a, int64_t c) {
+    const auto* inner = As<BinaryNode>(a);
+    if (!inner || inner->op != BinaryOp::kFloorDiv) return nullptr;
+    const int64_t* c1 = AsConstInt(inner->b);
+    int64_t prod;
+    if (!c1 || *c1 <= 0 || !CheckedMul(*c1, c, a->dtype, &prod)) return nullptr;
+    Expr d = IntImm(prod, a->dtype);
+    Expr r = DivRule(inner->a, d);
+    return r ? r : FloorDiv(inner->a, d);
+  }
+
+  // floormod(a, b) for integers (floor semantics: the sign of the divisor).
+  Expr ModRule(const Expr& a, const Expr& b) {
+    DType t = a->dtype;
+    const int64_t* ca = AsConstInt(a);
+    const int64_t* cb = AsConstInt(b);
+    if (!cb) {
+      // 0 <= a < b: the remainder is a itself.
+      IntBound ab = an_->Bound(a), bb = an_->Bound(b);
+      if (ab.min >= 0 && bb.min > 0 && ab.max < bb.min) return a;
+      return nullptr;
+    }
+    int64_t c = *cb;
+    if (c == 0) return nullptr;
+    if (ca) {
+      if (*ca == kInt64Min && c == -1) return nullptr;
+      return IntImm(FloorModInt(*ca, c), t);
+    }
+    if (c == 1) return IntImm(0, t);
+    if (c < 0) return nullptr;
+    if (Expr r = NestedMod(a, c)) return r;
+    Linear l = ToLinear(a);
+    if (!l.ok) return nullptr;
+    // floormod(q * c + r, c) = floormod(r, c): drop the terms that c divides.
+    Linear r(t);
+    for (const auto& t : l.terms) {
+      if (t.coeff % c != 0) r.AddTerm(t.expr, t.coeff, t.hash);
+    }
+    r.constant = l.constant % c;
+    // floormod(g * r', g * c') = g * floormod(r', c').
+    int64_t g = c;
+    for (const auto& t : r.terms) g = AbsGcd(g, t.coeff);
+    g = AbsGcd(g, r.constant);
+    int64_t cr = c / g;
+    for (auto& t : r.terms) t.coeff /= g;
+    r.constant /= g;
+    if (r.terms.empty() && r.constant == 0) return IntImm(0, t);
+    Linear result(t);
+    Expr re = FromLinear(r);
+    IntBound rb = an_->Bound(re);
+    if (rb.HasFiniteMin() && rb.HasFiniteMax() && FloorDivInt(rb.min, cr) == FloorDivInt(rb.max, cr)) {
+      // Within one period [m * c', (m + 1) * c'): the remainder is r' - m * c'.
+      int64_t shift;
+      if (!CheckedMul(-FloorDivInt(rb.min, cr), cr * g, t, &shift)) return nullptr;
+      result.AddScaled(r, g);
+      result.AddConst(shift);
+    } else {
+      Expr atom = NestedMod(re, cr);
+      result.Add(atom ? atom : FloorMod(re, IntImm(cr, t)), g);
+    }
+    if (!result.ok) return nullptr;
+    return FromLinear(std::move(result));
+  }
+
+  // floormod(floormod(x, c1), c2) = floormod(x, c2) when c2 divides c1 (positive constants).
+  Expr NestedMod(const Expr& a, int64_t c) {
+    const auto* inner = As<BinaryNode>(a);
+    if (!inner || inner->op != BinaryOp::kFloorMod) return nullptr;
+    const int64_t* c1 = AsConstInt(inner->b);
+    if (!c1 || *c1 <= 0 || *c1 % c != 0) return nullptr;
+    Expr d = IntImm(c, a->dtype);
+    Expr r = ModRule(inner->a, d);
+    return r ? r : FloorMod(inner->a, d);
+  }
+
+  Expr MinMaxRule(BinaryOp op, const Expr& a, const Expr& b) {
+    const int64_t* ca = AsConstInt(a);
+    const int64_t* cb = AsConstInt(b);
+    bool is_min = op == BinaryOp::kMin;
+    if (ca && cb) return IntImm(is_min ? std::min(*ca, *cb) : std::max(*ca, *cb), a->dtype);
+    if (ExprDeepEqual(a, b)) return a;
+    // Decide by the interval of a - b, which keeps the correlation between both sides.
+    Linear d = ToLinear(a);
+    d.Add(b, -1);
+    if (!d.ok) return nullptr;
+    IntBound db = LinearBound(d);
+    if (db.max <= 0) return is_min ? a : b;
+    if (db.min >= 0) return is_min ? b : a;
+    return nullptr;
+  }
+
+  // Integer comparisons: decided by the interval of a - b, else put in the canonical form
+  // "positive terms OP negated negative terms" with the constant on the side where it is positive
+  // and the coefficients divided by their gcd.
+  Expr CompareRule(BinaryOp op, const Expr& a, const Expr& b) {
+    DType t = a->dtype;
+    Linear d = ToLinear(a);
+    d.Add(b, -1);
+    if (!d.ok) return nullptr;
+    if (auto decided = DecideAgainstZero(op, LinearBound(d))) return Bool(*decided);
+    // d = g * d' + k; rewrite "d OP 0" as "d' + k2 OP 0".
+    int64_t g = 0;
+    for (const auto& t : d.terms) {
+      if (t.coeff == kInt64Min) return nullptr;
+      g = AbsGcd(g, t.coeff);
+    }
+    int64_t k = d.constant, k2 = k;
+    if (g > 1) {
+      if (k == kInt64Min) return nullptr;
+      switch (op) {
+        case BinaryOp::kLT:
+        case BinaryOp::kGE: k2 = -CeilDivInt(-k, g); break;   // g*d' < -k  <=>  d' < ceil(-k/g)
+        case BinaryOp::kLE:
+        case BinaryOp::kGT: k2 = -FloorDivInt(-k, g); break;  // g*d' <= -k <=>  d' <= floor(-k/g)
+        default:
+          if (k % g != 0) return Bool(op == BinaryOp::kNE);   // g*d' == -k has no solution
+          k2 = k / g;
+          break;
+      }
+      for (auto& t : d.terms) t.coeff /= g;
+    }
+    Linear lhs(t), rhs(t);
+    for (const auto& term : d.terms) {
+      int64_t neg;
+      if (term.coeff > 0) {
+        lhs.AddTerm(term.expr, term.coeff, term.hash);
+      } else if (CheckedNeg(term.coeff, t, &neg)) {
+        rhs.AddTerm(term.expr, neg, term.hash);
+      } else {
+        return nullptr;
+      }
+    }
+    int64_t neg_k2;
+    if (!CheckedNeg(k2, t, &neg_k2)) return nullptr;
+    if (!lhs.terms.empty() && (rhs.terms.empty() || k2 <= 0)) {
+      rhs.AddConst(neg_k2);
+    } else {
+      lhs.AddConst(k2);
+    }
+    if (!lhs.ok || !rhs.ok) return nullptr;
+    return MakeBinary(op, FromLinear(std::move(lhs)), FromLinear(std::move(rhs)));
+  }
+
+  Expr SimplifyNot(const Expr& a) {
+    Expr r;
+    if (const int64_t* c = AsConstInt(a)) {
+      r = Bool(*c == 0);
+    } else if (const auto* n = As<NotNode>(a)) {
+      r = n->a;
+    } else if (const auto* b = As<BinaryNode>(a); b && IsComparison(b->op)) {
+      // Floats: only == and != are each other's negation (a NaN fails every other comparison).
+      if (!IsFloat(b->a->dtype) || b->op == BinaryOp::kEQ || b->op == BinaryOp::kNE) {
+        r = MakeBinary(Negate(b->op), b->a, b->b);
+      }
+    }
+    return FoldByBound(r ? r : Not(a));
+  }
+
+  static Expr CastRule(DType t, const Expr& v) {
+    if (v->dtype == t) return v;
+    if (const int64_t* c = AsConstInt(v)) {
+      if (t == DType::kBool) return Bool(*c != 0);
+      if (IsInt(t)) return FitsDType(*c, t) ? IntImm(*c, t) : nullptr;
+      double d = static_cast<double>(*c);
+      return FloatImm(t == DType::kFloat32 ? static_cast<double>(static_cast<float>(d)) : d, t);
+    }
+    if (const auto* f = As<FloatImmNode>(v)) {
+      double x = FloatValue(f);
+      if (IsFloat(t)) return FloatImm(t == DType::kFloat32 ? static_cast<double>(static_cast<float>(x)) : x, t);
+      if (std::isnan(x)) return nullptr;
+      if (t == DType::kBool) return Bool(x != 0.0);
+      // Float to integer truncates toward zero; out of range is undefined: leave it.
+      double tr = std::trunc(x);
+      if (!(tr >= -9.2e18 && tr <= 9.2e18) || !FitsDType(static_cast<int64_t>(tr), t)) return nullptr;
+      return IntImm(static_cast<int64_t>(tr), t);
+    }
+    // Widening and narrowing back is the identity: cast<int32>(cast<int64>(x: int32)) -> x.
+    if (const auto* inner = As<CastNode>(v)) {
+      DType src = inner->value->dtype;
+      if (src == t && IsInt(t) && IsInt(inner->dtype) && BytesOf(inner->dtype) >= BytesOf(t)) return inner->value;
+    }
+    return nullptr;
+  }
+
+  BoundAnalyzer* an_;
+};
+
+}  // namespace
+
+Expr Simplify(const Expr& e, BoundAnalyzer* analyzer) {
+  BoundAnalyzer local;
+  Simplifier s(analyzer ? analyzer : &local);
+  return s.Mutate(e);
+}
+
+Stmt Simplify(const Stmt& st, BoundAnalyzer* analyzer) {
+  BoundAnalyzer local;
+  Simplifier s(analyzer ? analyzer : &local);
+  return s.Mutate(st);
+}
+
+}  // namespace autotune::tir
