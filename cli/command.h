@@ -12,5 +12,6 @@ using CommandRun = std::function<int()>;
 CommandRun AddOpsCommand(CLI::App& app);
 CommandRun AddShowCommand(CLI::App& app);
 CommandRun AddMeasureCommand(CLI::App& app);
+CommandRun AddTargetsCommand(CLI::App& app);
 
 }  // namespace autotune::cli

@@ -21,6 +21,19 @@ int main(int argc, char** argv) {
   add(AddOpsCommand);
   add(AddShowCommand);
   add(AddMeasureCommand);
+  add(AddTargetsCommand);
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string names;
+    bool known = false;
+    for (auto* sub : app.get_subcommands({})) {
+      known |= sub->get_name() == argv[1];
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      std::fprintf(stderr, "autotune: unknown command '%s' (commands: %s)\n", argv[1], names.c_str());
+      return kExitUsage;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

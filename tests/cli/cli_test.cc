@@ -1,0 +1,153 @@
+// The autotune executable as a user meets it: help on every command, reports, and one clear line
+// with exit status 2 for every kind of bad input.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace {
+
+struct RunResult {
+  int status = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+RunResult RunCli(const std::string& args) {
+  const std::string err_file = ::testing::TempDir() + "autotune_cli_stderr.txt";
+  const std::string cmd = std::string(AUTOTUNE_CLI) + " " + args + " 2>" + err_file;
+  RunResult r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  std::ifstream in(err_file);
+  r.err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return r;
+}
+
+int Lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+const char* kGemm = "--op gemm --shape M=16,N=24,K=8";
+
+TEST(Cli, HelpOnEveryCommand) {
+  for (const char* sub : {"", "ops", "show", "measure", "targets"}) {
+    auto r = RunCli(std::string(sub) + " --help");
+    EXPECT_EQ(r.status, 0) << sub;
+    EXPECT_NE(r.out.find("Usage:"), std::string::npos) << sub;
+  }
+}
+
+TEST(Cli, OpsListsOperatorsAndJson) {
+  auto r = RunCli("ops");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("conv2d"), std::string::npos);
+  auto j = RunCli("ops --json");
+  ASSERT_EQ(j.status, 0);
+  auto parsed = nlohmann::json::parse(j.out);
+  EXPECT_EQ(parsed.size(), 3u);
+  EXPECT_EQ(parsed[2]["params"][7]["name"], "stride");
+  EXPECT_EQ(parsed[2]["params"][7]["default"], 1);
+}
+
+TEST(Cli, TargetsReportsCpuAndCuda) {
+  auto r = RunCli("targets --json");
+  ASSERT_EQ(r.status, 0);
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j[0]["target"], "cpu");
+  EXPECT_EQ(j[1]["target"], "cuda");
+  EXPECT_FALSE(j[1]["reason"].get<std::string>().empty());
+}
+
+TEST(Cli, BadInputIsOneLineAndStatusTwo) {
+  struct Case {
+    std::string args, expect;
+  };
+  std::vector<Case> cases = {
+      {"measure --op gemv --shape M=1 --target cpu", "unknown operator 'gemv'"},
+      {"measure --op gemm --shape M=1,N=2 --target cpu", "missing parameter K"},
+      {"measure --op gemm --shape M=1,N=x,K=2 --target cpu", "is not an integer"},
+      {"measure --op conv2d --shape N=1,C=3,H=8,W=8,K=4,R=3,S=3,groups=2 --target cpu", "not a multiple of groups"},
+      {"measure --op conv2d --shape N=1,C=3,H=2,W=2,K=4,R=7,S=7 --target cpu", "larger than the padded"},
+      {"measure --op gemm --shape M=1,N=2,K=3 --epilogue gelu --target cpu", "unknown epilogue"},
+      {"measure --op gemm --shape M=1,N=2,K=3 --target tpu", "unknown target 'tpu'"},
+      {"measure --op gemm --shape M=1,N=2,K=3 --trace /nonexistent/t.json", "cannot read trace file"},
+      {"measure --op gemm --target cpu", "--shape is required"},
+      {"measure --op gemm --shape M=1,N=2,K=3 --frobnicate", "frobnicate"},
+      {"show --op gemm --shape M=1,N=2,K=3 --repeats 3", "repeats"},
+      {"measure --op gemm --shape M=4,N=4,K=4 --target cuda", "cuda target cannot measure"},
+      {"frobnicate", "frobnicate"},
+  };
+  for (const auto& c : cases) {
+    auto r = RunCli(c.args);
+    EXPECT_EQ(r.status, 2) << c.args << "\n" << r.err;
+    EXPECT_EQ(Lines(r.err), 1) << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.expect), std::string::npos) << c.args << "\n" << r.err;
+  }
+}
+
+TEST(Cli, BadTraceFilesAreUserErrors) {
+  const std::string dir = ::testing::TempDir();
+  std::ofstream(dir + "not_json.json") << "{ this is not json";
+  std::ofstream(dir + "wrong_stage.json")
+      << R"({"instructions": [{"kind": "get_stage", "attrs": {"name": "conv"}, "outputs": ["s0"]}]})";
+  for (const auto& [file, expect] : std::vector<std::pair<std::string, std::string>>{
+           {"not_json.json", "is not valid JSON"}, {"wrong_stage.json", "no stage named 'conv'"}}) {
+    auto r = RunCli(std::string("measure ") + kGemm + " --target cpu --trace " + dir + file);
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_EQ(Lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find(expect), std::string::npos) << r.err;
+  }
+}
+
+TEST(Cli, ShowPrintsLoweredIrAndSource) {
+  auto r = RunCli(std::string("show ") + kGemm + " --epilogue bias,relu --target cuda --dump-ir");
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* part : {"after schedule_ops", "after insert_barriers", "lowered TIR", "barrier()",
+                           "thread_binding \"threadIdx.x\"", "void kernel_gemm("}) {
+    EXPECT_NE(r.out.find(part), std::string::npos) << part;
+  }
+}
+
+TEST(Cli, MeasureWritesAJsonReportAndReplaysItsTrace) {
+  const std::string report = ::testing::TempDir() + "report.json";
+  auto r = RunCli(std::string("measure ") + kGemm + " --epilogue relu --target cpu --repeats 2 --min-repeat-ms 1 --json " + report);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("correct"), std::string::npos);
+  std::ifstream in(report);
+  auto j = nlohmann::json::parse(in);
+  EXPECT_TRUE(j["correct"].get<bool>());
+  EXPECT_TRUE(j["error"].is_null());
+  EXPECT_GT(j["latency_ms"].get<double>(), 0);
+  EXPECT_GT(j["gflops"].get<double>(), 0);
+  EXPECT_EQ(j["latencies_ms"].size(), 2u);
+  EXPECT_LE(j["max_rel_error"].get<double>(), 1e-4);
+  EXPECT_EQ(j["workload"], "gemm[M=16,N=24,K=8]+relu");
+  // The report's trace measures again, the same schedule.
+  auto again = RunCli(std::string("measure ") + kGemm + " --epilogue relu --target cpu --min-repeat-ms 1 --trace " +
+                      report + " --json -");
+  ASSERT_EQ(again.status, 0) << again.err;
+  auto j2 = nlohmann::json::parse(again.out.substr(again.out.find('{')));
+  EXPECT_EQ(j2["trace"], j["trace"]);
+}
+
+TEST(Cli, SavedGpuTraceReplaysOnTheCpuPath) {
+  const std::string trace = ::testing::TempDir() + "gpu_trace.json";
+  auto s = RunCli("show --op conv2d --shape N=1,C=4,H=9,W=9,K=8,R=3,S=3,pad=1 --target cuda --save-trace " + trace);
+  ASSERT_EQ(s.status, 0) << s.err;
+  // A GPU schedule replayed for the cpu target runs through the C path with serialized threads.
+  auto m = RunCli("measure --op conv2d --shape N=1,C=4,H=9,W=9,K=8,R=3,S=3,pad=1 --target cpu --min-repeat-ms 1 --trace " + trace);
+  EXPECT_EQ(m.status, 0) << m.err << m.out;
+}
+
+}  // namespace
