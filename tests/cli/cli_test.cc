@@ -2,6 +2,7 @@
 // with exit status 2 for every kind of bad input.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -17,7 +18,10 @@ struct RunResult {
 };
 
 RunResult RunCli(const std::string& args) {
-  const std::string err_file = ::testing::TempDir() + "autotune_cli_stderr.txt";
+  // One file per call: ctest runs the tests of this file in parallel processes.
+  static int calls = 0;
+  const std::string err_file =
+      ::testing::TempDir() + "autotune_cli_stderr_" + std::to_string(getpid()) + "_" + std::to_string(calls++) + ".txt";
   const std::string cmd = std::string(AUTOTUNE_CLI) + " " + args + " 2>" + err_file;
   RunResult r;
   FILE* p = popen(cmd.c_str(), "r");
@@ -29,7 +33,13 @@ RunResult RunCli(const std::string& args) {
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   std::ifstream in(err_file);
   r.err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  std::remove(err_file.c_str());
   return r;
+}
+
+// Files of one test process only, so parallel runs do not collide.
+std::string TempPath(const std::string& name) {
+  return ::testing::TempDir() + "autotune_cli_" + std::to_string(getpid()) + "_" + name;
 }
 
 int Lines(const std::string& s) {
@@ -97,7 +107,7 @@ TEST(Cli, BadInputIsOneLineAndStatusTwo) {
 }
 
 TEST(Cli, BadTraceFilesAreUserErrors) {
-  const std::string dir = ::testing::TempDir();
+  const std::string dir = TempPath("");
   std::ofstream(dir + "not_json.json") << "{ this is not json";
   std::ofstream(dir + "wrong_stage.json")
       << R"({"instructions": [{"kind": "get_stage", "attrs": {"name": "conv"}, "outputs": ["s0"]}]})";
@@ -120,7 +130,7 @@ TEST(Cli, ShowPrintsLoweredIrAndSource) {
 }
 
 TEST(Cli, MeasureWritesAJsonReportAndReplaysItsTrace) {
-  const std::string report = ::testing::TempDir() + "report.json";
+  const std::string report = TempPath("report.json");
   auto r = RunCli(std::string("measure ") + kGemm + " --epilogue relu --target cpu --repeats 2 --min-repeat-ms 1 --json " + report);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("correct"), std::string::npos);
@@ -142,7 +152,7 @@ TEST(Cli, MeasureWritesAJsonReportAndReplaysItsTrace) {
 }
 
 TEST(Cli, SavedGpuTraceReplaysOnTheCpuPath) {
-  const std::string trace = ::testing::TempDir() + "gpu_trace.json";
+  const std::string trace = TempPath("gpu_trace.json");
   auto s = RunCli("show --op conv2d --shape N=1,C=4,H=9,W=9,K=8,R=3,S=3,pad=1 --target cuda --save-trace " + trace);
   ASSERT_EQ(s.status, 0) << s.err;
   // A GPU schedule replayed for the cpu target runs through the C path with serialized threads.
