@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "measure/measure_result.h"
+#include "tir/codegen/cuda_module.h"
 #include "tir/prim_func.h"
 
 namespace autotune::measure {
@@ -16,22 +17,52 @@ struct BuildInput {
   std::string source;
   std::string entry;
   int num_params = 0;
+  // cuda target, with `source`: the kernels to launch, in order (`entry` unused), and the bytes of
+  // each global workspace, passed after the params (see tir/codegen/cuda_module.h).
+  std::vector<tir::CudaKernelLaunch> kernels;
+  std::vector<int64_t> workspace_bytes;
 
-  static BuildInput FromFunc(tir::PrimFunc f) { return BuildInput{std::move(f), "", "", 0}; }
+  static BuildInput FromFunc(tir::PrimFunc f) {
+    BuildInput in;
+    in.func = std::move(f);
+    return in;
+  }
   static BuildInput FromSource(std::string source, std::string entry, int num_params) {
-    return BuildInput{{}, std::move(source), std::move(entry), num_params};
+    BuildInput in;
+    in.source = std::move(source);
+    in.entry = std::move(entry);
+    in.num_params = num_params;
+    return in;
+  }
+  // A ready CUDA module (hand-written, or generated elsewhere).
+  static BuildInput FromCudaModule(tir::CudaModule m) {
+    BuildInput in;
+    in.source = std::move(m.code);
+    in.entry = m.kernels.empty() ? "" : m.kernels.front().entry;
+    in.num_params = m.num_params;
+    in.kernels = std::move(m.kernels);
+    in.workspace_bytes = std::move(m.workspace_bytes);
+    return in;
   }
 };
 
 struct BuildResult {
   ErrorKind error_kind = ErrorKind::kNone;  // kNone, kInvalidSchedule, kBuildError or kBuildTimeout
   std::string error_message;                // for a compile error: the compiler's log, trimmed
-  std::string artifact;                     // path of the built object (a shared library for cpu)
-  std::string entry;                        // symbol of the entry function
+  std::string artifact;                     // path of the built object (cpu: a shared library; cuda: a cubin)
+  std::string entry;                        // symbol of the entry function (cuda: of the first kernel)
   int num_params = 0;                       // pointer arguments of the entry (inputs, then the output)
   std::string source;                       // the generated source, for reports and debugging
   double build_seconds = 0;
   bool cached = false;                      // the artifact came from the cache
+  int64_t binary_bytes = 0;                 // size of the artifact
+
+  // ---- cuda target ----
+  std::vector<tir::CudaKernelLaunch> kernels;  // launched in order; together they are one run of the candidate
+  std::vector<int64_t> workspace_bytes;        // global workspaces, passed after the num_params params
+  std::string log;                             // NVRTC's log (ptxas info included), trimmed
+  int registers = 0;                           // registers per thread, the most of any kernel (ptxas)
+  int64_t spill_bytes = 0;                     // spill stores + spill loads, all kernels together (ptxas)
   bool ok() const { return error_kind == ErrorKind::kNone; }
 };
 

@@ -23,21 +23,11 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-constexpr size_t kMaxLog = 4000;  // compiler log kept in an error message
-
 std::string DefaultCacheDir() {
   std::error_code ec;
   fs::path tmp = fs::temp_directory_path(ec);
   if (ec) tmp = "/tmp";
   return (tmp / fmt::format("autotune-{}", getuid()) / "c-cache").string();
-}
-
-// The first lines of a compiler log: the first error is the informative one.
-std::string TrimLog(const std::string& log) {
-  if (log.size() <= kMaxLog) return log;
-  size_t cut = log.rfind('\n', kMaxLog);
-  if (cut == std::string::npos || cut < kMaxLog / 2) cut = kMaxLog;
-  return log.substr(0, cut) + fmt::format("\n... ({} more bytes of log)", log.size() - cut);
 }
 
 bool WriteFile(const fs::path& path, const std::string& text) {
@@ -123,6 +113,7 @@ BuildResult CBuilder::BuildOne(const BuildInput& input) const {
   std::error_code ec;
   if (fs::exists(so_path, ec)) {
     r.artifact = so_path.string();
+    r.binary_bytes = static_cast<int64_t>(fs::file_size(so_path, ec));
     r.cached = true;
     r.build_seconds = Since(t0);
     return r;
@@ -160,6 +151,7 @@ BuildResult CBuilder::BuildOne(const BuildInput& input) const {
   fs::rename(dir / "kernel.so", so_path, ec);
   if (ec) return fail(ErrorKind::kBuildError, "cannot move the object into the cache: " + ec.message());
   r.artifact = so_path.string();
+  r.binary_bytes = static_cast<int64_t>(fs::file_size(so_path, ec));
   r.build_seconds = Since(t0);
   return r;
 }

@@ -12,8 +12,9 @@ struct MeasureConfig {
   int warmup = 1;             // untimed runs after the checked run (caches, OpenMP thread pool)
   int repeats = 3;            // timed repeats; the median is the figure, all are kept
   double min_repeat_ms = 20;  // each repeat runs the kernel enough times to last at least this long
-  bool flush_cache = true;    // read a buffer larger than the last-level cache before each repeat
-  int64_t flush_bytes = 0;    // size of that buffer; 0: 1.5 x the last-level cache (at least 8 MiB)
+  bool flush_cache = true;    // evict the caches before each repeat (cpu: read a buffer; cuda: write one)
+  int64_t flush_bytes = 0;    // size of that buffer; 0: cpu 1.5 x the last-level cache (at least 8 MiB),
+                              // cuda 2 x the L2 size
 
   // ---- limits ----
   double build_timeout_s = 60;  // per candidate; the compiler is killed past it (BUILD_TIMEOUT)
@@ -24,11 +25,18 @@ struct MeasureConfig {
   uint64_t seed = 1;   // seed of the random inputs
 
   // ---- cpu target ----
-  int build_threads = 0;     // compilers run at once; 0: number of hardware threads
+  int build_threads = 0;     // compilers run at once (cpu and cuda); 0: number of hardware threads
   int num_threads = 0;       // OpenMP threads of a cpu kernel; 0: OpenMP's default (all cores)
-  std::string cache_dir;     // built shared objects by hash; "": <temp dir>/autotune-<uid>/c-cache
+  std::string cache_dir;     // built artifacts by hash; "": <temp dir>/autotune-<uid>/c-cache (cpu),
+                             // <temp dir>/autotune-<uid>/cuda-cache (cuda)
   std::string cc = "cc";     // the C compiler
   std::vector<std::string> extra_cflags;
+
+  // ---- cuda target ----
+  std::string cuda_arch;  // "sm_90" (or "90"); "": read from device `cuda_device` (fails without a GPU: pass --arch)
+  int cuda_device = 0;    // ordinal of the GPU that runs the kernels
+  bool cuda_lineinfo = false;               // NVRTC -lineinfo (for profilers; no effect on speed)
+  std::vector<std::string> nvrtc_options;   // appended to the NVRTC options
 };
 
 }  // namespace autotune::measure

@@ -4,8 +4,13 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -109,6 +114,119 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   if (r.timed_out) kill(-pid, SIGKILL);  // stragglers of the group, if the driver died first
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r.term_signal = WTERMSIG(status);
+  r.seconds = SecondsSince(t0);
+  return r;
+}
+
+bool WriteFully(int fd, const void* data, size_t n) {
+  const char* c = static_cast<const char*>(data);
+  while (n > 0) {
+    const ssize_t w = write(fd, c, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    c += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+std::string DescribeSignal(int sig) {
+  const char* abbrev = sigabbrev_np(sig);
+  const char* desc = strsignal(sig);
+  return fmt::format("signal {} (SIG{}: {})", sig, abbrev ? abbrev : "?", desc ? desc : "?");
+}
+
+std::string TrimLog(const std::string& log, size_t max_bytes) {
+  if (log.size() <= max_bytes) return log;
+  size_t cut = log.rfind('\n', max_bytes);
+  if (cut == std::string::npos || cut < max_bytes / 2) cut = max_bytes;
+  return log.substr(0, cut) + fmt::format("\n... ({} more bytes of log)", log.size() - cut);
+}
+
+void CloseDescriptorsExcept(int keep) {
+  auto close_range_of = [](unsigned lo, unsigned hi) {
+    if (lo > hi) return;
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, lo, hi, 0) == 0) return;
+#endif
+    const long max_fd = std::min<long>(sysconf(_SC_OPEN_MAX), 1 << 16);
+    for (long fd = lo; fd <= std::min<long>(hi, max_fd); ++fd) close(static_cast<int>(fd));
+  };
+  if (keep < 3) {
+    close_range_of(3, ~0U);
+  } else {
+    close_range_of(3, static_cast<unsigned>(keep) - 1);
+    close_range_of(static_cast<unsigned>(keep) + 1, ~0U);
+  }
+}
+
+ProcessResult RunForked(const std::function<void(int fd)>& body, double timeout_s, size_t max_output) {
+  ProcessResult r;
+  const auto t0 = Clock::now();
+  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    r.output = std::string("pipe: ") + std::strerror(errno);
+    return r;
+  }
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    r.output = std::string("fork: ") + std::strerror(errno);
+    return r;
+  }
+  if (pid == 0) {
+    // A crash must end the child with its signal, quietly; and no orphan if the parent dies.
+    for (int sig = 1; sig < NSIG; ++sig) {
+      if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);
+    }
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    rlimit no_core{0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(1);
+    CloseDescriptorsExcept(fds[1]);
+    body(fds[1]);
+    _exit(0);
+  }
+  close(fds[1]);
+  r.started = true;
+
+  char buf[1 << 16];
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) {
+      r.timed_out = true;
+      break;
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    const int n = poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    if (n <= 0) continue;
+    const ssize_t got = read(fds[0], buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    // Past max_output keep reading (so the child is not blocked), but drop the bytes.
+    if (r.output.size() < max_output) r.output.append(buf, std::min<size_t>(got, max_output - r.output.size()));
+  }
+  close(fds[0]);
+  if (r.timed_out) kill(pid, SIGKILL);
+  int status = 0;
+  for (;;) {
+    const pid_t w = waitpid(pid, &status, WNOHANG);
+    if (w == pid) break;
+    if (w < 0 && errno != EINTR) break;
+    if (!r.timed_out && Clock::now() >= deadline) {
+      r.timed_out = true;  // closed its output, but kept running past the limit
+      kill(pid, SIGKILL);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.term_signal = WTERMSIG(status);
   r.seconds = SecondsSince(t0);

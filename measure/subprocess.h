@@ -3,6 +3,8 @@
 // with LC_ALL=C, so that logs are plain ASCII whatever the user's locale.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,5 +23,30 @@ struct ProcessResult {
 // argv[0] is looked up in PATH; `cwd` ("" = ours) is the working directory of the command.
 ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string& cwd, double timeout_s,
                          size_t max_output = 64 * 1024);
+
+// Runs `body` in a forked child process with a time limit: for work that cannot be interrupted
+// in-thread (an NVRTC compile) or that may crash or hang (loading the GPU driver). `body` writes its
+// result to the descriptor it is given; when it returns, the child ends with _exit(0) (no atexit
+// handlers, no destructors of the parent's objects). `output` is what it wrote.
+//
+// The child closes every descriptor above 2 but its own, restores default signal handlers and an
+// empty signal mask, makes no core file, and is killed when the thread that forked it ends. The
+// parent may be multithreaded: the child must only call code that needs no lock another thread
+// could have held at the fork (glibc's malloc and dynamic loader are fine; do not use iostreams or
+// a mutex of the parent's).
+ProcessResult RunForked(const std::function<void(int fd)>& body, double timeout_s,
+                        size_t max_output = size_t{256} << 20);
+
+// Writes all of `data` (retrying short writes and EINTR); false on an error (e.g. the reader is gone).
+bool WriteFully(int fd, const void* data, size_t n);
+
+// "signal 11 (SIGSEGV: Segmentation fault)".
+std::string DescribeSignal(int sig);
+
+// The first lines of a compiler log, at most about `max_bytes` (the first error is the informative one).
+std::string TrimLog(const std::string& log, size_t max_bytes = 4000);
+
+// Closes every descriptor above 2 except `keep` (-1: none), in a child process after fork.
+void CloseDescriptorsExcept(int keep);
 
 }  // namespace autotune::measure

@@ -39,6 +39,19 @@ void FillRandom(float* data, int64_t n, Random& rng) {
   }
 }
 
+std::vector<AlignedFloats> MakeRandomInputs(const std::vector<int64_t>& element_counts, uint64_t seed) {
+  std::vector<AlignedFloats> inputs;
+  Random base(seed);
+  for (int64_t n : element_counts) {
+    AlignedFloats a(n);
+    // A different stream per input, so that A and B of a gemm are not the same matrix.
+    Random rng = base.Fork();
+    FillRandom(a.data(), a.size(), rng);
+    inputs.push_back(std::move(a));
+  }
+  return inputs;
+}
+
 std::shared_ptr<const WorkloadData> WorkloadDataCache::Get(const tir::Workload& w, uint64_t seed) {
   const std::string key = DataKey(w, seed);
   std::lock_guard<std::mutex> lock(mu_);
@@ -49,16 +62,11 @@ std::shared_ptr<const WorkloadData> WorkloadDataCache::Get(const tir::Workload& 
     }
   }
   auto data = std::make_shared<WorkloadData>();
+  std::vector<int64_t> counts;
+  for (const auto& in : w.inputs) counts.push_back(in.NumElements());
+  data->inputs = MakeRandomInputs(counts, seed);
   std::vector<const float*> ptrs;
-  Random base(seed);
-  for (size_t i = 0; i < w.inputs.size(); ++i) {
-    AlignedFloats a(w.inputs[i].NumElements());
-    // A different stream per input, so that A and B of a gemm are not the same matrix.
-    Random rng = base.Fork();
-    FillRandom(a.data(), a.size(), rng);
-    ptrs.push_back(a.data());
-    data->inputs.push_back(std::move(a));
-  }
+  for (const auto& a : data->inputs) ptrs.push_back(a.data());
   data->reference = AlignedFloats(w.output.NumElements());
   AUTOTUNE_CHECK(w.reference, "workload without a reference");
   w.reference(ptrs, data->reference.data());

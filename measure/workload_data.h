@@ -42,6 +42,11 @@ struct WorkloadData {
 // Uniform in [-1, 1) from autotune's one engine: the same on every platform and standard library.
 void FillRandom(float* data, int64_t n, Random& rng);
 
+// The random inputs of a workload whose inputs have these element counts: input i is filled from
+// the i-th Fork() of Random(seed). Every runner (and the CUDA executor, which makes the inputs in
+// its own process) uses this, so all targets see the same data for the same seed.
+std::vector<AlignedFloats> MakeRandomInputs(const std::vector<int64_t>& element_counts, uint64_t seed);
+
 // Keeps the data of the last few workloads (a tuning run moves through workloads one at a time).
 class WorkloadDataCache {
  public:

@@ -12,6 +12,7 @@
 #include "search/default_schedule.h"
 #include "tir/lower/lower.h"
 #include "tir/ops/operator.h"
+#include "tir/schedule/naive_gpu_schedule.h"
 
 namespace autotune::search {
 namespace {
@@ -58,6 +59,13 @@ void CheckOperator(const std::string& op, const std::vector<Shape>& shapes, int 
         names.push_back(name + "\n" + sch->trace().ToText());
       }
     }
+    // The naive GPU schedule computes the reference of CUDA candidates: it must be right too.
+    auto naive = tir::NaiveGpuSchedule(*w);
+    ASSERT_TRUE(naive) << naive.error().message;
+    auto nf = tir::Lower(naive->state());
+    ASSERT_TRUE(nf) << nf.error().message;
+    inputs.push_back(measure::BuildInput::FromFunc(*nf));
+    names.push_back(w->CanonicalText() + " naive gpu schedule\n" + naive->trace().ToText());
     auto builds = builder->Build(inputs);
     auto results = runner->Run(*w, builds);
     ASSERT_EQ(results.size(), inputs.size());

@@ -1,0 +1,705 @@
+#include "measure/cuda_executor.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <thread>
+
+#include "measure/reference_check.h"
+#include "measure/subprocess.h"
+
+namespace autotune::measure {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr double kStartTimeoutS = 120;             // load the driver, open the device
+constexpr double kExitGraceS = 10;                 // an executor that said it exits
+constexpr uint32_t kFrameMagic = 0x43555845;       // "EXUC"
+constexpr uint32_t kPoison = 0x7fc00000;           // a quiet NaN
+constexpr int64_t kMinFlushBytes = int64_t{8} << 20;
+constexpr int64_t kMaxRunsPerRepeat = 1000000;
+
+// How long the executor may take to set a workload up: make the inputs on the CPU, copy them, and
+// run the naive reference kernel (slow by design).
+double WorkloadTimeout(const MeasureConfig& c) { return std::max(60.0, 2 * c.run_timeout_s); }
+
+struct FrameHeader {
+  uint32_t magic = kFrameMagic;
+  uint32_t json_bytes = 0;
+  uint64_t blob_bytes = 0;
+};
+
+// send() with MSG_NOSIGNAL: a peer that died is an error here, not a SIGPIPE that kills us.
+bool SendAll(int fd, const void* data, size_t n) {
+  const char* c = static_cast<const char*>(data);
+  while (n > 0) {
+    const ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    c += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+bool SendFrame(int fd, const std::string& text, const std::string& blob) {
+  FrameHeader h;
+  h.json_bytes = static_cast<uint32_t>(text.size());
+  h.blob_bytes = blob.size();
+  return SendAll(fd, &h, sizeof h) && SendAll(fd, text.data(), text.size()) &&
+         SendAll(fd, blob.data(), blob.size());
+}
+
+std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+// JSON has no infinity: a non-finite error travels as null.
+json Finite(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+double FromFinite(const json& j) {
+  return j.is_number() ? j.get<double>() : std::numeric_limits<double>::infinity();
+}
+
+json LaunchToJson(const tir::CudaKernelLaunch& k) {
+  return {{"entry", k.entry}, {"grid", k.grid}, {"block", k.block}, {"smem", k.dynamic_shared_bytes}};
+}
+
+json ModuleToJson(const CudaModuleRun& m) {
+  json kernels = json::array();
+  for (const auto& k : m.kernels) kernels.push_back(LaunchToJson(k));
+  return {{"cubin", m.cubin_path}, {"kernels", kernels}, {"workspaces", m.workspace_bytes}};
+}
+
+CudaModuleRun ModuleFromJson(const json& j) {
+  CudaModuleRun m;
+  m.cubin_path = j.at("cubin").get<std::string>();
+  for (const auto& k : j.at("kernels")) {
+    tir::CudaKernelLaunch l;
+    l.entry = k.at("entry").get<std::string>();
+    l.grid = k.at("grid").get<std::array<int64_t, 3>>();
+    l.block = k.at("block").get<std::array<int64_t, 3>>();
+    l.dynamic_shared_bytes = k.at("smem").get<int64_t>();
+    m.kernels.push_back(std::move(l));
+  }
+  m.workspace_bytes = j.at("workspaces").get<std::vector<int64_t>>();
+  return m;
+}
+
+// ==== the executor process ========================================================================
+
+// A blocking read of one frame; false at end-of-file or on a malformed frame.
+bool RecvAll(int fd, void* data, size_t n) {
+  char* c = static_cast<char*>(data);
+  while (n > 0) {
+    const ssize_t got = read(fd, c, n);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    c += got;
+    n -= static_cast<size_t>(got);
+  }
+  return true;
+}
+
+bool ReadFrameBlocking(int fd, json& j, std::string& blob) {
+  FrameHeader h;
+  if (!RecvAll(fd, &h, sizeof h) || h.magic != kFrameMagic) return false;
+  std::string text(h.json_bytes, '\0');
+  blob.assign(h.blob_bytes, '\0');
+  if (!RecvAll(fd, text.data(), text.size()) || !RecvAll(fd, blob.data(), blob.size())) return false;
+  j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return !j.is_discarded();
+}
+
+class Executor {
+ public:
+  Executor(const CudaDriver& driver, const MeasureConfig& config) : d_(driver), cfg_(config) {}
+
+  // Opens the device: the ready message's device info, or why not.
+  Result<CudaDeviceInfo> Open() {
+    auto info = QueryCudaDevice(d_, cfg_.cuda_device);  // calls cuInit
+    if (!info) return info.error();
+    info_ = *info;
+    Result<void> r = Check(d_.DeviceGet(&dev_, cfg_.cuda_device), "cuDeviceGet");
+    if (r) r = Check(d_.DevicePrimaryCtxRetain(&ctx_, dev_), "cuDevicePrimaryCtxRetain");
+    if (r) r = Check(d_.CtxSetCurrent(ctx_), "cuCtxSetCurrent");
+    if (r) r = Check(d_.StreamCreate(&stream_, 0), "cuStreamCreate");
+    if (r) r = Check(d_.EventCreate(&start_, 0), "cuEventCreate");
+    if (r) r = Check(d_.EventCreate(&stop_, 0), "cuEventCreate");
+    if (r && cfg_.flush_cache) {
+      flush_bytes_ = cfg_.flush_bytes > 0 ? cfg_.flush_bytes : std::max(2 * info_.l2_bytes, kMinFlushBytes);
+      r = Check(d_.MemAlloc(&flush_, static_cast<size_t>(flush_bytes_)), "cuMemAlloc of the L2 flush buffer");
+    }
+    if (!r) return r.error();
+    return info_;
+  }
+
+  // {"ok": true} or {"ok": false, "error": ..., "fatal": ...}
+  json SetWorkload(const json& req, const std::string& blob) {
+    auto fail = [&](const std::string& msg) {
+      workload_ready_ = false;
+      return json{{"ok", false}, {"error", msg}, {"fatal", ContextBroken()}};
+    };
+    FreeWorkload();
+    std::vector<int64_t> counts;
+    int64_t out_n = 0;
+    uint64_t seed = 1;
+    std::optional<CudaModuleRun> reference;
+    try {
+      counts = req.at("inputs").get<std::vector<int64_t>>();
+      out_n = req.at("output").get<int64_t>();
+      seed = req.at("seed").get<uint64_t>();
+      if (!req.at("reference").is_null()) reference = ModuleFromJson(req.at("reference"));
+    } catch (const json::exception& e) {
+      return fail(std::string("malformed workload request: ") + e.what());
+    }
+    if (out_n <= 0) return fail("the workload has an empty output");
+
+    // Inputs: made here with the generator every runner uses, copied once.
+    std::vector<AlignedFloats> host = MakeRandomInputs(counts, seed);
+    for (const auto& h : host) {
+      cu::DevicePtr p = 0;
+      const size_t bytes = static_cast<size_t>(std::max<int64_t>(h.size(), 1)) * sizeof(float);
+      if (auto r = Check(d_.MemAlloc(&p, bytes), "cuMemAlloc of an input"); !r) return fail(r.error().message);
+      inputs_.push_back(p);
+      if (auto r = Check(d_.MemcpyHtoD(p, h.data(), h.size() * sizeof(float)), "cuMemcpyHtoD of an input"); !r) {
+        return fail(r.error().message);
+      }
+    }
+    if (auto r = Check(d_.MemAlloc(&output_, out_n * sizeof(float)), "cuMemAlloc of the output"); !r) {
+      return fail(r.error().message);
+    }
+    output_elements_ = out_n;
+
+    // The reference output: computed here by the naive module, or sent by the parent.
+    reference_.assign(out_n, 0.0f);
+    if (reference) {
+      Run run(*this, *reference);
+      if (auto r = run.Prepare(); !r) return fail("the reference kernel: " + r.error().message);
+      if (auto r = run.Checked(reference_.data()); !r) return fail("the reference kernel: " + r.error().message);
+      int64_t nan = 0;
+      for (float v : reference_) nan += std::isnan(v);
+      if (nan > 0) {
+        return fail(fmt::format("the reference kernel left {} of {} output elements NaN (unwritten?)", nan, out_n));
+      }
+    } else {
+      if (blob.size() != static_cast<size_t>(out_n) * sizeof(float)) {
+        return fail(fmt::format("the host reference has {} bytes, the output {}", blob.size(), out_n * 4));
+      }
+      std::memcpy(reference_.data(), blob.data(), blob.size());
+    }
+    reference_scale_ = ReferenceScale(reference_.data(), out_n);
+    workload_ready_ = true;
+    return json{{"ok", true}};
+  }
+
+  // {"kind", "message", "max_rel_error", "latencies", "fatal"}
+  json Measure(const json& req) {
+    auto answer = [&](ErrorKind kind, const std::string& msg, double rel, const std::vector<double>& lat) {
+      const bool fatal = kind == ErrorKind::kRunError && ContextBroken();
+      return json{{"kind", ErrorKindName(kind)}, {"message", msg}, {"max_rel_error", Finite(rel)},
+                  {"latencies", lat},           {"fatal", fatal}};
+    };
+    if (!workload_ready_) return answer(ErrorKind::kRunError, "the executor has no workload", 0, {});
+    CudaModuleRun module;
+    try {
+      module = ModuleFromJson(req.at("module"));
+    } catch (const json::exception& e) {
+      return answer(ErrorKind::kRunError, std::string("malformed run request: ") + e.what(), 0, {});
+    }
+    Run run(*this, module);
+    if (auto r = run.Prepare(); !r) return answer(ErrorKind::kRunError, r.error().message, 0, {});
+    std::vector<float> out(output_elements_);
+    auto one = run.Checked(out.data());
+    if (!one) return answer(ErrorKind::kRunError, one.error().message, 0, {});
+    const CheckResult check = CheckOutput(out.data(), reference_.data(), output_elements_, reference_scale_, cfg_.rtol);
+    if (!check.correct) {
+      return answer(ErrorKind::kWrongAnswer, check.Describe(output_elements_), check.max_rel_error, {});
+    }
+    auto latencies = run.Timed(*one);
+    if (!latencies) return answer(ErrorKind::kRunError, latencies.error().message, check.max_rel_error, {});
+    return answer(ErrorKind::kNone, "", check.max_rel_error, *latencies);
+  }
+
+ private:
+  // One module on the current workload: loaded, its functions found and its workspaces allocated;
+  // all unloaded and freed at the end.
+  class Run {
+   public:
+    Run(Executor& e, const CudaModuleRun& m) : e_(e), m_(m) {}
+    ~Run() {
+      for (cu::DevicePtr p : workspaces_) e_.d_.MemFree(p);
+      if (module_) e_.d_.ModuleUnload(module_);
+    }
+
+    Result<void> Prepare() {
+      const CudaDriver& d = e_.d_;
+      std::ifstream f(m_.cubin_path, std::ios::binary);
+      std::ostringstream read;
+      if (f.is_open()) read << f.rdbuf();
+      const std::string image = read.str();
+      if (image.empty()) return MakeError("cannot read the cubin " + m_.cubin_path);
+      if (auto r = e_.Check(d.ModuleLoadData(&module_, image.data()), "cuModuleLoadData"); !r) return r;
+      for (const auto& k : m_.kernels) {
+        for (int i = 0; i < 3; ++i) {
+          if (k.grid[i] < 1 || k.block[i] < 1 || k.grid[i] > UINT32_MAX || k.block[i] > UINT32_MAX) {
+            return MakeError(fmt::format("kernel {} has a bad launch shape", k.entry));
+          }
+        }
+        if (k.dynamic_shared_bytes < 0 || k.dynamic_shared_bytes > INT32_MAX) {
+          return MakeError(fmt::format("kernel {} asks for {} bytes of shared memory", k.entry, k.dynamic_shared_bytes));
+        }
+        cu::Function fn = nullptr;
+        if (auto r = e_.Check(d.ModuleGetFunction(&fn, module_, k.entry.c_str()), "cuModuleGetFunction " + k.entry);
+            !r) {
+          return r;
+        }
+        if (k.dynamic_shared_bytes > cu::kDefaultSharedMemoryLimit) {
+          auto r = e_.Check(d.FuncSetAttribute(fn, cu::kFuncMaxDynamicSharedSizeBytes,
+                                               static_cast<int>(k.dynamic_shared_bytes)),
+                            fmt::format("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, {}) of {}",
+                                        k.dynamic_shared_bytes, k.entry));
+          if (!r) return r;
+        }
+        functions_.push_back(fn);
+      }
+      // Arguments: the inputs, the output, then the workspaces; every kernel takes them all.
+      args_ = e_.inputs_;
+      args_.push_back(e_.output_);
+      for (int64_t bytes : m_.workspace_bytes) {
+        cu::DevicePtr p = 0;
+        if (bytes > 0) {
+          auto r = e_.Check(e_.d_.MemAlloc(&p, static_cast<size_t>(bytes)), fmt::format("cuMemAlloc of a {}-byte workspace", bytes));
+          if (!r) return r;
+          workspaces_.push_back(p);
+        }
+        args_.push_back(p);
+      }
+      for (auto& a : args_) arg_ptrs_.push_back(&a);
+      return {};
+    }
+
+    // Poisons the output, runs the module once and copies the output to `out`: the time of the run (ms).
+    Result<double> Checked(float* out) {
+      const CudaDriver& d = e_.d_;
+      auto r = e_.Check(d.MemsetD32Async(e_.output_, kPoison, static_cast<size_t>(e_.output_elements_), e_.stream_),
+                        "cuMemsetD32Async poisoning the output");
+      if (!r) return r.error();
+      auto ms = TimeRuns(1, "the checked run");
+      if (!ms) return ms.error();
+      r = e_.Check(d.MemcpyDtoH(out, e_.output_, e_.output_elements_ * sizeof(float)), "cuMemcpyDtoH of the output");
+      if (!r) return r.error();
+      return *ms;
+    }
+
+    // Warm-up, then the timed repeats: ms per run of each repeat.
+    Result<std::vector<double>> Timed(double one_ms) {
+      const MeasureConfig& c = e_.cfg_;
+      // The checked run was the first warm-up; a module that alone outlasts a repeat is warm after it.
+      for (int i = 0; i < c.warmup && one_ms < c.min_repeat_ms; ++i) {
+        auto ms = TimeRuns(1, "a warm-up run");
+        if (!ms) return ms.error();
+        one_ms = *ms;
+      }
+      const double want = std::ceil(c.min_repeat_ms / std::max(one_ms, 1e-4));
+      const int64_t number = static_cast<int64_t>(std::clamp(want, 1.0, static_cast<double>(kMaxRunsPerRepeat)));
+      std::vector<double> latencies;
+      for (int rep = 0; rep < c.repeats; ++rep) {
+        if (e_.flush_) {
+          // Writing 2 x L2 on the same stream evicts the module's data before the start event.
+          auto r = e_.Check(e_.d_.MemsetD8Async(e_.flush_, static_cast<unsigned char>(rep), e_.flush_bytes_, e_.stream_),
+                            "cuMemsetD8Async flushing the L2");
+          if (!r) return r.error();
+        }
+        auto ms = TimeRuns(number, "a timed repeat");
+        if (!ms) return ms.error();
+        latencies.push_back(*ms / static_cast<double>(number));
+      }
+      return latencies;
+    }
+
+   private:
+    // Runs the module `n` times between two events on the stream: the elapsed ms.
+    Result<double> TimeRuns(int64_t n, const char* what) {
+      const CudaDriver& d = e_.d_;
+      if (auto r = e_.Check(d.EventRecord(e_.start_, e_.stream_), "cuEventRecord"); !r) return r.error();
+      for (int64_t i = 0; i < n; ++i) {
+        for (size_t k = 0; k < functions_.size(); ++k) {
+          const auto& l = m_.kernels[k];
+          const cu::Result res = d.LaunchKernel(
+              functions_[k], static_cast<unsigned>(l.grid[0]), static_cast<unsigned>(l.grid[1]),
+              static_cast<unsigned>(l.grid[2]), static_cast<unsigned>(l.block[0]), static_cast<unsigned>(l.block[1]),
+              static_cast<unsigned>(l.block[2]), static_cast<unsigned>(l.dynamic_shared_bytes), e_.stream_,
+              arg_ptrs_.data(), nullptr);
+          if (auto r = e_.Check(res, fmt::format("cuLaunchKernel {} in {}", l.entry, what)); !r) return r.error();
+        }
+      }
+      if (auto r = e_.Check(d.EventRecord(e_.stop_, e_.stream_), "cuEventRecord"); !r) return r.error();
+      // Faults of the kernels surface here.
+      if (auto r = e_.Check(d.EventSynchronize(e_.stop_), fmt::format("cuEventSynchronize after {}", what)); !r) {
+        return r.error();
+      }
+      float ms = 0;
+      if (auto r = e_.Check(d.EventElapsedTime(&ms, e_.start_, e_.stop_), "cuEventElapsedTime"); !r) return r.error();
+      return static_cast<double>(ms);
+    }
+
+    Executor& e_;
+    const CudaModuleRun& m_;
+    cu::Module module_ = nullptr;
+    std::vector<cu::Function> functions_;
+    std::vector<cu::DevicePtr> workspaces_;
+    std::vector<cu::DevicePtr> args_;
+    std::vector<void*> arg_ptrs_;
+  };
+
+  Result<void> Check(cu::Result r, const std::string& what) const {
+    if (r == cu::kSuccess) return {};
+    return MakeError(fmt::format("{} ({})", d_.ErrorText(r), what));
+  }
+
+  // After an error: a sticky error (a fault) leaves the context unusable, and every call returns it.
+  bool ContextBroken() const { return d_.CtxSynchronize() != cu::kSuccess; }
+
+  void FreeWorkload() {
+    for (cu::DevicePtr p : inputs_) d_.MemFree(p);
+    inputs_.clear();
+    if (output_) d_.MemFree(output_);
+    output_ = 0;
+    output_elements_ = 0;
+    reference_.clear();
+    workload_ready_ = false;
+  }
+
+  const CudaDriver& d_;
+  const MeasureConfig& cfg_;
+  CudaDeviceInfo info_;
+  cu::Device dev_ = 0;
+  cu::Context ctx_ = nullptr;
+  cu::Stream stream_ = nullptr;
+  cu::Event start_ = nullptr, stop_ = nullptr;
+  cu::DevicePtr flush_ = 0;
+  int64_t flush_bytes_ = 0;
+  // The workload.
+  bool workload_ready_ = false;
+  std::vector<cu::DevicePtr> inputs_;
+  cu::DevicePtr output_ = 0;
+  int64_t output_elements_ = 0;
+  std::vector<float> reference_;
+  double reference_scale_ = 1;
+};
+
+[[noreturn]] void ExecutorMain(int fd, const MeasureConfig& config, pid_t parent) {
+  // A crash ends the process with its signal, quietly (no core file).
+  for (int sig = 1; sig < NSIG; ++sig) {
+    if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);
+  }
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  rlimit no_core{0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+  if (getppid() != parent) _exit(1);
+  CloseDescriptorsExcept(fd);
+  // Ends the executor when the parent dies, also while a kernel hangs (PR_SET_PDEATHSIG would follow
+  // the forking thread rather than the process, and the tuner may run from short-lived threads).
+  std::thread([parent] {
+    while (getppid() == parent) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    _exit(0);
+  }).detach();
+
+  // Not LoadCudaDriver(): its once-guard may have been held by another thread of the parent at the fork.
+  const Result<CudaDriver> driver = LoadCudaDriverFrom(kCudaDriverLibrary);
+  if (!driver) {
+    SendFrame(fd, Dump({{"ok", false}, {"error", driver.error().message}}), "");
+    _exit(0);
+  }
+  Executor executor(*driver, config);
+  auto device = executor.Open();
+  if (!device) {
+    SendFrame(fd, Dump({{"ok", false}, {"error", device.error().message}}), "");
+    _exit(0);
+  }
+  if (!SendFrame(fd, Dump({{"ok", true}, {"device", json::parse(CudaDeviceInfoToJson(*device))}}), "")) _exit(0);
+
+  json req;
+  std::string blob;
+  while (ReadFrameBlocking(fd, req, blob)) {
+    const std::string op = req.value("op", "");
+    json reply;
+    if (op == "workload") {
+      reply = executor.SetWorkload(req, blob);
+    } else if (op == "run") {
+      reply = executor.Measure(req);
+    } else {
+      _exit(0);  // "exit", or a request we do not know
+    }
+    if (!SendFrame(fd, Dump(reply), "")) _exit(0);
+    if (reply.value("fatal", false)) _exit(0);  // the context is unusable: the parent starts a fresh one
+  }
+  _exit(0);
+}
+
+}  // namespace
+
+// ==== the parent side =============================================================================
+
+struct CudaExecutor::Frame {
+  json j;
+  std::string blob;
+};
+
+CudaModuleRun CudaModuleRun::FromBuild(const BuildResult& b) {
+  return CudaModuleRun{b.artifact, b.kernels, b.workspace_bytes};
+}
+
+CudaExecutor::CudaExecutor(MeasureConfig config) : config_(std::move(config)) {}
+
+CudaExecutor::~CudaExecutor() { Stop(); }
+
+std::string CudaExecutor::DescribeEnd(int status) const {
+  if (WIFSIGNALED(status)) return DescribeSignal(WTERMSIG(status));
+  if (WIFEXITED(status)) return fmt::format("exit code {}", WEXITSTATUS(status));
+  return "unknown status";
+}
+
+std::string CudaExecutor::Reap(double grace_s) {
+  if (fd_ >= 0) close(fd_);
+  fd_ = -1;
+  std::string how = "killed";
+  if (pid_ > 0) {
+    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(grace_s));
+    int status = 0;
+    for (;;) {
+      const pid_t w = waitpid(pid_, &status, WNOHANG);
+      if (w == pid_) {
+        how = DescribeEnd(status);
+        break;
+      }
+      if (w < 0 && errno != EINTR) break;
+      if (Clock::now() >= deadline) {
+        kill(pid_, SIGKILL);
+        while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+        }
+        how = DescribeEnd(status);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  }
+  pid_ = -1;
+  workload_sent_ = false;
+  return how;
+}
+
+void CudaExecutor::Kill() {
+  if (pid_ > 0) kill(pid_, SIGKILL);
+  Reap(kExitGraceS);
+}
+
+void CudaExecutor::Stop() {
+  if (pid_ <= 0) return;
+  SendFrame(fd_, Dump({{"op", "exit"}}), "");
+  Reap(kExitGraceS);
+}
+
+CudaExecutor::Wait CudaExecutor::Request(const std::string& text, const std::string& blob, double timeout_s,
+                                         Frame& reply) {
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+  if (!text.empty() && !SendFrame(fd_, text, blob)) return Wait::kClosed;
+  std::string bytes;
+  FrameHeader h;
+  char buf[1 << 16];
+  for (;;) {
+    if (bytes.size() >= sizeof h) {
+      std::memcpy(&h, bytes.data(), sizeof h);
+      if (h.magic != kFrameMagic) return Wait::kClosed;  // garbled: treat as dead
+      if (bytes.size() >= sizeof h + h.json_bytes + h.blob_bytes) break;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) return Wait::kTimeout;
+    pollfd p{fd_, POLLIN, 0};
+    const int n = poll(&p, 1, static_cast<int>(std::min<long long>(left, 200)));
+    if (n < 0 && errno != EINTR) return Wait::kClosed;
+    if (n <= 0) {
+      // A dead executor whose socket end is still held open elsewhere (a child forked meanwhile by
+      // another thread) sends no end-of-file: look at the process itself.
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        close(fd_);
+        fd_ = -1;
+        pid_ = -1;
+        workload_sent_ = false;
+        reply.j = {{"ended", DescribeEnd(status)}};
+        return Wait::kClosed;
+      }
+      continue;
+    }
+    const ssize_t got = read(fd_, buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return Wait::kClosed;
+    bytes.append(buf, static_cast<size_t>(got));
+  }
+  reply.j = json::parse(bytes.substr(sizeof h, h.json_bytes), nullptr, /*allow_exceptions=*/false);
+  reply.blob = bytes.substr(sizeof h + h.json_bytes, h.blob_bytes);
+  return reply.j.is_discarded() ? Wait::kClosed : Wait::kOk;
+}
+
+Result<CudaDeviceInfo> CudaExecutor::Start() {
+  if (pid_ > 0) return *device_;
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+    return MakeError(std::string("socketpair: ") + std::strerror(errno));
+  }
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(sv[0]);
+    close(sv[1]);
+    return MakeError(std::string("fork: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    close(sv[0]);
+    ExecutorMain(sv[1], config_, parent);
+  }
+  close(sv[1]);
+  pid_ = pid;
+  fd_ = sv[0];
+  // Never block for good on a peer that stopped reading.
+  timeval send_limit{60, 0};
+  setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &send_limit, sizeof send_limit);
+  ++starts_;
+  workload_sent_ = false;
+
+  Frame ready;
+  switch (Request("", "", kStartTimeoutS, ready)) {
+    case Wait::kTimeout:
+      Kill();
+      return MakeError(fmt::format("the CUDA executor did not start within {:g} s", kStartTimeoutS));
+    case Wait::kClosed: {
+      const std::string how = ready.j.is_object() && ready.j.contains("ended") ? ready.j["ended"].get<std::string>()
+                                                                              : Reap(kExitGraceS);
+      return MakeError("the CUDA executor died while starting: " + how);
+    }
+    case Wait::kOk:
+      break;
+  }
+  if (!ready.j.value("ok", false)) {
+    Reap(kExitGraceS);
+    return MakeError(ready.j.value("error", std::string("the CUDA executor could not start")));
+  }
+  auto info = CudaDeviceInfoFromJson(ready.j.contains("device") ? ready.j["device"].dump() : "");
+  if (!info) {
+    Kill();
+    return info.error();
+  }
+  device_ = *info;
+  return *device_;
+}
+
+void CudaExecutor::SetWorkload(CudaWorkloadSpec spec) {
+  if (workload_ && workload_->key == spec.key) return;
+  workload_ = std::move(spec);
+  workload_sent_ = false;
+  workload_error_.reset();
+}
+
+Result<void> CudaExecutor::SendWorkload() {
+  const CudaWorkloadSpec& w = *workload_;
+  json req = {{"op", "workload"},
+              {"inputs", w.input_elements},
+              {"output", w.output_elements},
+              {"seed", w.seed},
+              {"reference", w.reference ? ModuleToJson(*w.reference) : json(nullptr)}};
+  std::string blob;
+  if (!w.reference) {
+    if (!w.host_data) return MakeError("the workload has no reference");
+    const AlignedFloats& ref = w.host_data->reference;
+    blob.assign(reinterpret_cast<const char*>(ref.data()), ref.size() * sizeof(float));
+  }
+  const double timeout = WorkloadTimeout(config_);
+  Frame reply;
+  switch (Request(Dump(req), blob, timeout, reply)) {
+    case Wait::kTimeout:
+      Kill();
+      return MakeError(fmt::format("setting up the workload on the GPU (inputs, reference kernel) exceeded {:g} s", timeout));
+    case Wait::kClosed: {
+      const std::string how = reply.j.is_object() && reply.j.contains("ended") ? reply.j["ended"].get<std::string>()
+                                                                              : Reap(kExitGraceS);
+      return MakeError("the CUDA executor died setting up the workload: " + how);
+    }
+    case Wait::kOk:
+      break;
+  }
+  if (!reply.j.value("ok", false)) {
+    if (reply.j.value("fatal", false)) Reap(kExitGraceS);
+    return MakeError(reply.j.value("error", std::string("setting up the workload failed")));
+  }
+  workload_sent_ = true;
+  return {};
+}
+
+CudaRunOutcome CudaExecutor::Run(const CudaModuleRun& module) {
+  CudaRunOutcome out;
+  auto fail = [&](ErrorKind kind, std::string msg) {
+    out.kind = kind;
+    out.message = std::move(msg);
+    return out;
+  };
+  if (!workload_) return fail(ErrorKind::kRunError, "no workload set");
+  if (workload_error_) return fail(ErrorKind::kRunError, *workload_error_);
+  auto device = Start();
+  if (!device) return fail(ErrorKind::kRunError, device.error().message);
+  if (!workload_sent_) {
+    if (auto r = SendWorkload(); !r) {
+      workload_error_ = r.error().message;
+      return fail(ErrorKind::kRunError, *workload_error_);
+    }
+  }
+
+  Frame reply;
+  switch (Request(Dump({{"op", "run"}, {"module", ModuleToJson(module)}}), "", config_.run_timeout_s, reply)) {
+    case Wait::kTimeout:
+      Kill();
+      return fail(ErrorKind::kRunTimeout, fmt::format("the run exceeded {:g} s", config_.run_timeout_s));
+    case Wait::kClosed: {
+      const std::string how = reply.j.is_object() && reply.j.contains("ended") ? reply.j["ended"].get<std::string>()
+                                                                              : Reap(kExitGraceS);
+      return fail(ErrorKind::kRunError, "the CUDA executor died: " + how);
+    }
+    case Wait::kOk:
+      break;
+  }
+  const auto kind = ParseErrorKind(reply.j.value("kind", std::string("?")));
+  const bool sane = kind && (*kind == ErrorKind::kNone || *kind == ErrorKind::kRunError || *kind == ErrorKind::kWrongAnswer);
+  if (reply.j.value("fatal", false)) Reap(kExitGraceS);
+  if (!sane) {
+    Kill();
+    return fail(ErrorKind::kRunError, "the CUDA executor sent a malformed result");
+  }
+  out.kind = *kind;
+  out.message = reply.j.value("message", std::string());
+  out.max_rel_error = reply.j.contains("max_rel_error") ? FromFinite(reply.j["max_rel_error"]) : 0.0;
+  if (out.kind == ErrorKind::kNone && reply.j.contains("latencies") && reply.j["latencies"].is_array()) {
+    out.latencies_ms = reply.j["latencies"].get<std::vector<double>>();
+  }
+  return out;
+}
+
+}  // namespace autotune::measure

@@ -1,0 +1,245 @@
+#include "measure/nvrtc_builder.h"
+
+#include <fmt/format.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "measure/cuda_driver.h"
+#include "measure/nvrtc_compiler.h"
+#include "measure/sha256.h"
+#include "measure/subprocess.h"
+
+// The CUDA code generator and the GPU validity check are being written beside this; until both
+// exist, a lowered function is a BUILD_ERROR saying so (ready sources build).
+#if __has_include("tir/codegen/codegen_cuda.h") && __has_include("tir/analysis/gpu_validity.h")
+#define AUTOTUNE_HAVE_CUDA_CODEGEN 1
+#include "tir/analysis/gpu_validity.h"
+#include "tir/codegen/codegen_cuda.h"
+#else
+#define AUTOTUNE_HAVE_CUDA_CODEGEN 0
+#endif
+
+namespace autotune::measure {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+constexpr size_t kMaxErrorLog = 4000;  // NVRTC log kept in an error message
+constexpr size_t kMaxLog = 16000;      // log kept in a successful result (ptxas info of many kernels)
+
+std::string DefaultCacheDir() {
+  std::error_code ec;
+  fs::path tmp = fs::temp_directory_path(ec);
+  if (ec) tmp = "/tmp";
+  return (tmp / fmt::format("autotune-{}", getuid()) / "cuda-cache").string();
+}
+
+double Since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+std::optional<std::string> ReadFile(const fs::path& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return std::nullopt;
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// Writes `text` to `dir/name` through a temporary file and a rename (atomic on one file system).
+bool WriteAtomically(const fs::path& dir, const std::string& name, const std::string& text) {
+  std::string tmpl = (dir / ("." + name + ".XXXXXX")).string();
+  const int fd = mkstemp(tmpl.data());
+  if (fd < 0) return false;
+  const bool written = WriteFully(fd, text.data(), text.size());
+  close(fd);
+  std::error_code ec;
+  if (written) fs::rename(tmpl, dir / name, ec);
+  if (!written || ec) {
+    fs::remove(tmpl, ec);
+    return false;
+  }
+  return true;
+}
+
+#if AUTOTUNE_HAVE_CUDA_CODEGEN
+// The GPU limits the validity check judges a program against: the device's own when it is known,
+// else those of the architecture.
+tir::GpuLimits LimitsFor(const std::string& arch, const std::optional<CudaDeviceInfo>& device) {
+  tir::GpuLimits limits;
+  (void)arch;
+  (void)device;
+  return limits;
+}
+#endif
+
+}  // namespace
+
+NvrtcBuilder::NvrtcBuilder(MeasureConfig config) : config_(std::move(config)) {
+  cache_dir_ = config_.cache_dir.empty() ? DefaultCacheDir() : config_.cache_dir;
+  std::error_code ec;
+  fs::create_directories(cache_dir_, ec);
+}
+
+const Result<NvrtcBuilder::Setup>& NvrtcBuilder::Prepare() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (setup_) return *setup_;
+  setup_ = [&]() -> Result<Setup> {
+    Setup s;
+    auto nvrtc = LoadNvrtc();
+    if (!nvrtc) return nvrtc.error();
+    s.nvrtc = *nvrtc;
+    std::string arch = config_.cuda_arch;
+    if (arch.empty()) {
+      auto device = QueryCudaDeviceIsolated(config_.cuda_device);
+      if (!device) {
+        return MakeError(fmt::format("cannot read the GPU architecture ({}): pass --arch (e.g. --arch sm_90)",
+                                     device.error().message));
+      }
+      s.device = *device;
+      arch = device->Arch();
+    }
+    auto normal = NormalizeCudaArch(arch);
+    if (!normal) return normal.error();
+    s.arch = *normal;
+    s.options = NvrtcOptions(s.arch, config_);
+    s.identity = "nvrtc " + s.nvrtc->VersionText() + "\n";
+    for (const auto& o : s.options) s.identity += o + "\n";
+    return s;
+  }();
+  return *setup_;
+}
+
+Result<std::string> NvrtcBuilder::Arch() {
+  const auto& s = Prepare();
+  if (!s) return s.error();
+  return s->arch;
+}
+
+Result<std::vector<std::string>> NvrtcBuilder::Options() {
+  const auto& s = Prepare();
+  if (!s) return s.error();
+  return s->options;
+}
+
+std::vector<BuildResult> NvrtcBuilder::Build(const std::vector<BuildInput>& inputs) {
+  std::vector<BuildResult> results(inputs.size());
+  if (inputs.empty()) return results;
+  const Result<Setup>& setup = Prepare();
+  if (!setup) {
+    for (auto& r : results) {
+      r.error_kind = ErrorKind::kBuildError;
+      r.error_message = setup.error().message;
+    }
+    return results;
+  }
+  size_t threads = config_.build_threads > 0 ? config_.build_threads : std::thread::hardware_concurrency();
+  threads = std::max<size_t>(1, std::min(threads, inputs.size()));
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < inputs.size();) results[i] = BuildOne(inputs[i], *setup);
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  return results;
+}
+
+BuildResult NvrtcBuilder::BuildOne(const BuildInput& input, const Setup& setup) const {
+  const auto t0 = Clock::now();
+  BuildResult r;
+  auto fail = [&](ErrorKind kind, std::string msg) {
+    r.error_kind = kind;
+    r.error_message = std::move(msg);
+    r.build_seconds = Since(t0);
+    return r;
+  };
+
+  // ---- the module: generated from the lowered function, or given ----
+  tir::CudaModule module;
+  if (input.func.body) {
+#if AUTOTUNE_HAVE_CUDA_CODEGEN
+    auto usage = tir::CheckGpuValidity(input.func, LimitsFor(setup.arch, setup.device));
+    if (!usage) return fail(ErrorKind::kInvalidSchedule, usage.error().message);
+    auto generated = tir::CodegenCuda(input.func);
+    if (!generated) return fail(ErrorKind::kBuildError, "codegen: " + generated.error().message);
+    module = std::move(*generated);
+#else
+    return fail(ErrorKind::kBuildError, "this build has no CUDA code generator");
+#endif
+  } else {
+    if (input.kernels.empty()) {
+      return fail(ErrorKind::kBuildError, "a CUDA source needs its kernel launches (BuildInput::FromCudaModule)");
+    }
+    module.code = input.source;
+    module.kernels = input.kernels;
+    module.num_params = input.num_params;
+    module.workspace_bytes = input.workspace_bytes;
+  }
+  if (module.kernels.empty()) return fail(ErrorKind::kBuildError, "codegen made no kernel");
+  r.source = module.code;
+  r.kernels = module.kernels;
+  r.entry = module.kernels.front().entry;
+  r.num_params = module.num_params;
+  r.workspace_bytes = module.workspace_bytes;
+
+  auto finish = [&](std::string cubin_path, int64_t bytes, const std::string& log, bool cached) {
+    const PtxasInfo ptxas = ParsePtxasInfo(log);
+    r.artifact = std::move(cubin_path);
+    r.binary_bytes = bytes;
+    r.log = TrimLog(log, kMaxLog);
+    r.registers = ptxas.registers;
+    r.spill_bytes = ptxas.spill_store_bytes + ptxas.spill_load_bytes;
+    r.cached = cached;
+    r.build_seconds = Since(t0);
+    return r;
+  };
+
+  // ---- the cache ----
+  const std::string key = Sha256Hex(setup.identity + "\n" + r.source);
+  const fs::path dir = cache_dir_;
+  const fs::path cubin_path = dir / (key + ".cubin");
+  std::error_code ec;
+  if (fs::exists(cubin_path, ec)) {
+    const auto size = fs::file_size(cubin_path, ec);
+    if (!ec && size > 0) {
+      return finish(cubin_path.string(), static_cast<int64_t>(size), ReadFile(dir / (key + ".log")).value_or(""),
+                    /*cached=*/true);
+    }
+  }
+
+  // ---- compile ----
+  NvrtcOutput out = CompileToCubinIsolated(*setup.nvrtc, r.source, setup.options, config_.build_timeout_s);
+  switch (out.status) {
+    case NvrtcOutput::Status::kOk:
+      break;
+    case NvrtcOutput::Status::kTimeout:
+      return fail(ErrorKind::kBuildTimeout, out.message);
+    case NvrtcOutput::Status::kCompileError:
+      r.log = TrimLog(out.log, kMaxLog);
+      return fail(ErrorKind::kBuildError, "NVRTC compile error:\n" + TrimLog(out.log, kMaxErrorLog));
+    case NvrtcOutput::Status::kFailed:
+      r.log = TrimLog(out.log, kMaxLog);
+      return fail(ErrorKind::kBuildError, TrimLog(out.message, kMaxErrorLog));
+  }
+  fs::create_directories(dir, ec);
+  // The log and the source first: a cubin in the cache always has its log beside it.
+  if (!WriteAtomically(dir, key + ".log", out.log) || !WriteAtomically(dir, key + ".cu", r.source) ||
+      !WriteAtomically(dir, key + ".cubin", out.cubin)) {
+    return fail(ErrorKind::kBuildError, "cannot write the cubin into the cache " + cache_dir_);
+  }
+  return finish(cubin_path.string(), static_cast<int64_t>(out.cubin.size()), out.log, /*cached=*/false);
+}
+
+std::unique_ptr<Builder> MakeNvrtcBuilder(const MeasureConfig& config) {
+  return std::make_unique<NvrtcBuilder>(config);
+}
+
+}  // namespace autotune::measure

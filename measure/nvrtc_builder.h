@@ -1,0 +1,67 @@
+// NVRTC builder (cuda target): for each lowered function, the GPU validity check (an invalid program
+// is INVALID_SCHEDULE with the reason, and NVRTC never sees it), CUDA codegen, then NVRTC into a
+// cubin for the target architecture, several candidates at once.
+//
+// The architecture is config.cuda_arch, or else read from GPU config.cuda_device (in a child
+// process: this process never initializes CUDA); with neither, every build fails saying to pass
+// --arch. Options: see NvrtcOptions (measure/nvrtc_compiler.h).
+//
+// Each compile runs in a forked child process killed past config.build_timeout_s (BUILD_TIMEOUT):
+// an NVRTC call cannot be interrupted in its thread. A compile error is a BUILD_ERROR with NVRTC's
+// log, trimmed. Registers and spills come from ptxas's report in the log.
+//
+// Cubins are cached by SHA-256 of (NVRTC version, options, source) in the cache dir
+// (config.cache_dir, else <temp dir>/autotune-<uid>/cuda-cache): <key>.cubin, with <key>.log (the
+// log, read back on a hit for the ptxas figures) and <key>.cu (the source, for people reading the
+// cache). Files are written under temporary names and renamed, so concurrent builders never see a
+// half-written cubin.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "measure/builder.h"
+#include "measure/cuda_driver.h"
+#include "measure/measure_config.h"
+#include "tir/result.h"
+
+namespace autotune::measure {
+
+struct Nvrtc;
+
+class NvrtcBuilder : public Builder {
+ public:
+  explicit NvrtcBuilder(MeasureConfig config);
+  std::vector<BuildResult> Build(const std::vector<BuildInput>& inputs) override;
+
+  const std::string& CacheDir() const { return cache_dir_; }
+  // The architecture the kernels are compiled for ("sm_90"), or why there is none. The first call
+  // may query the GPU (in a child process).
+  Result<std::string> Arch();
+  // The NVRTC options, or why NVRTC cannot be used (not found, no architecture).
+  Result<std::vector<std::string>> Options();
+
+ private:
+  struct Setup {
+    const Nvrtc* nvrtc = nullptr;
+    std::string arch;
+    std::vector<std::string> options;
+    std::string identity;  // NVRTC version and options: the cache key's prefix
+    std::optional<CudaDeviceInfo> device;  // when the architecture was read from the GPU
+  };
+  // Loads NVRTC and settles the architecture, once.
+  const Result<Setup>& Prepare();
+  BuildResult BuildOne(const BuildInput& input, const Setup& setup) const;
+
+  MeasureConfig config_;
+  std::string cache_dir_;
+  std::mutex mu_;
+  std::optional<Result<Setup>> setup_;
+};
+
+std::unique_ptr<Builder> MakeNvrtcBuilder(const MeasureConfig& config);
+
+}  // namespace autotune::measure

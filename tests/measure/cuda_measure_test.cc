@@ -1,0 +1,401 @@
+// The cuda target's measurement pieces that need no GPU: NVRTC compiles of hand-written and
+// generated kernels to cubins for sm_90, compile errors, the cache, time limits, ptxas reports, and
+// the driver loader and runner failing cleanly where there is no driver. Tests that need NVRTC skip
+// themselves where it cannot be loaded. GPU tests are in cuda_measure_gpu_test.cc (label gpu).
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "measure/cuda_driver.h"
+#include "measure/cuda_runner.h"
+#include "measure/nvrtc_builder.h"
+#include "measure/nvrtc_compiler.h"
+#include "measure/subprocess.h"
+#include "tests/measure/test_kernels.h"
+
+#if __has_include("tir/codegen/codegen_cuda.h") && __has_include("tir/analysis/gpu_validity.h")
+#define HAVE_CUDA_CODEGEN 1
+#else
+#define HAVE_CUDA_CODEGEN 0
+#endif
+
+namespace autotune::measure {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace autotune::test_kernels;
+
+// C[i] = A[i] + B[i] over n elements, one thread each.
+constexpr const char* kAddSource = R"(extern "C" __global__ void vadd(const float* A, const float* B, float* C) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < 4096) C[i] = A[i] + B[i];
+}
+)";
+
+BuildInput CudaSource(const std::string& code, const std::string& entry, int64_t grid = 16, int64_t block = 256,
+                      int64_t dynamic_shared = 0) {
+  tir::CudaModule m;
+  m.code = code;
+  m.kernels = {tir::CudaKernelLaunch{entry, {grid, 1, 1}, {block, 1, 1}, dynamic_shared}};
+  m.num_params = 3;
+  return BuildInput::FromCudaModule(std::move(m));
+}
+
+class CudaBuild : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    std::string tmpl = (fs::temp_directory_path() / "cuda_measure_test-XXXXXX").string();
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir_); }
+  void SetUp() override {
+    auto nvrtc = LoadNvrtc();
+    if (!nvrtc) GTEST_SKIP() << nvrtc.error().message;
+  }
+
+  // sm_90 named explicitly: these tests need no GPU.
+  static MeasureConfig Config(const std::string& cache = "cache") {
+    MeasureConfig c;
+    c.cache_dir = (fs::path(dir_) / cache).string();
+    c.cuda_arch = "sm_90";
+    c.build_threads = 2;
+    c.build_timeout_s = 60;
+    return c;
+  }
+
+  static std::string dir_;
+};
+std::string CudaBuild::dir_;
+
+TEST_F(CudaBuild, HandWrittenKernelBecomesACubinForSm90) {
+  NvrtcBuilder builder(Config());
+  ASSERT_TRUE(builder.Arch()) << builder.Arch().error().message;
+  EXPECT_EQ(*builder.Arch(), "sm_90");
+  auto results = builder.Build({CudaSource(kAddSource, "vadd")});
+  ASSERT_EQ(results.size(), 1u);
+  const BuildResult& r = results[0];
+  ASSERT_TRUE(r.ok()) << r.error_message;
+  EXPECT_EQ(r.entry, "vadd");
+  EXPECT_EQ(r.num_params, 3);
+  ASSERT_EQ(r.kernels.size(), 1u);
+  EXPECT_EQ(r.kernels[0].grid[0], 16);
+  EXPECT_EQ(fs::path(r.artifact).extension(), ".cubin");
+  EXPECT_EQ(static_cast<int64_t>(fs::file_size(r.artifact)), r.binary_bytes);
+  std::ifstream f(r.artifact, std::ios::binary);
+  char magic[4] = {};
+  f.read(magic, 4);
+  EXPECT_EQ(std::string(magic, 4), "\x7f" "ELF");  // a cubin is an ELF file
+  EXPECT_GT(r.registers, 0);
+  EXPECT_EQ(r.spill_bytes, 0);
+  EXPECT_NE(r.log.find("ptxas"), std::string::npos) << r.log;
+  EXPECT_NE(r.log.find("sm_90"), std::string::npos) << r.log;
+  EXPECT_EQ(r.source, kAddSource);
+}
+
+TEST_F(CudaBuild, OptionsAreTheDocumentedOnes) {
+  MeasureConfig c = Config();
+  c.cuda_lineinfo = true;
+  c.nvrtc_options = {"-DEXTRA=1"};
+  NvrtcBuilder builder(c);
+  auto options = builder.Options();
+  ASSERT_TRUE(options) << options.error().message;
+  const std::vector<std::string> expected = {"--gpu-architecture=sm_90", "-default-device", "--std=c++17",
+                                             "--ptxas-options=-v", "-lineinfo", "-DEXTRA=1"};
+  EXPECT_EQ(*options, expected);
+  for (const auto& o : *options) EXPECT_EQ(o.find("fast_math"), std::string::npos);
+}
+
+TEST_F(CudaBuild, CompileErrorIsBuildErrorWithTheLog) {
+  NvrtcBuilder builder(Config());
+  auto results = builder.Build({CudaSource("extern \"C\" __global__ void k(float* A, float* B, float* C) {\n"
+                                           "  C[0] = A[0] + ;\n}\n",
+                                           "k"),
+                                CudaSource(kAddSource, "vadd")});
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].error_kind, ErrorKind::kBuildError);
+  EXPECT_NE(results[0].error_message.find("kernel.cu(2)"), std::string::npos) << results[0].error_message;
+  EXPECT_NE(results[0].error_message.find("error"), std::string::npos) << results[0].error_message;
+  EXPECT_TRUE(results[0].artifact.empty());
+  EXPECT_TRUE(results[1].ok()) << results[1].error_message;  // the batch goes on
+}
+
+TEST_F(CudaBuild, SourceWithoutLaunchesIsBuildError) {
+  NvrtcBuilder builder(Config());
+  auto results = builder.Build({BuildInput::FromSource(kAddSource, "vadd", 3)});
+  EXPECT_EQ(results[0].error_kind, ErrorKind::kBuildError);
+  EXPECT_NE(results[0].error_message.find("FromCudaModule"), std::string::npos) << results[0].error_message;
+}
+
+TEST_F(CudaBuild, UnknownArchitectureIsBuildError) {
+  MeasureConfig c = Config();
+  c.cuda_arch = "gfx90a";
+  NvrtcBuilder builder(c);
+  auto results = builder.Build({CudaSource(kAddSource, "vadd")});
+  EXPECT_EQ(results[0].error_kind, ErrorKind::kBuildError);
+  EXPECT_NE(results[0].error_message.find("bad CUDA architecture"), std::string::npos) << results[0].error_message;
+}
+
+TEST_F(CudaBuild, CubinsAreCachedWithTheirPtxasReport) {
+  MeasureConfig c = Config("cached");
+  NvrtcBuilder builder(c);
+  const std::string other = std::string(kAddSource) + "// another source\n";
+  auto first = builder.Build({CudaSource(kAddSource, "vadd"), CudaSource(other, "vadd")});
+  ASSERT_TRUE(first[0].ok() && first[1].ok());
+  EXPECT_FALSE(first[0].cached);
+  EXPECT_NE(first[0].artifact, first[1].artifact);
+  EXPECT_EQ(fs::path(first[0].artifact).stem().string().size(), 64u);  // SHA-256 hex
+
+  NvrtcBuilder again_builder(c);  // a new builder (a new process would do the same) finds it
+  auto again = again_builder.Build({CudaSource(kAddSource, "vadd")});
+  ASSERT_TRUE(again[0].ok());
+  EXPECT_TRUE(again[0].cached);
+  EXPECT_EQ(again[0].artifact, first[0].artifact);
+  EXPECT_EQ(again[0].registers, first[0].registers);
+  EXPECT_EQ(again[0].binary_bytes, first[0].binary_bytes);
+  EXPECT_EQ(again[0].kernels.size(), 1u);
+
+  // Other options, other key.
+  MeasureConfig lineinfo = c;
+  lineinfo.cuda_lineinfo = true;
+  auto with_lineinfo = NvrtcBuilder(lineinfo).Build({CudaSource(kAddSource, "vadd")});
+  ASSERT_TRUE(with_lineinfo[0].ok());
+  EXPECT_FALSE(with_lineinfo[0].cached);
+  EXPECT_NE(with_lineinfo[0].artifact, first[0].artifact);
+  for (const auto& e : fs::directory_iterator(c.cache_dir)) {
+    EXPECT_NE(e.path().filename().string()[0], '.') << "temporary file left: " << e.path();
+  }
+}
+
+TEST_F(CudaBuild, CompilerPastTheTimeLimitIsBuildTimeout) {
+  MeasureConfig c = Config("timeout");  // nothing cached: NVRTC must run
+  c.build_timeout_s = 0.001;
+  auto results = NvrtcBuilder(c).Build({CudaSource(kAddSource, "vadd")});
+  EXPECT_EQ(results[0].error_kind, ErrorKind::kBuildTimeout) << results[0].error_message;
+
+  // A compile that really takes long: ptxas on a fully unrolled loop of 100000 steps.
+  const std::string slow = R"(extern "C" __global__ void slow(float* A, float* B, float* C) {
+  float x = A[threadIdx.x];
+#pragma unroll
+  for (int i = 0; i < 100000; ++i) x = x * B[i % 7] + A[(i * 13) % 101];
+  C[threadIdx.x] = x;
+})";
+  c.build_timeout_s = 1;
+  const auto t0 = std::chrono::steady_clock::now();
+  results = NvrtcBuilder(c).Build({CudaSource(slow, "slow")});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(results[0].error_kind, ErrorKind::kBuildTimeout) << results[0].error_message;
+  EXPECT_LT(seconds, 30);  // killed, not waited for (a generous bound: not a timing assertion)
+}
+
+TEST_F(CudaBuild, ModuleOfSeveralKernelsWithWorkspacesAndDynamicSharedMemory) {
+  tir::CudaModule m;
+  m.code = R"(extern "C" __global__ void first(float* A, float* B, float* C, float* W) {
+  extern __shared__ float tile[];
+  tile[threadIdx.x] = A[threadIdx.x];
+  __syncthreads();
+  W[threadIdx.x] = tile[blockDim.x - 1 - threadIdx.x];
+}
+extern "C" __global__ void second(float* A, float* B, float* C, float* W) { C[threadIdx.x] = W[threadIdx.x] + B[0]; }
+)";
+  m.kernels = {{"first", {1, 1, 1}, {256, 1, 1}, 64 * 1024}, {"second", {1, 1, 1}, {256, 1, 1}, 0}};
+  m.num_params = 3;
+  m.workspace_bytes = {1024};
+  auto r = NvrtcBuilder(Config()).Build({BuildInput::FromCudaModule(m)});
+  ASSERT_TRUE(r[0].ok()) << r[0].error_message;
+  ASSERT_EQ(r[0].kernels.size(), 2u);
+  EXPECT_EQ(r[0].kernels[0].dynamic_shared_bytes, 64 * 1024);
+  EXPECT_EQ(r[0].workspace_bytes, std::vector<int64_t>{1024});
+  EXPECT_EQ(r[0].entry, "first");
+}
+
+TEST_F(CudaBuild, GeneratedKernelsCompile) {
+#if HAVE_CUDA_CODEGEN
+  auto results = NvrtcBuilder(Config()).Build({BuildInput::FromFunc(GpuTiledGemm(64, 48, 40)),
+                                               BuildInput::FromFunc(GpuTiledGemm(32, 32, 32))});
+  for (const auto& r : results) {
+    ASSERT_TRUE(r.ok()) << r.error_message << "\n" << r.source;
+    EXPECT_FALSE(r.kernels.empty());
+    EXPECT_EQ(r.num_params, 3);
+    EXPECT_GT(r.registers, 0);
+    EXPECT_GT(r.binary_bytes, 0);
+  }
+#else
+  GTEST_SKIP() << "no CUDA code generator in this build yet";
+#endif
+}
+
+TEST_F(CudaBuild, InvalidGpuProgramIsInvalidSchedule) {
+#if HAVE_CUDA_CODEGEN
+  // A barrier under a thread-dependent branch.
+  tir::Buffer A = Flat("A", 64), B = Flat("B", 64), C = Flat("C", 64), S = Flat("S", 4, tir::Scope::kShared);
+  tir::Var tx = tir::MakeVar("tx");
+  tir::Stmt body = tir::Allocate(
+      S, ThreadLoop(tx, 4, tir::ThreadTag::kThreadIdxX,
+                    tir::IfThenElse(tir::LT(tx, I(2)), tir::Seq({tir::Store(S, F(1), {tx}), tir::Barrier()}))));
+  auto results = NvrtcBuilder(Config()).Build({BuildInput::FromFunc(tir::PrimFunc{"bad", {A, B, C}, body})});
+  EXPECT_EQ(results[0].error_kind, ErrorKind::kInvalidSchedule) << results[0].error_message;
+  EXPECT_FALSE(results[0].error_message.empty());
+#else
+  GTEST_SKIP() << "no CUDA code generator in this build yet";
+#endif
+}
+
+// ---- pieces that need neither NVRTC nor a GPU ------------------------------------------------------
+
+TEST(PtxasInfo, ParsesEveryKernelOfNewAndOldLogs) {
+  const std::string log = R"(ptxas info    : 0 bytes gmem
+ptxas info    : Compiling entry function 'k2' for 'sm_90'
+ptxas info    : Function properties for k2
+ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 14 registers, used 1 barriers, 128 bytes smem
+ptxas info    : Compile time = 2.449 ms
+ptxas info    : Compiling entry function 'k' for 'sm_90'
+ptxas info    : Function properties for k
+ptxas         .     264 bytes stack frame, 24 bytes spill stores, 16 bytes spill loads
+ptxas info    : Used 255 registers, used 0 barriers, 264 bytes cumulative stack size
+)";
+  PtxasInfo p = ParsePtxasInfo(log);
+  EXPECT_EQ(p.kernels, 2);
+  EXPECT_EQ(p.registers, 255);
+  EXPECT_EQ(p.spill_store_bytes, 24);
+  EXPECT_EQ(p.spill_load_bytes, 16);
+  EXPECT_EQ(p.stack_frame_bytes, 264);
+
+  const std::string old_log = R"(ptxas info    : Compiling entry function 'k' for 'sm_80'
+ptxas info    : Function properties for k
+    8 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads
+ptxas info    : Used 32 registers, 380 bytes cmem[0]
+)";
+  p = ParsePtxasInfo(old_log);
+  EXPECT_EQ(p.kernels, 1);
+  EXPECT_EQ(p.registers, 32);
+  EXPECT_EQ(p.spill_store_bytes + p.spill_load_bytes, 8);
+  EXPECT_EQ(ParsePtxasInfo("").registers, 0);
+}
+
+TEST(CudaArch, Normalized) {
+  EXPECT_EQ(*NormalizeCudaArch("sm_90"), "sm_90");
+  EXPECT_EQ(*NormalizeCudaArch("90"), "sm_90");
+  EXPECT_EQ(*NormalizeCudaArch("sm_90a"), "sm_90a");
+  EXPECT_EQ(*NormalizeCudaArch("100"), "sm_100");
+  EXPECT_FALSE(NormalizeCudaArch(""));
+  EXPECT_FALSE(NormalizeCudaArch("sm_"));
+  EXPECT_FALSE(NormalizeCudaArch("compute_90"));
+  EXPECT_FALSE(NormalizeCudaArch("sm_90; rm -rf"));
+}
+
+TEST(CudaDriver, MissingLibraryIsACleanError) {
+  auto d = LoadCudaDriverFrom("/nonexistent/libcuda.so.1");
+  ASSERT_FALSE(d);
+  EXPECT_EQ(d.error().message, "no CUDA driver (/nonexistent/libcuda.so.1) on this machine");
+  auto real = LoadCudaDriver();
+  if (real) GTEST_SKIP() << "this machine has a CUDA driver";
+  EXPECT_EQ(real.error().message, "no CUDA driver (libcuda.so.1) on this machine");
+  auto again = LoadCudaDriver();  // the same answer, once loaded
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().message, real.error().message);
+}
+
+TEST(CudaDriver, DeviceQueryWithoutDriverSaysSo) {
+  if (LoadCudaDriver()) GTEST_SKIP() << "this machine has a CUDA driver";
+  auto info = QueryCudaDeviceIsolated(0, 30);
+  ASSERT_FALSE(info);
+  EXPECT_EQ(info.error().message, "no CUDA driver (libcuda.so.1) on this machine");
+}
+
+TEST(CudaDriver, DeviceInfoRoundTripsThroughJson) {
+  CudaDeviceInfo i;
+  i.name = "NVIDIA H200";
+  i.cc_major = 9;
+  i.sm_count = 132;
+  i.l2_bytes = 60 << 20;
+  i.memory_bytes = int64_t{141} << 30;
+  i.driver_version = 13000;
+  auto back = CudaDeviceInfoFromJson(CudaDeviceInfoToJson(i));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->Arch(), "sm_90");
+  EXPECT_EQ(back->memory_bytes, i.memory_bytes);
+  EXPECT_EQ(back->Describe(), "NVIDIA H200 (sm_90, 132 SMs, 60 MiB L2, 141 GiB, driver 13.0)");
+  EXPECT_FALSE(CudaDeviceInfoFromJson("not json"));
+}
+
+TEST(NvrtcBuilderWithoutGpu, NoArchitectureSaysPassArch) {
+  if (LoadCudaDriver()) GTEST_SKIP() << "this machine has a CUDA driver";
+  if (!LoadNvrtc()) GTEST_SKIP() << "no NVRTC";
+  MeasureConfig c;
+  c.cache_dir = (fs::temp_directory_path() / fmt::format("cuda_measure_test-noarch-{}", getpid())).string();
+  auto results = NvrtcBuilder(c).Build({CudaSource(kAddSource, "vadd")});
+  fs::remove_all(c.cache_dir);
+  EXPECT_EQ(results[0].error_kind, ErrorKind::kBuildError);
+  EXPECT_NE(results[0].error_message.find("no CUDA driver"), std::string::npos) << results[0].error_message;
+  EXPECT_NE(results[0].error_message.find("--arch"), std::string::npos) << results[0].error_message;
+}
+
+TEST(CudaRunnerWithoutGpu, EveryCandidateSaysThereIsNoDriver) {
+  if (LoadCudaDriver()) GTEST_SKIP() << "this machine has a CUDA driver";
+  BuildResult built;
+  built.artifact = "/nonexistent.cubin";
+  built.kernels = {tir::CudaKernelLaunch{"k", {1, 1, 1}, {1, 1, 1}, 0}};
+  built.num_params = 3;
+  built.build_seconds = 0.5;
+  BuildResult failed;
+  failed.error_kind = ErrorKind::kBuildError;
+  failed.error_message = "NVRTC compile error";
+  MeasureConfig c;
+  CudaRunner runner(c);
+  auto results = runner.Run(GemmWorkload(8, 8, 8), {built, failed, built});
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0].error_kind, ErrorKind::kRunError);
+  EXPECT_EQ(results[0].error_message, "no CUDA driver (libcuda.so.1) on this machine");
+  EXPECT_EQ(results[0].build_seconds, 0.5);
+  EXPECT_EQ(results[1].error_kind, ErrorKind::kBuildError);  // build failures pass through
+  EXPECT_EQ(results[2].error_kind, ErrorKind::kRunError);
+  EXPECT_FALSE(runner.Device());
+}
+
+TEST(CudaRunnerWithoutGpu, WrongBuildsAreRunErrorsBeforeAnyGpuWork) {
+  CudaRunner runner(MeasureConfig{});
+  BuildResult cpu_build;  // a cpu build: no kernels to launch
+  cpu_build.artifact = "/x.so";
+  cpu_build.num_params = 3;
+  BuildResult two_params;
+  two_params.kernels = {tir::CudaKernelLaunch{"k", {1, 1, 1}, {1, 1, 1}, 0}};
+  two_params.num_params = 2;
+  auto results = runner.Run(GemmWorkload(8, 8, 8), {cpu_build, two_params});
+  EXPECT_EQ(results[0].error_kind, ErrorKind::kRunError);
+  EXPECT_NE(results[0].error_message.find("no kernels"), std::string::npos);
+  EXPECT_EQ(results[1].error_kind, ErrorKind::kRunError);
+  EXPECT_NE(results[1].error_message.find("takes 2 buffers"), std::string::npos);
+  EXPECT_EQ(runner.ExecutorStarts(), 0);
+}
+
+TEST(RunForked, OutputExitCrashAndTimeLimit) {
+  ProcessResult ok = RunForked([](int fd) { WriteFully(fd, "hello", 5); }, 10);
+  EXPECT_TRUE(ok.ok());
+  EXPECT_EQ(ok.output, "hello");
+  ProcessResult crash = RunForked([](int) { std::raise(SIGSEGV); }, 10);
+  EXPECT_EQ(crash.term_signal, SIGSEGV);
+  EXPECT_NE(DescribeSignal(crash.term_signal).find("SIGSEGV"), std::string::npos);
+  ProcessResult hang = RunForked([](int) { for (;;) pause(); }, 0.2);
+  EXPECT_TRUE(hang.timed_out);
+  ProcessResult big = RunForked(
+      [](int fd) {
+        const std::string s(1 << 20, 'x');
+        WriteFully(fd, s.data(), s.size());
+      },
+      10, 1000);
+  EXPECT_TRUE(big.ok());  // not blocked by the parent dropping the rest
+  EXPECT_EQ(big.output.size(), 1000u);
+}
+
+}  // namespace
+}  // namespace autotune::measure
