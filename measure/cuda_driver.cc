@@ -16,29 +16,30 @@
 #include <cuda.h>
 namespace {
 namespace cu = autotune::measure::cu;
+constexpr bool Same(int a, int b) { return a == b; }
 static_assert(std::is_same_v<CUcontext, cu::Context> && std::is_same_v<CUmodule, cu::Module> &&
               std::is_same_v<CUfunction, cu::Function> && std::is_same_v<CUstream, cu::Stream> &&
               std::is_same_v<CUevent, cu::Event> && std::is_same_v<CUdevice, cu::Device> &&
               sizeof(CUdeviceptr) == sizeof(cu::DevicePtr) && sizeof(CUresult) == sizeof(cu::Result));
 static_assert(CUDA_SUCCESS == cu::kSuccess && CUDA_ERROR_NO_DEVICE == cu::kErrorNoDevice &&
               CUDA_ERROR_ILLEGAL_ADDRESS == cu::kErrorIllegalAddress);
-static_assert(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK == cu::kMaxThreadsPerBlock &&
-              CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK == cu::kMaxSharedMemoryPerBlock &&
-              CU_DEVICE_ATTRIBUTE_WARP_SIZE == cu::kWarpSize &&
-              CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK == cu::kMaxRegistersPerBlock &&
-              CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT == cu::kMultiprocessorCount &&
-              CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE == cu::kL2CacheSize &&
-              CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR == cu::kMaxThreadsPerMultiprocessor &&
-              CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR == cu::kComputeCapabilityMajor &&
-              CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR == cu::kComputeCapabilityMinor &&
-              CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR == cu::kMaxSharedMemoryPerMultiprocessor &&
-              CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR == cu::kMaxRegistersPerMultiprocessor &&
-              CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN == cu::kMaxSharedMemoryPerBlockOptin);
-static_assert(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK == cu::kFuncMaxThreadsPerBlock &&
-              CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES == cu::kFuncSharedSizeBytes &&
-              CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES == cu::kFuncLocalSizeBytes &&
-              CU_FUNC_ATTRIBUTE_NUM_REGS == cu::kFuncNumRegs &&
-              CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES == cu::kFuncMaxDynamicSharedSizeBytes);
+static_assert(Same(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, cu::kMaxThreadsPerBlock) &&
+              Same(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, cu::kMaxSharedMemoryPerBlock) &&
+              Same(CU_DEVICE_ATTRIBUTE_WARP_SIZE, cu::kWarpSize) &&
+              Same(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK, cu::kMaxRegistersPerBlock) &&
+              Same(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, cu::kMultiprocessorCount) &&
+              Same(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, cu::kL2CacheSize) &&
+              Same(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, cu::kMaxThreadsPerMultiprocessor) &&
+              Same(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, cu::kComputeCapabilityMajor) &&
+              Same(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, cu::kComputeCapabilityMinor) &&
+              Same(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, cu::kMaxSharedMemoryPerMultiprocessor) &&
+              Same(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, cu::kMaxRegistersPerMultiprocessor) &&
+              Same(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, cu::kMaxSharedMemoryPerBlockOptin));
+static_assert(Same(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, cu::kFuncMaxThreadsPerBlock) &&
+              Same(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, cu::kFuncSharedSizeBytes) &&
+              Same(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, cu::kFuncLocalSizeBytes) &&
+              Same(CU_FUNC_ATTRIBUTE_NUM_REGS, cu::kFuncNumRegs) &&
+              Same(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, cu::kFuncMaxDynamicSharedSizeBytes));
 }  // namespace
 #endif
 

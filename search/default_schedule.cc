@@ -35,10 +35,13 @@ TemplateDecisions DefaultDecisions(TargetKind target) {
     // Levels: spatial [block, vthread, thread, inner, innermost]; reduce [outer, middle, inner].
     d.tiles = [](const TileRequest& r) -> std::optional<std::vector<int64_t>> {
       if (r.reduce) return Fill(r.extent, {1, r.axis == 0 ? 8 : 7}, r.levels);
-      if (r.axis >= r.num_axes - 2) return Fill(r.extent, {4, 1, 16, 1}, r.levels);
+      // Per thread 2 x 4 rows and columns (two virtual threads apart, so a warp's shared-memory reads
+      // spread over the banks), 16 x 16 threads: 128 x 128 block tiles where the extents allow.
+      if (r.axis >= r.num_axes - 2) return Fill(r.extent, {4, 1, 16, 2}, r.levels);
       return Fill(r.extent, {}, r.levels);
     };
     d.unroll = [](const std::vector<int64_t>& c) -> std::optional<int64_t> { return c.size() > 3 ? 3 : 0; };
+    d.vector = [](const std::vector<int64_t>& c) -> std::optional<int64_t> { return c.size() - 1; };
   } else {
     // Levels: spatial [parallel, outer, register block, vector]; reduce [outer, inner].
     d.tiles = [](const TileRequest& r) -> std::optional<std::vector<int64_t>> {

@@ -140,11 +140,17 @@ Result<void> ApplyCuda(Schedule& sch, const Roles& roles, const TemplateDecision
     AT_TRY_VOID(sch.ComputeAt(s, r0.back()));
     AT_TRY(sl, sch.GetLoops(s));
     AT_TRY(fused, FuseIfMany(sch, sl));
+    // Each thread loads `vec` consecutive elements per step: wide loads where aligned.
+    const std::vector<int64_t> widths = {1, 2, 4};
+    std::vector<double> probs(widths.size(), 1.0 / widths.size());
+    AT_TRY(vec, sch.SampleCategorical(widths, probs, d.vector(widths)));
     std::vector<FactorArg> factors = {std::monostate{}};
     for (const auto& f : thread_factors) factors.push_back(f);
+    factors.push_back(vec);
     AT_TRY(parts, sch.Split(fused, factors));
-    AT_TRY(t, FuseIfMany(sch, std::vector<LoopRV>(parts.begin() + 1, parts.end())));
+    AT_TRY(t, FuseIfMany(sch, std::vector<LoopRV>(parts.begin() + 1, parts.end() - 1)));
     AT_TRY_VOID(sch.Bind(t, ThreadTag::kThreadIdxX));
+    AT_TRY_VOID(sch.Vectorize(parts.back()));
   }
   AT_TRY(unroll, SampleUnroll(sch, {0, 16, 64, 512, 1024}, d));
   AT_TRY_VOID(sch.AnnotateUnroll(bx, unroll));

@@ -4,7 +4,8 @@
 // the same primitives and produce replayable traces.
 //
 //  - cuda: Ansor's SSSRRSRS structure: padding inlined into a shared-memory copy; every input read
-//    through shared memory cooperatively by all threads at the outer reduction loop; the reduction
+//    through shared memory cooperatively by all threads at the outer reduction loop, each thread
+//    loading 1, 2 or 4 consecutive elements (float2/float4 where aligned); the reduction
 //    accumulated in registers (cache_write local) at the thread loop; the epilogue inlined into the
 //    copy-out; spatial tiles at block, virtual thread, thread and inner levels; unroll pragma.
 //  - cpu: SSRSRS: padding inlined, outer spatial tiles fused and parallel, innermost spatial loop
@@ -34,9 +35,13 @@ using TileDecider = std::function<std::optional<std::vector<int64_t>>(const Tile
 // Returns the index of the chosen unroll depth, or nullopt to sample it.
 using UnrollDecider = std::function<std::optional<int64_t>(const std::vector<int64_t>& candidates)>;
 
+// Returns the index of the chosen vector width of cooperative loads, or nullopt to sample it.
+using VectorDecider = std::function<std::optional<int64_t>(const std::vector<int64_t>& candidates)>;
+
 struct TemplateDecisions {
   TileDecider tiles = [](const TileRequest&) { return std::nullopt; };
   UnrollDecider unroll = [](const std::vector<int64_t>&) { return std::nullopt; };
+  VectorDecider vector = [](const std::vector<int64_t>&) { return std::nullopt; };
 };
 
 // Applies the template of `sch`'s target to the workload of `sch` (a fresh schedule).

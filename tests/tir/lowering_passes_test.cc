@@ -539,10 +539,10 @@ TEST(StorageFlatten, GemmKernel) {
           }
           for (ko: int32, 0, 2) serial {
             for (ax: int32, 0, 8) serial {
-              A_shared[((ax * 2) + tx)] = A[((((bx * 32) + (floordiv(((ax * 2) + tx), 4) * 8)) + (ko * 4)) + floormod(((ax * 2) + tx), 4))]
+              A_shared[(tx + (ax * 2))] = A[(((((bx * 32) + (floordiv(ax, 2) * 8)) + (ko * 4)) + (floormod(ax, 2) * 2)) + tx)]
             }
             for (ax: int32, 0, 16) serial {
-              B_shared[((floordiv(((ax * 2) + tx), 8) * 9) + floormod(((ax * 2) + tx), 8))] = B[(((ko * 32) + (ax * 2)) + tx)]
+              B_shared[(((floordiv(ax, 4) * 9) + (floormod(ax, 4) * 2)) + tx)] = B[(((ko * 32) + tx) + (ax * 2))]
             }
             for (ki: int32, 0, 4) serial {
               for (j: int32, 0, 8) serial {

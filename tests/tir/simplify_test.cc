@@ -201,6 +201,17 @@ TEST_F(SimplifyTest, DivModStructure) {
 
 // ---- Comparisons, min and max --------------------------------------------------------------------
 
+TEST_F(SimplifyTest, VectorLaneStaysLinearUnderDivMod) {
+  Var lane = MakeVar("lane");
+  an.Bind(lane, 0, 4);
+  // floormod(i * 4 + lane, 8) = floormod(i, 2) * 4 + lane: the lane stays a plain term.
+  EXPECT_EQ(S(FloorMod(Add(Mul(i, I(4)), lane), I(8))), "((floormod(i, 2) * 4) + lane)");
+  EXPECT_EQ(S(FloorDiv(Add(Mul(i, I(4)), lane), I(8))), "floordiv(i, 2)");
+  // Not when the fine part can reach the next multiple.
+  EXPECT_EQ(S(FloorMod(Add(Mul(i, I(4)), j), I(8))), "floormod(((i * 4) + j), 8)");
+  an.Unbind(lane);
+}
+
 TEST_F(SimplifyTest, ComparisonsDecidedByBounds) {
   EXPECT_EQ(S(LT(i, I(128))), "true");
   EXPECT_EQ(S(LT(i, I(127))), "(i < 127)");

@@ -1,5 +1,6 @@
 #include "tir/transform/simplify.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
@@ -617,6 +618,38 @@ class Simplifier : public IRMutator {
     return FromLinear(std::move(l));
   }
 
+  // r = k * coarse + fine with k dividing c, every term of `coarse` integral and 0 <= fine < k by
+  // the bounds: then floordiv(r, c) = floordiv(coarse, c / k) and
+  // floormod(r, c) = floormod(coarse, c / k) * k + fine. This keeps the lane of a vector access
+  // (floormod(x * 4 + lane, 8) -> floormod(x, 2) * 4 + lane) linear, so alignment is provable.
+  bool SplitCoarseFine(const Linear& r, int64_t c, int64_t* k_out, Linear* coarse, Linear* fine) {
+    std::vector<int64_t> candidates;
+    for (const auto& t : r.terms) {
+      int64_t g = AbsGcd(t.coeff, c);
+      if (g > 1 && g < c) candidates.push_back(g);
+    }
+    std::sort(candidates.rbegin(), candidates.rend());
+    for (int64_t k : candidates) {
+      Linear co(r.dtype), fi(r.dtype);
+      for (const auto& t : r.terms) {
+        if (t.coeff % k == 0) {
+          co.AddTerm(t.expr, t.coeff / k, t.hash);
+        } else {
+          fi.AddTerm(t.expr, t.coeff, t.hash);
+        }
+      }
+      fi.constant = r.constant;
+      if (co.terms.empty()) continue;
+      IntBound fb = an_->Bound(FromLinear(fi));
+      if (!fb.HasFiniteMin() || !fb.HasFiniteMax() || fb.min < 0 || fb.max >= k) continue;
+      *k_out = k;
+      *coarse = std::move(co);
+      *fine = std::move(fi);
+      return true;
+    }
+    return false;
+  }
+
   // floordiv(a, b) for integers (floor semantics).
   Expr DivRule(const Expr& a, const Expr& b) {
     DType t = a->dtype;
@@ -656,10 +689,15 @@ class Simplifier : public IRMutator {
     if (!r.terms.empty() || r.constant != 0) {
       Expr re = FromLinear(r);
       IntBound rb = an_->Bound(re);
+      Linear coarse(t), fine(t);
       if (cr == 1) {
         q.AddScaled(r, 1);
       } else if (rb.HasFiniteMin() && rb.HasFiniteMax() && FloorDivInt(rb.min, cr) == FloorDivInt(rb.max, cr)) {
         q.AddConst(FloorDivInt(rb.min, cr));  // r stays within one period
+      } else if (int64_t k; SplitCoarseFine(r, cr, &k, &coarse, &fine)) {
+        Expr ce = FromLinear(coarse);
+        Expr atom = NestedDiv(ce, cr / k);
+        q.Add(atom ? atom : FloorDiv(ce, IntImm(cr / k, t)), 1);
       } else {
         Expr atom = NestedDiv(re, cr);
         q.Add(atom ? atom : FloorDiv(re, IntImm(cr, t)), 1);
@@ -717,7 +755,7 @@ class Simplifier : public IRMutator {
     for (auto& t : r.terms) t.coeff /= g;
     r.constant /= g;
     if (r.terms.empty() && r.constant == 0) return IntImm(0, t);
-    Linear result(t);
+    Linear result(t), coarse(t), fine(t);
     Expr re = FromLinear(r);
     IntBound rb = an_->Bound(re);
     if (rb.HasFiniteMin() && rb.HasFiniteMax() && FloorDivInt(rb.min, cr) == FloorDivInt(rb.max, cr)) {
@@ -726,6 +764,11 @@ class Simplifier : public IRMutator {
       if (!CheckedMul(-FloorDivInt(rb.min, cr), cr * g, t, &shift)) return nullptr;
       result.AddScaled(r, g);
       result.AddConst(shift);
+    } else if (int64_t k; SplitCoarseFine(r, cr, &k, &coarse, &fine)) {
+      Expr ce = FromLinear(coarse);
+      Expr atom = NestedMod(ce, cr / k);
+      result.Add(atom ? atom : FloorMod(ce, IntImm(cr / k, t)), g * k);
+      result.AddScaled(fine, g);
     } else {
       Expr atom = NestedMod(re, cr);
       result.Add(atom ? atom : FloorMod(re, IntImm(cr, t)), g);

@@ -1,0 +1,417 @@
+#include "tir/codegen/c_family.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <utility>
+#include <vector>
+
+namespace autotune::tir {
+namespace {
+
+// Suffix of helper names per dtype.
+const char* Suffix(DType t) {
+  switch (t) {
+    case DType::kInt32: return "i32";
+    case DType::kInt64: return "i64";
+    case DType::kFloat32: return "f32";
+    case DType::kFloat64: return "f64";
+    default: return "b";
+  }
+}
+
+struct Intrinsic {
+  const char* f32;  // function for float (nullptr: helper)
+  const char* f64;
+  int arity;
+  CHelper helper32, helper64;
+  bool has_helper;
+};
+
+const std::map<std::string, Intrinsic>& Intrinsics() {
+  static const std::map<std::string, Intrinsic> table = [] {
+    std::map<std::string, Intrinsic> t;
+    auto fn = [&](const char* name, const char* f32, const char* f64, int arity) {
+      t[name] = Intrinsic{f32, f64, arity, CHelper::kAlloc, CHelper::kAlloc, false};
+    };
+    fn("exp", "expf", "exp", 1);
+    fn("exp2", "exp2f", "exp2", 1);
+    fn("log", "logf", "log", 1);
+    fn("log2", "log2f", "log2", 1);
+    fn("log10", "log10f", "log10", 1);
+    fn("sqrt", "sqrtf", "sqrt", 1);
+    fn("fabs", "fabsf", "fabs", 1);
+    fn("abs", "fabsf", "fabs", 1);
+    fn("tanh", "tanhf", "tanh", 1);
+    fn("sin", "sinf", "sin", 1);
+    fn("cos", "cosf", "cos", 1);
+    fn("tan", "tanf", "tan", 1);
+    fn("erf", "erff", "erf", 1);
+    fn("floor", "floorf", "floor", 1);
+    fn("ceil", "ceilf", "ceil", 1);
+    fn("round", "roundf", "round", 1);
+    fn("trunc", "truncf", "trunc", 1);
+    fn("pow", "powf", "pow", 2);
+    fn("fma", "fmaf", "fma", 3);
+    t["sigmoid"] = Intrinsic{nullptr, nullptr, 1, CHelper::kSigmoidF32, CHelper::kSigmoidF64, true};
+    t["rsqrt"] = Intrinsic{nullptr, nullptr, 1, CHelper::kRsqrtF32, CHelper::kRsqrtF64, true};
+    return t;
+  }();
+  return table;
+}
+
+std::set<std::string> CReservedNames() {
+  std::set<std::string> s = {
+      "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
+      "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
+      "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
+      "volatile", "while", "bool", "true", "false", "int32_t", "int64_t", "size_t", "abort", "free",
+      "aligned_alloc", "main", "NAN", "INFINITY", "llabs",
+  };
+  for (const auto& [name, in] : Intrinsics()) {
+    s.insert(name);
+    if (in.f32) s.insert(in.f32);
+    if (in.f64) s.insert(in.f64);
+  }
+  return s;
+}
+
+}  // namespace
+
+const std::set<std::string>& CFamilyPrinter::ReservedNames() const {
+  // Names the generated code must not take: keywords and the library names it calls.
+  static const std::set<std::string> c_names = CReservedNames();
+  static const std::set<std::string> cuda_names = [] {
+    std::set<std::string> s = CReservedNames();
+    for (const char* n : {
+             // C++ keywords and literals
+             "alignas", "alignof", "asm", "catch", "class", "const_cast", "constexpr", "decltype", "delete",
+             "dynamic_cast", "explicit", "export", "friend", "mutable", "namespace", "new", "noexcept",
+             "nullptr", "operator", "private", "protected", "public", "reinterpret_cast", "static_assert",
+             "static_cast", "template", "this", "thread_local", "throw", "try", "typeid", "typename", "using",
+             "virtual", "wchar_t", "char16_t", "char32_t", "concept", "requires",
+             // CUDA built-ins and the names generated code uses
+             "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "__syncthreads", "float2", "float4",
+             "make_float2", "make_float4", "min", "max", "fminf", "fmaxf", "fmin", "fmax", "rsqrtf", "rsqrt",
+             "__int_as_float", "__longlong_as_double", "abs"}) {
+      s.insert(n);
+    }
+    return s;
+  }();
+  return lang_ == CLanguage::kC ? c_names : cuda_names;
+}
+
+const char* CFamilyPrinter::TypeName(DType t) const {
+  const bool c = lang_ == CLanguage::kC;
+  switch (t) {
+    case DType::kBool: return "bool";
+    case DType::kInt32: return c ? "int32_t" : "int";
+    case DType::kInt64: return c ? "int64_t" : "long long";
+    case DType::kFloat32: return "float";
+    case DType::kFloat64: return "double";
+  }
+  return "?";
+}
+
+std::string CFamilyPrinter::HelperText(CHelper h) const {
+  const char* fn = lang_ == CLanguage::kC ? "static inline" : "__device__ __forceinline__";
+  const char* i32 = TypeName(DType::kInt32);
+  const char* i64 = TypeName(DType::kInt64);
+  auto floordiv = [&](const char* ty, const char* sfx) {
+    // C division truncates towards zero; correct the quotient when the signs differ.
+    return fmt::format(
+        "{2} {0} at_floordiv_{1}({0} a, {0} b) {{\n"
+        "  {0} q = a / b;\n"
+        "  return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;\n"
+        "}}\n",
+        ty, sfx, fn);
+  };
+  auto floormod = [&](const char* ty, const char* sfx) {
+    return fmt::format(
+        "{2} {0} at_floormod_{1}({0} a, {0} b) {{\n"
+        "  {0} r = a % b;\n"
+        "  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;\n"
+        "}}\n",
+        ty, sfx, fn);
+  };
+  // `a < b ? a : b` (not fminf) so that the compiler vectorizes it to min/max instructions.
+  auto minmax = [&](const char* name, const char* op, const char* ty, const char* sfx) {
+    return fmt::format("{4} {2} at_{0}_{3}({2} a, {2} b) {{ return a {1} b ? a : b; }}\n", name, op, ty, sfx, fn);
+  };
+  switch (h) {
+    case CHelper::kFloorDivI32: return floordiv(i32, "i32");
+    case CHelper::kFloorModI32: return floormod(i32, "i32");
+    case CHelper::kFloorDivI64: return floordiv(i64, "i64");
+    case CHelper::kFloorModI64: return floormod(i64, "i64");
+    case CHelper::kMinI32: return minmax("min", "<", i32, "i32");
+    case CHelper::kMaxI32: return minmax("max", ">", i32, "i32");
+    case CHelper::kMinI64: return minmax("min", "<", i64, "i64");
+    case CHelper::kMaxI64: return minmax("max", ">", i64, "i64");
+    case CHelper::kMinF32: return minmax("min", "<", "float", "f32");
+    case CHelper::kMaxF32: return minmax("max", ">", "float", "f32");
+    case CHelper::kMinF64: return minmax("min", "<", "double", "f64");
+    case CHelper::kMaxF64: return minmax("max", ">", "double", "f64");
+    case CHelper::kSigmoidF32:
+      return fmt::format("{} float at_sigmoid_f32(float x) {{ return 1.0f / (1.0f + expf(-x)); }}\n", fn);
+    case CHelper::kSigmoidF64:
+      return fmt::format("{} double at_sigmoid_f64(double x) {{ return 1.0 / (1.0 + exp(-x)); }}\n", fn);
+    case CHelper::kRsqrtF32: return fmt::format("{} float at_rsqrt_f32(float x) {{ return 1.0f / sqrtf(x); }}\n", fn);
+    case CHelper::kRsqrtF64: return fmt::format("{} double at_rsqrt_f64(double x) {{ return 1.0 / sqrt(x); }}\n", fn);
+    case CHelper::kAlloc: {
+      // C only. aligned_alloc wants a size that is a multiple of the alignment. Out of memory is a
+      // crash the runner reports (RUN_ERROR), not a silently unwritten output.
+      constexpr int kAlign = 64;
+      return fmt::format(
+          "static void* at_alloc(size_t bytes) {{\n"
+          "  void* p = aligned_alloc({0}, (bytes + {1}) / {0} * {0});\n"
+          "  if (!p) abort();\n"
+          "  return p;\n"
+          "}}\n",
+          kAlign, kAlign - 1);
+    }
+  }
+  return "";
+}
+
+std::string CFamilyPrinter::HelperDefinitions() const {
+  std::string out;
+  for (CHelper h : helpers_) out += HelperText(h);
+  return out;
+}
+
+// ---- names ---------------------------------------------------------------------------------------
+
+std::string CFamilyPrinter::Reserve(const std::string& raw) {
+  std::string base;
+  for (char c : raw) base += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  if (base.empty() || std::isdigit(static_cast<unsigned char>(base[0]))) base = "v" + base;
+  // Identifiers starting with "at_" are the helpers' namespace; "__" is the implementation's.
+  if (base.rfind("at_", 0) == 0) base = "v_" + base;
+  if (lang_ == CLanguage::kCuda && base.rfind("__", 0) == 0) base = "v" + base;
+  std::string name = base;
+  for (int k = 1; used_.count(name) || ReservedNames().count(name); ++k) name = fmt::format("{}_{}", base, k);
+  used_.insert(name);
+  return name;
+}
+
+const std::string& CFamilyPrinter::VarName(const VarNode* v) {
+  auto it = var_names_.find(v);
+  if (it == var_names_.end()) it = var_names_.emplace(v, Reserve(v->name)).first;
+  return it->second;
+}
+
+std::string CFamilyPrinter::BufName(const Buffer& b) {
+  auto it = buf_names_.find(b.get());
+  if (it != buf_names_.end()) return it->second;
+  Fail("buffer " + b->name + " is used outside its allocation");
+  return "?";
+}
+
+// ---- expressions ---------------------------------------------------------------------------------
+
+CExpr CFamilyPrinter::EmitInt(int64_t v, DType t) const {
+  const bool c = lang_ == CLanguage::kC;
+  if (t == DType::kBool) return {v ? "true" : "false", kPrecPrimary};
+  if (t == DType::kInt32) {
+    if (v == std::numeric_limits<int32_t>::min()) return {c ? "INT32_MIN" : "(-2147483647 - 1)", kPrecPrimary};
+    return {std::to_string(v), v < 0 ? kPrecUnary : kPrecPrimary};
+  }
+  if (v == std::numeric_limits<int64_t>::min()) {
+    return {c ? "INT64_MIN" : "(-9223372036854775807LL - 1)", kPrecPrimary};
+  }
+  return {c ? fmt::format("INT64_C({})", v) : fmt::format("{}LL", v), v < 0 ? kPrecUnary : kPrecPrimary};
+}
+
+CExpr CFamilyPrinter::EmitFloat(double v, DType t) const {
+  const bool f32 = t == DType::kFloat32;
+  if (lang_ == CLanguage::kCuda && (std::isnan(v) || std::isinf(v))) {
+    // NVRTC has no NAN / INFINITY macros: reinterpret the bit patterns.
+    std::string s = f32 ? (std::isnan(v) ? "__int_as_float(0x7fc00000)" : "__int_as_float(0x7f800000)")
+                        : (std::isnan(v) ? "__longlong_as_double(0x7ff8000000000000LL)"
+                                         : "__longlong_as_double(0x7ff0000000000000LL)");
+    return std::isinf(v) && v < 0 ? CExpr{"-" + s, kPrecUnary} : CExpr{s, kPrecPrimary};
+  }
+  const int prec = f32 ? kPrecPrimary : kPrecUnary;  // the float64 forms are casts
+  if (std::isnan(v)) return {f32 ? "NAN" : "(double)NAN", prec};
+  if (std::isinf(v)) {
+    std::string s = f32 ? "INFINITY" : "(double)INFINITY";
+    return v < 0 ? CExpr{"-" + s, kPrecUnary} : CExpr{s, prec};
+  }
+  // %.9g round-trips every float32, %.17g every float64.
+  std::string s = f32 ? fmt::format("{:.9g}", static_cast<float>(v)) : fmt::format("{:.17g}", v);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  if (f32) s += "f";
+  return {s, s[0] == '-' ? kPrecUnary : kPrecPrimary};
+}
+
+CExpr CFamilyPrinter::Call2(const std::string& fn, const Expr& a, const Expr& b) {
+  return {fmt::format("{}({}, {})", fn, EmitExpr(a).text, EmitExpr(b).text), kPrecPrimary};
+}
+
+// Left-associative: the right operand needs parentheses at equal precedence (a - (b - c)).
+// Operands of comparisons that are themselves comparisons get parentheses, for the reader.
+CExpr CFamilyPrinter::Infix(const char* op, int prec, const Expr& a, const Expr& b) {
+  CExpr x = EmitExpr(a), y = EmitExpr(b);
+  const bool compare = prec == kPrecEq || prec == kPrecRel;
+  return {fmt::format("{} {} {}", Paren(x, compare ? kPrecShift : prec), op, Paren(y, compare ? kPrecShift : prec + 1)),
+          prec};
+}
+
+CExpr CFamilyPrinter::EmitMinMax(const BinaryNode* op) {
+  const DType t = op->a->dtype;
+  const bool is_min = op->op == BinaryOp::kMin;
+  if (t == DType::kBool) {
+    Fail("min/max of bool");
+    return {"0", kPrecPrimary};
+  }
+  if (lang_ == CLanguage::kCuda) {
+    const char* fn = t == DType::kFloat32   ? (is_min ? "fminf" : "fmaxf")
+                     : t == DType::kFloat64 ? (is_min ? "fmin" : "fmax")
+                                            : (is_min ? "min" : "max");
+    return Call2(fn, op->a, op->b);
+  }
+  static const std::map<std::pair<DType, bool>, CHelper> helpers = {
+      {{DType::kInt32, true}, CHelper::kMinI32},   {{DType::kInt32, false}, CHelper::kMaxI32},
+      {{DType::kInt64, true}, CHelper::kMinI64},   {{DType::kInt64, false}, CHelper::kMaxI64},
+      {{DType::kFloat32, true}, CHelper::kMinF32}, {{DType::kFloat32, false}, CHelper::kMaxF32},
+      {{DType::kFloat64, true}, CHelper::kMinF64}, {{DType::kFloat64, false}, CHelper::kMaxF64},
+  };
+  Use(helpers.at({t, is_min}));
+  return Call2(fmt::format("at_{}_{}", is_min ? "min" : "max", Suffix(t)), op->a, op->b);
+}
+
+CExpr CFamilyPrinter::EmitBinary(const BinaryNode* op) {
+  switch (op->op) {
+    case BinaryOp::kAdd: return Infix("+", kPrecAdd, op->a, op->b);
+    case BinaryOp::kSub: return Infix("-", kPrecAdd, op->a, op->b);
+    case BinaryOp::kMul: return Infix("*", kPrecMul, op->a, op->b);
+    case BinaryOp::kDiv: return Infix("/", kPrecMul, op->a, op->b);
+    case BinaryOp::kFloorDiv:
+    case BinaryOp::kFloorMod: return EmitFloorDivMod(op);
+    case BinaryOp::kMin:
+    case BinaryOp::kMax: return EmitMinMax(op);
+    case BinaryOp::kEQ: return Infix("==", kPrecEq, op->a, op->b);
+    case BinaryOp::kNE: return Infix("!=", kPrecEq, op->a, op->b);
+    case BinaryOp::kLT: return Infix("<", kPrecRel, op->a, op->b);
+    case BinaryOp::kLE: return Infix("<=", kPrecRel, op->a, op->b);
+    case BinaryOp::kGT: return Infix(">", kPrecRel, op->a, op->b);
+    case BinaryOp::kGE: return Infix(">=", kPrecRel, op->a, op->b);
+    case BinaryOp::kAnd:
+    case BinaryOp::kOr: {
+      // Mixed && and || always get parentheses, for the reader.
+      const bool is_and = op->op == BinaryOp::kAnd;
+      const int prec = is_and ? kPrecAnd : kPrecOr;
+      auto side = [&](const Expr& e, int min_prec) {
+        const auto* b = As<BinaryNode>(e);
+        const bool other = b && IsLogical(b->op) && b->op != op->op;
+        return Paren(EmitExpr(e), other ? kPrecPrimary : min_prec);
+      };
+      return {fmt::format("{} {} {}", side(op->a, prec), is_and ? "&&" : "||", side(op->b, prec + 1)), prec};
+    }
+  }
+  Fail("unknown binary operator");
+  return {"0", kPrecPrimary};
+}
+
+CExpr CFamilyPrinter::EmitFloorDivMod(const BinaryNode* op) {
+  const bool is_div = op->op == BinaryOp::kFloorDiv;
+  // A positive power-of-two divisor: an arithmetic shift and a mask round towards minus infinity
+  // (GCC, Clang and NVCC define >> on negative values as arithmetic), and are cheaper than helpers.
+  if (const int64_t* c = AsConstInt(op->b); c && *c > 0 && (*c & (*c - 1)) == 0) {
+    int shift = 0;
+    while ((int64_t{1} << shift) < *c) ++shift;
+    CExpr a = EmitExpr(op->a);
+    if (is_div) {
+      if (shift == 0) return a;
+      return {fmt::format("{} >> {}", Paren(a, kPrecUnary), shift), kPrecShift};
+    }
+    if (shift == 0) return EmitInt(0, op->dtype);
+    return {fmt::format("{} & {}", Paren(a, kPrecUnary), EmitInt(*c - 1, op->dtype).text), kPrecBitAnd};
+  }
+  // A non-negative dividend and a positive divisor: C's truncating / and % are floor division.
+  if (const int64_t* c = AsConstInt(op->b); c && *c > 0 && bounds_.Bound(op->a).min >= 0) {
+    return Infix(is_div ? "/" : "%", kPrecMul, op->a, op->b);
+  }
+  const DType t = op->dtype;
+  if (t == DType::kInt32) {
+    Use(is_div ? CHelper::kFloorDivI32 : CHelper::kFloorModI32);
+  } else {
+    Use(is_div ? CHelper::kFloorDivI64 : CHelper::kFloorModI64);
+  }
+  return Call2(fmt::format("at_floor{}_{}", is_div ? "div" : "mod", Suffix(t)), op->a, op->b);
+}
+
+CExpr CFamilyPrinter::EmitCall(const CallNode* op) {
+  std::vector<std::string> args;
+  for (const auto& a : op->args) args.push_back(EmitExpr(a).text);
+  std::string fn;
+  if (IsInt(op->dtype) && (op->name == "abs" || op->name == "fabs") && args.size() == 1) {
+    fn = op->dtype == DType::kInt32 ? "abs" : "llabs";
+  } else {
+    auto it = Intrinsics().find(op->name);
+    if (it == Intrinsics().end() || !IsFloat(op->dtype) || it->second.arity != static_cast<int>(args.size())) {
+      Fail(fmt::format("unsupported intrinsic {}/{} of {}", op->name, args.size(), DTypeName(op->dtype)));
+      return {"0", kPrecPrimary};
+    }
+    const Intrinsic& in = it->second;
+    const bool f32 = op->dtype == DType::kFloat32;
+    if (lang_ == CLanguage::kCuda && op->name == "rsqrt") {
+      fn = f32 ? "rsqrtf" : "rsqrt";  // a CUDA built-in
+    } else if (in.has_helper) {
+      Use(f32 ? in.helper32 : in.helper64);
+      fn = fmt::format("at_{}_{}", op->name, Suffix(op->dtype));
+    } else {
+      fn = f32 ? in.f32 : in.f64;
+    }
+  }
+  std::string text = fn + "(";
+  for (size_t i = 0; i < args.size(); ++i) text += (i ? ", " : "") + args[i];
+  return {text + ")", kPrecPrimary};
+}
+
+CExpr CFamilyPrinter::EmitIndexed(const Buffer& b, const std::vector<Expr>& indices) {
+  if (indices.size() != 1) {
+    Fail("buffer " + b->name + " is not flattened");
+    return {"0", kPrecPrimary};
+  }
+  return {fmt::format("{}[{}]", BufName(b), EmitExpr(indices[0]).text), kPrecPrimary};
+}
+
+CExpr CFamilyPrinter::EmitExpr(const Expr& e) {
+  switch (e->kind) {
+    case ExprKind::kIntImm: return EmitInt(As<IntImmNode>(e)->value, e->dtype);
+    case ExprKind::kFloatImm: return EmitFloat(As<FloatImmNode>(e)->value, e->dtype);
+    case ExprKind::kVar: {
+      const auto* v = As<VarNode>(e);
+      if (auto it = var_text_.find(v); it != var_text_.end()) return it->second;
+      if (!live_vars_.count(v)) Fail("variable " + v->name + " is used outside its loop");
+      return {VarName(v), kPrecPrimary};
+    }
+    case ExprKind::kBinary: return EmitBinary(As<BinaryNode>(e));
+    case ExprKind::kNot: return {"!" + Paren(EmitExpr(As<NotNode>(e)->a), kPrecUnary), kPrecUnary};
+    case ExprKind::kSelect: {
+      const auto* op = As<SelectNode>(e);
+      // ?: evaluates one branch only: fine for pure TIR values, and it keeps guarded loads safe.
+      return {fmt::format("{} ? {} : {}", Paren(EmitExpr(op->cond), kPrecOr), Paren(EmitExpr(op->true_value), kPrecOr),
+                          Paren(EmitExpr(op->false_value), kPrecCond)),
+              kPrecCond};
+    }
+    case ExprKind::kCast: {
+      const auto* op = As<CastNode>(e);
+      return {fmt::format("({}){}", TypeName(e->dtype), Paren(EmitExpr(op->value), kPrecUnary)), kPrecUnary};
+    }
+    case ExprKind::kBufferLoad: {
+      const auto* op = As<BufferLoadNode>(e);
+      return EmitIndexed(op->buffer, op->indices);
+    }
+    case ExprKind::kCall: return EmitCall(As<CallNode>(e));
+    case ExprKind::kReduce: Fail("Reduce node in lowered TIR"); return {"0", kPrecPrimary};
+  }
+  Fail("unknown expression");
+  return {"0", kPrecPrimary};
+}
+
+}  // namespace autotune::tir

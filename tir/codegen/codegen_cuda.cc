@@ -1,0 +1,614 @@
+#include "tir/codegen/codegen_cuda.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "tir/codegen/c_family.h"
+#include "tir/codegen/cuda_kernels.h"
+#include "tir/functor.h"
+#include "tir/structural_equal.h"
+#include "tir/transform/simplify.h"
+#include "tir/transform/substitute.h"
+
+namespace autotune::tir {
+namespace {
+
+// Thread tags as indices 0..5: blockIdx.x/y/z, threadIdx.x/y/z.
+int TagIndex(ThreadTag t) { return static_cast<int>(t) - static_cast<int>(ThreadTag::kBlockIdxX); }
+const char* const kBuiltin[6] = {"blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z"};
+
+bool IsEmptyStmt(const Stmt& s) {
+  const auto* seq = As<SeqNode>(s);
+  return !s || (seq && seq->stmts.empty());
+}
+
+class ThreadLoopFinder : public IRVisitor {
+ public:
+  bool found = false;
+  void Visit_(const ForNode* op) override {
+    if (op->for_kind == ForKind::kThreadBinding) found = true;
+    if (!found) VisitFields(op);
+  }
+  void Visit_(const BufferStoreNode*) override {}  // no loops below a store
+};
+
+bool HasThreadLoop(const Stmt& s) {
+  ThreadLoopFinder f;
+  f.Visit(s);
+  return f.found;
+}
+
+// Shared- and global-memory buffers a statement reads and writes (local arrays are per thread).
+struct Accesses {
+  std::unordered_set<const BufferNode*> reads, writes;
+
+  bool Conflicts(const Accesses& o) const {
+    for (const auto* b : writes) {
+      if (o.reads.count(b) || o.writes.count(b)) return true;
+    }
+    for (const auto* b : o.writes) {
+      if (reads.count(b)) return true;
+    }
+    return false;
+  }
+  void Merge(const Accesses& o) {
+    reads.insert(o.reads.begin(), o.reads.end());
+    writes.insert(o.writes.begin(), o.writes.end());
+  }
+  bool Empty() const { return reads.empty() && writes.empty(); }
+};
+
+class AccessCollector : public IRVisitor {
+ public:
+  Accesses acc;
+  void Visit_(const BufferLoadNode* op) override {
+    if (op->buffer->scope != Scope::kLocal) acc.reads.insert(op->buffer.get());
+    VisitFields(op);
+  }
+  void Visit_(const BufferStoreNode* op) override {
+    if (op->buffer->scope != Scope::kLocal) acc.writes.insert(op->buffer.get());
+    VisitFields(op);
+  }
+};
+
+Accesses CollectAccesses(const Stmt& s) {
+  AccessCollector c;
+  c.Visit(s);
+  return c.acc;
+}
+
+class StoredBuffers : public IRVisitor {
+ public:
+  std::unordered_set<const BufferNode*> stored;
+  void Visit_(const BufferStoreNode* op) override { stored.insert(op->buffer.get()); }
+};
+
+class LoadCollector : public IRVisitor {
+ public:
+  std::vector<const BufferLoadNode*> loads;
+  void Visit_(const BufferLoadNode* op) override {
+    loads.push_back(op);
+    VisitFields(op);
+  }
+};
+
+class VarUse : public IRVisitor {
+ public:
+  explicit VarUse(const VarNode* v) : v_(v) {}
+  bool found = false;
+  void Visit_(const VarNode* op) override { found |= op == v_; }
+
+ private:
+  const VarNode* v_;
+};
+
+bool UsesVar(const Expr& e, const VarNode* v) {
+  VarUse u(v);
+  u.Visit(e);
+  return u.found;
+}
+
+// An integer index as coef * v + (sum of coefficient * term) + constant, where terms are variables
+// other than v or non-linear subexpressions; `ok` is false when v occurs inside a term.
+struct LinearForm {
+  bool ok = true;
+  int64_t coef = 0;
+  int64_t constant = 0;
+  std::vector<int64_t> term_coefs;
+};
+
+void CollectLinear(const Expr& e, const VarNode* v, int64_t scale, LinearForm* out) {
+  if (!out->ok) return;
+  auto mul = [&](int64_t a, int64_t b, int64_t* r) {
+    if (__builtin_mul_overflow(a, b, r)) out->ok = false;
+    return out->ok;
+  };
+  if (const int64_t* c = AsConstInt(e)) {
+    int64_t r;
+    if (mul(scale, *c, &r) && __builtin_add_overflow(out->constant, r, &out->constant)) out->ok = false;
+    return;
+  }
+  if (As<VarNode>(e) == v) {
+    out->coef += scale;
+    return;
+  }
+  if (const auto* b = As<BinaryNode>(e); b && IsInt(b->dtype)) {
+    switch (b->op) {
+      case BinaryOp::kAdd:
+        CollectLinear(b->a, v, scale, out);
+        CollectLinear(b->b, v, scale, out);
+        return;
+      case BinaryOp::kSub:
+        CollectLinear(b->a, v, scale, out);
+        CollectLinear(b->b, v, -scale, out);
+        return;
+      case BinaryOp::kMul: {
+        int64_t r;
+        if (const int64_t* c = AsConstInt(b->b)) {
+          if (mul(scale, *c, &r)) CollectLinear(b->a, v, r, out);
+          return;
+        }
+        if (const int64_t* c = AsConstInt(b->a)) {
+          if (mul(scale, *c, &r)) CollectLinear(b->b, v, r, out);
+          return;
+        }
+        break;
+      }
+      default: break;
+    }
+  }
+  if (UsesVar(e, v)) {
+    out->ok = false;
+    return;
+  }
+  out->term_coefs.push_back(scale);
+}
+
+// Whether `index` is v + base (v with coefficient 1).
+bool UnitStride(const Expr& index, const VarNode* v) {
+  LinearForm f;
+  CollectLinear(index, v, 1, &f);
+  return f.ok && f.coef == 1;
+}
+
+// Whether `index` is v + base with base provably a multiple of `width`.
+bool AlignedUnitStride(const Expr& index, const VarNode* v, int64_t width) {
+  LinearForm f;
+  CollectLinear(index, v, 1, &f);
+  if (!f.ok || f.coef != 1 || f.constant % width != 0) return false;
+  for (int64_t c : f.term_coefs) {
+    if (c % width != 0) return false;
+  }
+  return true;
+}
+
+class LoadReplacer : public IRMutator {
+ public:
+  explicit LoadReplacer(const std::unordered_map<const BufferLoadNode*, Expr>& map) : map_(map) {}
+  Expr Mutate_(const BufferLoadNode* op, const Expr& self) override {
+    auto it = map_.find(op);
+    return it != map_.end() ? it->second : MutateFields(op, self);
+  }
+
+ private:
+  const std::unordered_map<const BufferLoadNode*, Expr>& map_;
+};
+
+class CudaEmitter : public CFamilyPrinter {
+ public:
+  CudaEmitter() : CFamilyPrinter(CLanguage::kCuda) {}
+
+  Result<CudaModule> Run(const PrimFunc& f) {
+    auto plan = PlanCudaModule(f);
+    if (!plan) return plan.error();
+    if (plan->kernels.empty()) return MakeError("the function computes nothing");
+    CudaModule out;
+    out.num_params = static_cast<int>(f.params.size());
+    out.workspace_bytes = plan->workspace_bytes;
+    std::vector<std::string> entries;
+    for (size_t i = 0; i < plan->kernels.size(); ++i) {
+      entries.push_back(Reserve(plan->kernels.size() == 1 ? f.name : fmt::format("{}_k{}", f.name, i)));
+    }
+    args_ = f.params;
+    args_.insert(args_.end(), plan->workspaces.begin(), plan->workspaces.end());
+    for (const auto& a : args_) {
+      if (a->shape.size() != 1) return MakeError("buffer " + a->name + " is not flattened");
+      buf_names_[a.get()] = Reserve(a->name);
+    }
+    std::vector<std::string> texts;
+    for (size_t i = 0; i < plan->kernels.size(); ++i) {
+      const CudaKernelPlan& k = plan->kernels[i];
+      texts.push_back(EmitKernel(k, entries[i]));
+      CudaKernelLaunch launch;
+      launch.entry = entries[i];
+      launch.grid = k.grid;
+      launch.block = k.block;
+      launch.dynamic_shared_bytes = k.DynamicShared() ? k.shared_bytes : 0;
+      out.kernels.push_back(launch);
+    }
+    if (!error().empty()) return MakeError(error());
+
+    std::ostringstream os;
+    os << "// Generated by autotune (CUDA backend). Kernels:";
+    for (const auto& e : entries) os << " " << e;
+    os << ".\n\n";
+    os << HelperDefinitions();
+    if (UsesHelpers()) os << "\n";
+    for (size_t i = 0; i < texts.size(); ++i) os << (i ? "\n" : "") << texts[i];
+    out.code = os.str();
+    return out;
+  }
+
+ private:
+  // ---- kernels -----------------------------------------------------------------------------------
+  std::string EmitKernel(const CudaKernelPlan& k, const std::string& entry) {
+    StoredBuffers stored;
+    stored.Visit(k.body);
+    std::vector<std::string> params;
+    for (const auto& a : args_) {
+      params.push_back(fmt::format("{}{}* __restrict__ {}", stored.stored.count(a.get()) ? "" : "const ",
+                                   TypeName(a->dtype), buf_names_[a.get()]));
+    }
+    body_.str("");
+    indent_ = 1;
+    if (k.DynamicShared()) Line("extern __shared__ __align__(16) unsigned char at_shared[];");
+    for (size_t i = 0; i < k.shared.size(); ++i) {
+      const Buffer& b = k.shared[i];
+      const std::string name = Reserve(b->name);
+      buf_names_[b.get()] = name;
+      const int64_t n = *AsConstInt(b->shape[0]);
+      if (k.DynamicShared()) {
+        Line(fmt::format("{0}* {1} = reinterpret_cast<{0}*>(at_shared + {2});  // {3} elements", TypeName(b->dtype),
+                         name, k.shared_offsets[i], n));
+      } else {
+        Line(fmt::format("__shared__ __align__(16) {} {}[{}];", TypeName(b->dtype), name, n));
+      }
+    }
+    kernel_ = &k;
+    bound_.fill(false);
+    thread_vars_.clear();
+    divergent_ = 0;
+    single_thread_ = false;
+    EmitStmt(k.body, true);
+    kernel_ = nullptr;
+    for (const auto& b : k.shared) buf_names_.erase(b.get());
+
+    std::string text = fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}(", k.ThreadsPerBlock(), entry);
+    for (size_t i = 0; i < params.size(); ++i) text += (i ? ", " : "") + params[i];
+    return text + ") {\n" + body_.str() + "}\n";
+  }
+
+  // Some thread axis of dimension > 1 has no enclosing loop here: code here is block-level.
+  bool AtBlockLevel() const {
+    for (int a = 0; a < 3; ++a) {
+      if (kernel_->block[a] > 1 && !bound_[3 + a]) return true;
+    }
+    return false;
+  }
+  bool OutsideSomeBlockLoop() const {
+    for (int a = 0; a < 3; ++a) {
+      if (kernel_->grid[a] > 1 && !bound_[a]) return true;
+    }
+    return false;
+  }
+
+  // Whether an expression can differ between the threads of a block.
+  bool ThreadDependent(const Expr& e) const {
+    class Finder : public IRVisitor {
+     public:
+      explicit Finder(const std::unordered_set<const VarNode*>& vars) : vars_(vars) {}
+      bool found = false;
+      void Visit_(const VarNode* op) override { found |= vars_.count(op) > 0; }
+      void Visit_(const BufferLoadNode* op) override {
+        found |= op->buffer->scope == Scope::kLocal;
+        VisitFields(op);
+      }
+
+     private:
+      const std::unordered_set<const VarNode*>& vars_;
+    } finder(thread_vars_);
+    finder.Visit(e);
+    return finder.found;
+  }
+
+  // ---- statements --------------------------------------------------------------------------------
+  void Line(const std::string& s) { body_ << std::string(2 * indent_, ' ') << s << '\n'; }
+
+  // `tail`: nothing follows `s` in the current C scope (so it may declare names there).
+  void EmitStmt(const Stmt& s, bool tail) {
+    if (IsEmptyStmt(s)) return;
+    const bool work = s->kind == StmtKind::kFor || s->kind == StmtKind::kBufferStore || s->kind == StmtKind::kIfThenElse;
+    if (work && !single_thread_ && !HasThreadLoop(s)) {
+      if (!CollectAccesses(s).writes.empty()) {
+        if (OutsideSomeBlockLoop()) {
+          Fail("a statement outside the blockIdx loops of a multi-block kernel writes memory");
+          return;
+        }
+        if (AtBlockLevel()) return EmitSingleThread(s);
+      }
+    }
+    switch (s->kind) {
+      case StmtKind::kFor: {
+        const auto* op = As<ForNode>(s);
+        if (op->for_kind == ForKind::kThreadBinding) return EmitThreadLoop(op, tail);
+        return EmitLoop(op);
+      }
+      case StmtKind::kBufferStore: {
+        const auto* op = As<BufferStoreNode>(s);
+        Line(fmt::format("{} = {};", EmitIndexed(op->buffer, op->indices).text, EmitExpr(op->value).text));
+        return;
+      }
+      case StmtKind::kAllocate: return EmitAllocate(As<AllocateNode>(s), tail);
+      case StmtKind::kIfThenElse: return EmitIf(As<IfThenElseNode>(s));
+      case StmtKind::kSeq: return EmitSeq(As<SeqNode>(s), tail);
+      case StmtKind::kBarrier: return EmitBarrier();
+    }
+  }
+
+  // Block-level code that writes memory: run by one thread of the block.
+  void EmitSingleThread(const Stmt& s) {
+    std::string cond;
+    for (int a = 0; a < 3; ++a) {
+      if (kernel_->block[a] > 1 && !bound_[3 + a]) cond += fmt::format("{}{} == 0", cond.empty() ? "" : " && ", kBuiltin[3 + a]);
+    }
+    Line(fmt::format("if ({}) {{", cond));
+    ++indent_;
+    single_thread_ = true;
+    EmitStmt(s, true);
+    single_thread_ = false;
+    --indent_;
+    Line("}");
+  }
+
+  void EmitBarrier() {
+    if (single_thread_) return;  // one thread: nothing to order
+    if (divergent_ > 0) {
+      Fail("barrier under a thread-dependent condition or loop bound");
+      return;
+    }
+    Line("__syncthreads();");
+  }
+
+  void EmitSeq(const SeqNode* op, bool tail) {
+    // Block-level statements run by different threads: order conflicting accesses with barriers.
+    const bool sync = AtBlockLevel() && !single_thread_;
+    Accesses pending;
+    for (size_t i = 0; i < op->stmts.size(); ++i) {
+      const Stmt& c = op->stmts[i];
+      if (sync) {
+        if (As<BarrierNode>(c)) {
+          pending = {};
+        } else {
+          Accesses a = CollectAccesses(c);
+          if (pending.Conflicts(a)) {
+            EmitBarrier();
+            pending = {};
+          }
+          pending.Merge(a);
+        }
+      }
+      EmitStmt(c, tail && i + 1 == op->stmts.size());
+    }
+  }
+
+  void EmitThreadLoop(const ForNode* op, bool tail) {
+    const int t = TagIndex(op->tag);
+    const bool thread = IsThreadTag(op->tag);
+    const int64_t extent = *AsConstInt(op->extent);  // checked by the plan
+    const int64_t dim = thread ? kernel_->block[t - 3] : kernel_->grid[t];
+    const bool guard = extent < dim;
+    if (guard) {
+      Line(fmt::format("if ({} < {}) {{", kBuiltin[t], extent));
+      if (thread) ++divergent_;
+    } else if (!tail) {
+      Line("{");
+    }
+    if (guard || !tail) ++indent_;
+    const std::string& v = VarName(op->var.get());
+    std::string value = fmt::format("({}){}", TypeName(op->var->dtype), kBuiltin[t]);
+    if (!IsConstInt(op->min, 0)) value += " + " + Paren(EmitExpr(op->min), kPrecAdd + 1);
+    Line(fmt::format("const {} {} = {};", TypeName(op->var->dtype), v, value));
+    if (const int64_t* min = AsConstInt(op->min)) bounds_.Bind(op->var, *min, extent);
+    live_vars_.insert(op->var.get());
+    if (thread) thread_vars_.insert(op->var.get());
+    bound_[t] = true;
+    EmitStmt(op->body, true);
+    bound_[t] = false;
+    thread_vars_.erase(op->var.get());
+    live_vars_.erase(op->var.get());
+    bounds_.Unbind(op->var);
+    if (guard || !tail) {
+      --indent_;
+      Line("}");
+    }
+    if (guard && thread) --divergent_;
+  }
+
+  void EmitLoop(const ForNode* op) {
+    if (op->for_kind == ForKind::kVectorized && EmitVectorized(op)) return;
+    if (CudaFullyUnrolls(op)) Line("#pragma unroll");
+    const std::string& v = VarName(op->var.get());
+    const std::string begin = EmitExpr(op->min).text;
+    const Expr end = IsConstInt(op->min, 0) ? op->extent : Add(op->min, Cast(op->min->dtype, op->extent));
+    const std::string end_text = Paren(EmitExpr(end), kPrecRel + 1);
+    Line(fmt::format("for ({} {} = {}; {} < {}; ++{}) {{", TypeName(op->var->dtype), v, begin, v, end_text, v));
+    const bool dependent = ThreadDependent(op->min) || ThreadDependent(op->extent);
+    if (dependent) {
+      thread_vars_.insert(op->var.get());
+      ++divergent_;
+    }
+    const int64_t* min = AsConstInt(op->min);
+    const int64_t* extent = AsConstInt(op->extent);
+    if (min && extent) bounds_.Bind(op->var, *min, *extent);
+    live_vars_.insert(op->var.get());
+    ++indent_;
+    EmitStmt(op->body, true);
+    // A block-level loop whose iterations hand data between threads: the next iteration must not
+    // overwrite what this one still reads (or read before this one's writes are done).
+    if (AtBlockLevel() && !single_thread_) {
+      Accesses a = CollectAccesses(op->body);
+      if (a.Conflicts(a)) EmitBarrier();
+    }
+    --indent_;
+    live_vars_.erase(op->var.get());
+    bounds_.Unbind(op->var);
+    if (dependent) {
+      thread_vars_.erase(op->var.get());
+      --divergent_;
+    }
+    Line("}");
+  }
+
+  void EmitIf(const IfThenElseNode* op) {
+    const bool dependent = ThreadDependent(op->cond);
+    if (dependent) ++divergent_;
+    Line(fmt::format("if ({}) {{", EmitExpr(op->cond).text));
+    ++indent_;
+    EmitStmt(op->then_case, true);
+    --indent_;
+    if (op->else_case && !IsEmptyStmt(op->else_case)) {
+      Line("} else {");
+      ++indent_;
+      EmitStmt(op->else_case, true);
+      --indent_;
+    }
+    Line("}");
+    if (dependent) --divergent_;
+  }
+
+  void EmitAllocate(const AllocateNode* op, bool tail) {
+    const Buffer& b = op->buffer;
+    if (b->scope != Scope::kLocal) {
+      // Shared memory is declared at the top of the kernel; workspaces are params.
+      EmitStmt(op->body, tail);
+      return;
+    }
+    const int64_t* n = b->shape.size() == 1 ? AsConstInt(b->shape[0]) : nullptr;
+    if (!n || *n <= 0) {
+      Fail("allocation of " + b->name + " is not flat with a positive constant size");
+      return;
+    }
+    // Each allocation gets its own name, so one buffer allocated twice in a scope cannot clash.
+    const std::string name = Reserve(b->name);
+    auto it = buf_names_.find(b.get());
+    std::optional<std::string> saved;
+    if (it != buf_names_.end()) saved = it->second;
+    buf_names_[b.get()] = name;
+    Line(fmt::format("{} {}[{}];", TypeName(b->dtype), name, *n));
+    EmitStmt(op->body, tail);
+    if (saved) {
+      buf_names_[b.get()] = *saved;
+    } else {
+      buf_names_.erase(b.get());
+    }
+  }
+
+  // A vectorized loop as float2/float4 accesses (see codegen_cuda.h); false when it does not qualify.
+  bool EmitVectorized(const ForNode* op) {
+    const int64_t* n = AsConstInt(op->extent);
+    if (!n || (*n != 2 && *n != 4) || !IsConstInt(op->min, 0)) return false;
+    const int64_t width = *n;
+    const auto* st = As<BufferStoreNode>(op->body);
+    if (!st || st->buffer->dtype != DType::kFloat32 || st->indices.size() != 1) return false;
+    const VarNode* v = op->var.get();
+    const Expr& sidx = st->indices[0];
+    if (!UnitStride(sidx, v)) return false;  // every lane stores its own element
+    const bool vector_store = st->buffer->scope != Scope::kLocal && AlignedUnitStride(sidx, v, width);
+
+    struct VectorLoad {
+      Buffer buffer;
+      Expr index;
+      std::vector<const BufferLoadNode*> nodes;
+    };
+    std::vector<VectorLoad> vloads;
+    LoadCollector loads;
+    loads.Visit(st->value);
+    for (const BufferLoadNode* l : loads.loads) {
+      if (l->indices.size() != 1) return false;
+      // All lanes load before any lane stores: only the lane's own element of the stored buffer may be read.
+      if (l->buffer == st->buffer && !ExprDeepEqual(l->indices[0], sidx)) return false;
+      if (l->buffer->scope == Scope::kLocal || l->buffer->dtype != DType::kFloat32 ||
+          !AlignedUnitStride(l->indices[0], v, width)) {
+        continue;
+      }
+      bool merged = false;
+      for (auto& vl : vloads) {
+        if (vl.buffer == l->buffer && ExprDeepEqual(vl.index, l->indices[0])) {
+          vl.nodes.push_back(l);
+          merged = true;
+          break;
+        }
+      }
+      if (!merged) vloads.push_back({l->buffer, l->indices[0], {l}});
+    }
+    if (!vector_store && vloads.empty()) return false;
+
+    const std::string vtype = width == 4 ? "float4" : "float2";
+    const char* lanes = "xyzw";
+    auto at_lane = [&](const Expr& e, int64_t lane) {
+      return Simplify(Substitute(e, [&](const VarNode* x) { return x == v ? IntImm(lane, x->dtype) : nullptr; }),
+                      &bounds_);
+    };
+    Line("{");
+    ++indent_;
+    std::vector<std::vector<Var>> lane_vars;  // per vector load, per lane
+    for (const auto& vl : vloads) {
+      const std::string name = Reserve(vl.buffer->name + "_v");
+      Line(fmt::format("const {0} {1} = *reinterpret_cast<const {0}*>(&{2}[{3}]);", vtype, name, BufName(vl.buffer),
+                       EmitExpr(at_lane(vl.index, 0)).text));
+      std::vector<Var> vars;
+      for (int64_t k = 0; k < width; ++k) {
+        Var lv = MakeVar(name, DType::kFloat32);
+        var_text_[lv.get()] = CExpr{fmt::format("{}.{}", name, lanes[k]), kPrecPrimary};
+        vars.push_back(lv);
+      }
+      lane_vars.push_back(std::move(vars));
+    }
+    std::vector<std::string> values;
+    for (int64_t k = 0; k < width; ++k) {
+      std::unordered_map<const BufferLoadNode*, Expr> map;
+      for (size_t i = 0; i < vloads.size(); ++i) {
+        for (const auto* node : vloads[i].nodes) map[node] = lane_vars[i][k];
+      }
+      values.push_back(EmitExpr(at_lane(LoadReplacer(map).Mutate(st->value), k)).text);
+    }
+    if (vector_store) {
+      std::string args;
+      for (int64_t k = 0; k < width; ++k) args += (k ? ", " : "") + values[k];
+      Line(fmt::format("*reinterpret_cast<{0}*>(&{1}[{2}]) = make_{0}({3});", vtype, BufName(st->buffer),
+                       EmitExpr(at_lane(sidx, 0)).text, args));
+    } else {
+      for (int64_t k = 0; k < width; ++k) {
+        Line(fmt::format("{}[{}] = {};", BufName(st->buffer), EmitExpr(at_lane(sidx, k)).text, values[k]));
+      }
+    }
+    for (const auto& vars : lane_vars) {
+      for (const auto& lv : vars) var_text_.erase(lv.get());
+    }
+    --indent_;
+    Line("}");
+    return true;
+  }
+
+  std::ostringstream body_;
+  int indent_ = 0;
+  std::vector<Buffer> args_;  // params, then workspaces
+  const CudaKernelPlan* kernel_ = nullptr;
+  std::array<bool, 6> bound_{};                   // thread axes with an enclosing loop
+  std::unordered_set<const VarNode*> thread_vars_;  // variables that differ between threads of a block
+  int divergent_ = 0;                              // depth of thread-dependent control flow
+  bool single_thread_ = false;                     // inside a block-level single-thread guard
+};
+
+}  // namespace
+
+Result<CudaModule> CodegenCuda(const PrimFunc& f) { return CudaEmitter().Run(f); }
+
+}  // namespace autotune::tir

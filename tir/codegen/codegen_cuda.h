@@ -1,0 +1,59 @@
+// CUDA code generator: lowered TIR -> one CUDA C++ translation unit for NVRTC, with one or more
+// `extern "C" __global__` kernels and their launch configurations (tir/codegen/cuda_module.h).
+//
+// Kernels and workspaces are planned by PlanCudaModule (tir/codegen/cuda_kernels.h): each top-level
+// unit with thread-bound loops is a kernel, one without is a <<<1,1>>> kernel; global allocations
+// are workspaces, passed after the params. Every kernel takes all params and workspaces, as
+// `float* __restrict__` (`const float* __restrict__` where the kernel does not write the buffer),
+// and is declared `__launch_bounds__(threads per block)`.
+//
+// What each construct becomes:
+//  - blockIdx / threadIdx loops: `const int v = (int)threadIdx.x;` (plus the loop's min). A loop
+//    whose extent is below the launch dimension of its axis (two sibling loops of one axis) is
+//    guarded by `if (threadIdx.x < extent)`. Nested loops of one axis, a blockIdx loop inside a
+//    threadIdx loop and vthread loops are errors.
+//  - Code of a kernel outside the threadIdx loops of an axis whose dimension is > 1 (block-level
+//    code) runs once per block: a statement there that writes shared or global memory is guarded by
+//    `if (threadIdx.x == 0 ...)` (one writing only local arrays runs in every thread, each needing
+//    its copy), and `__syncthreads()` separates consecutive block-level statements that conflict on
+//    shared or global buffers (and ends a block-level loop whose body conflicts with itself). Such
+//    code writing memory outside the blockIdx loops of an axis whose grid dimension is > 1 is an
+//    error (blocks are not ordered); blocks are otherwise taken as independent, as in TVM.
+//  - Allocate(shared): `__shared__ __align__(16)` arrays at the top of the kernel when its total is
+//    at most 48 KB, else one `extern __shared__ __align__(16) unsigned char at_shared[]` carved at
+//    16-byte-aligned offsets, and CudaKernelLaunch::dynamic_shared_bytes set. Allocate(local):
+//    a local array where it is allocated.
+//  - Barrier: `__syncthreads();`; an error under a thread-dependent condition or loop bound (one using
+//    a threadIdx variable or a local value), dropped in code that one thread runs alone.
+//  - Unrolling: we rely on `#pragma unroll` (no count) on loops with constant trip counts, which
+//    NVRTC unrolls completely; it is put on every loop CudaFullyUnrolls says so: unrolled loops, and
+//    rolled loops of extent <= 64 whose variable indexes a local array, so that local arrays are
+//    indexed by constants only and stay in registers.
+//  - Vectorized loops of extent 2 or 4 with min 0 whose body is one float32 store at index
+//    `base + v` (the loop variable with coefficient 1): loads of global or shared float32 buffers
+//    at `base' + v` with base' provably a multiple of the width become one float2/float4 load, and the
+//    store one float2/float4 store when its buffer is global or shared and its base is provably
+//    aligned; the other lanes' values are computed per lane. A base is provably a multiple of the
+//    width when, in its linear form (sum of coefficient * term + constant, terms being variables or
+//    non-linear subexpressions), every coefficient and the constant are multiples of it (params and
+//    workspaces are 16-byte aligned, shared regions too). A loop that reads the stored buffer at
+//    another index, or where nothing is aligned, or any other vectorized loop, is a scalar loop with
+//    `#pragma unroll`.
+//  - Parallel loops are serial loops; IfThenElse a plain if; int32 index arithmetic with
+//    floordiv/floormod as shifts and masks (powers of two), / and % (dividend provably non-negative)
+//    or helpers, as in C (tir/codegen/c_family.h), fminf/fmaxf, expf, ...
+// Output is deterministic. CodegenCuda does not check resource limits (threads, shared memory,
+// registers): that is CheckGpuValidity (tir/analysis/gpu_validity.h), which a builder calls first.
+#pragma once
+
+#include "tir/codegen/cuda_module.h"
+#include "tir/prim_func.h"
+#include "tir/result.h"
+
+namespace autotune::tir {
+
+// Fails (as a value) on what it cannot generate: see PlanCudaModule, barriers under thread-dependent
+// control, block-level writes outside the blockIdx loops, unflattened buffers, unknown intrinsics.
+Result<CudaModule> CodegenCuda(const PrimFunc& f);
+
+}  // namespace autotune::tir
