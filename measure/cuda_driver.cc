@@ -24,6 +24,10 @@ static_assert(std::is_same_v<CUcontext, cu::Context> && std::is_same_v<CUmodule,
 static_assert(CUDA_SUCCESS == cu::kSuccess && CUDA_ERROR_NO_DEVICE == cu::kErrorNoDevice &&
               CUDA_ERROR_ILLEGAL_ADDRESS == cu::kErrorIllegalAddress);
 static_assert(Same(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, cu::kMaxThreadsPerBlock) &&
+              Same(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, cu::kMaxBlockDimX) &&
+              Same(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, cu::kMaxBlockDimX + 2) &&
+              Same(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, cu::kMaxGridDimX) &&
+              Same(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, cu::kMaxGridDimX + 2) &&
               Same(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, cu::kMaxSharedMemoryPerBlock) &&
               Same(CU_DEVICE_ATTRIBUTE_WARP_SIZE, cu::kWarpSize) &&
               Same(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK, cu::kMaxRegistersPerBlock) &&
@@ -169,6 +173,12 @@ Result<CudaDeviceInfo> QueryCudaDevice(const CudaDriver& d, int ordinal) {
       {cu::kMultiprocessorCount, nullptr, &info.sm_count},
       {cu::kL2CacheSize, &info.l2_bytes, nullptr},
       {cu::kMaxThreadsPerBlock, nullptr, &info.max_threads_per_block},
+      {cu::kMaxBlockDimX, &info.max_block_dims[0], nullptr},
+      {cu::kMaxBlockDimX + 1, &info.max_block_dims[1], nullptr},
+      {cu::kMaxBlockDimX + 2, &info.max_block_dims[2], nullptr},
+      {cu::kMaxGridDimX, &info.max_grid_dims[0], nullptr},
+      {cu::kMaxGridDimX + 1, &info.max_grid_dims[1], nullptr},
+      {cu::kMaxGridDimX + 2, &info.max_grid_dims[2], nullptr},
       {cu::kWarpSize, nullptr, &info.warp_size},
       {cu::kMaxSharedMemoryPerBlock, &info.max_shared_per_block, nullptr},
       {cu::kMaxSharedMemoryPerBlockOptin, &info.max_shared_per_block_optin, nullptr},
@@ -196,6 +206,8 @@ std::string CudaDeviceInfoToJson(const CudaDeviceInfo& i) {
                       {"memory_bytes", i.memory_bytes},
                       {"driver_version", i.driver_version},
                       {"max_threads_per_block", i.max_threads_per_block},
+                      {"max_block_dims", i.max_block_dims},
+                      {"max_grid_dims", i.max_grid_dims},
                       {"warp_size", i.warp_size},
                       {"max_shared_per_block", i.max_shared_per_block},
                       {"max_shared_per_block_optin", i.max_shared_per_block_optin},
@@ -220,6 +232,8 @@ Result<CudaDeviceInfo> CudaDeviceInfoFromJson(const std::string& text) {
     i.memory_bytes = j.value("memory_bytes", int64_t{0});
     i.driver_version = j.value("driver_version", 0);
     i.max_threads_per_block = j.value("max_threads_per_block", 0);
+    if (j.contains("max_block_dims")) i.max_block_dims = j["max_block_dims"].get<std::array<int64_t, 3>>();
+    if (j.contains("max_grid_dims")) i.max_grid_dims = j["max_grid_dims"].get<std::array<int64_t, 3>>();
     i.warp_size = j.value("warp_size", 0);
     i.max_shared_per_block = j.value("max_shared_per_block", int64_t{0});
     i.max_shared_per_block_optin = j.value("max_shared_per_block_optin", int64_t{0});

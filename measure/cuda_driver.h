@@ -13,6 +13,7 @@
 // QueryCudaDeviceIsolated, and runs kernels in the CUDA runner's executor process.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -44,6 +45,8 @@ constexpr Result kErrorIllegalAddress = 700;   // CUDA_ERROR_ILLEGAL_ADDRESS
 // CUdevice_attribute values.
 enum DeviceAttribute : int {
   kMaxThreadsPerBlock = 1,
+  kMaxBlockDimX = 2,  // Y = 3, Z = 4
+  kMaxGridDimX = 5,   // Y = 6, Z = 7
   kMaxSharedMemoryPerBlock = 8,
   kWarpSize = 10,
   kMaxRegistersPerBlock = 12,
@@ -143,6 +146,8 @@ struct CudaDeviceInfo {
   int64_t memory_bytes = 0;
   int driver_version = 0;          // e.g. 13000 for CUDA 13.0
   int max_threads_per_block = 0;
+  std::array<int64_t, 3> max_block_dims{0, 0, 0};
+  std::array<int64_t, 3> max_grid_dims{0, 0, 0};
   int warp_size = 0;
   int64_t max_shared_per_block = 0;        // without opting in (48 KB)
   int64_t max_shared_per_block_optin = 0;  // with cuFuncSetAttribute (227 KB on Hopper)

@@ -171,17 +171,15 @@ class Executor {
     }
     if (out_n <= 0) return fail("the workload has an empty output");
 
-    // Inputs: made here with the generator every runner uses, copied once.
-    std::vector<AlignedFloats> host = MakeRandomInputs(counts, seed);
-    for (const auto& h : host) {
+    // Inputs: made here with the generator every runner uses, kept on the host to restore them.
+    host_inputs_ = MakeRandomInputs(counts, seed);
+    for (const auto& h : host_inputs_) {
       cu::DevicePtr p = 0;
       const size_t bytes = static_cast<size_t>(std::max<int64_t>(h.size(), 1)) * sizeof(float);
       if (auto r = Check(d_.MemAlloc(&p, bytes), "cuMemAlloc of an input"); !r) return fail(r.error().message);
       inputs_.push_back(p);
-      if (auto r = Check(d_.MemcpyHtoD(p, h.data(), h.size() * sizeof(float)), "cuMemcpyHtoD of an input"); !r) {
-        return fail(r.error().message);
-      }
     }
+    if (auto r = RestoreInputs(); !r) return fail(r.error().message);
     if (auto r = Check(d_.MemAlloc(&output_, out_n * sizeof(float)), "cuMemAlloc of the output"); !r) {
       return fail(r.error().message);
     }
@@ -225,6 +223,9 @@ class Executor {
     }
     Run run(*this, module);
     if (auto r = run.Prepare(); !r) return answer(ErrorKind::kRunError, r.error().message, 0, {});
+    // A candidate that wrote past its output (into an input allocation beside it) must not spoil
+    // the data of the next ones: every candidate starts from the pristine inputs.
+    if (auto r = RestoreInputs(); !r) return answer(ErrorKind::kRunError, r.error().message, 0, {});
     std::vector<float> out(output_elements_);
     auto one = run.Checked(out.data());
     if (!one) return answer(ErrorKind::kRunError, one.error().message, 0, {});
@@ -377,9 +378,22 @@ class Executor {
   // After an error: a sticky error (a fault) leaves the context unusable, and every call returns it.
   bool ContextBroken() const { return d_.CtxSynchronize() != cu::kSuccess; }
 
+  // Copies the host inputs to the GPU (synchronously: the copy is done when this returns).
+  Result<void> RestoreInputs() {
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      const AlignedFloats& h = host_inputs_[i];
+      if (auto r = Check(d_.MemcpyHtoD(inputs_[i], h.data(), h.size() * sizeof(float)), "cuMemcpyHtoD of an input");
+          !r) {
+        return r;
+      }
+    }
+    return {};
+  }
+
   void FreeWorkload() {
     for (cu::DevicePtr p : inputs_) d_.MemFree(p);
     inputs_.clear();
+    host_inputs_.clear();
     if (output_) d_.MemFree(output_);
     output_ = 0;
     output_elements_ = 0;
@@ -398,6 +412,7 @@ class Executor {
   int64_t flush_bytes_ = 0;
   // The workload.
   bool workload_ready_ = false;
+  std::vector<AlignedFloats> host_inputs_;
   std::vector<cu::DevicePtr> inputs_;
   cu::DevicePtr output_ = 0;
   int64_t output_elements_ = 0;

@@ -20,7 +20,9 @@
 // run. The executor exits when the parent closes the socket, or dies (it watches its parent).
 //
 // Method of a run: load the cubin; kernels whose dynamic shared memory is above 48 KB get
-// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES; workspaces are allocated; the output is poisoned
+// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES; workspaces are allocated; the inputs are copied
+// again from the executor's host copy (a previous candidate that wrote out of bounds into an
+// input's allocation cannot spoil the next ones' data); the output is poisoned
 // with NaN (cuMemsetD32 0x7fc00000) and the module run once (all its kernels in order are one run),
 // copied back and checked against the reference on the host (measure/reference_check.h;
 // WRONG_ANSWER stops there); then `warmup` untimed runs (none when one run already outlasts

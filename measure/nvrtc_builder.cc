@@ -16,15 +16,8 @@
 #include "measure/sha256.h"
 #include "measure/subprocess.h"
 
-// The CUDA code generator and the GPU validity check are being written beside this; until both
-// exist, a lowered function is a BUILD_ERROR saying so (ready sources build).
-#if __has_include("tir/codegen/codegen_cuda.h") && __has_include("tir/analysis/gpu_validity.h")
-#define AUTOTUNE_HAVE_CUDA_CODEGEN 1
 #include "tir/analysis/gpu_validity.h"
 #include "tir/codegen/codegen_cuda.h"
-#else
-#define AUTOTUNE_HAVE_CUDA_CODEGEN 0
-#endif
 
 namespace autotune::measure {
 namespace {
@@ -68,16 +61,31 @@ bool WriteAtomically(const fs::path& dir, const std::string& name, const std::st
   return true;
 }
 
-#if AUTOTUNE_HAVE_CUDA_CODEGEN
-// The GPU limits the validity check judges a program against: the device's own when it is known,
-// else those of the architecture.
+// The limits the validity check judges a program against: the GPU's own when it was read, else
+// those of the architecture (tir::GpuLimits' defaults are sm_90's; the opt-in shared memory per
+// block differs between architectures, the other limits are the same from sm_70 to sm_120).
 tir::GpuLimits LimitsFor(const std::string& arch, const std::optional<CudaDeviceInfo>& device) {
-  tir::GpuLimits limits;
-  (void)arch;
-  (void)device;
-  return limits;
+  tir::GpuLimits l;
+  if (device) {
+    auto set = [](int64_t& limit, int64_t value) {
+      if (value > 0) limit = value;  // keep the default where the driver reported nothing
+    };
+    set(l.max_threads_per_block, device->max_threads_per_block);
+    for (int i = 0; i < 3; ++i) {
+      set(l.max_block_dims[i], device->max_block_dims[i]);
+      set(l.max_grid_dims[i], device->max_grid_dims[i]);
+    }
+    set(l.max_static_shared_bytes, device->max_shared_per_block);
+    set(l.max_shared_bytes_per_block, device->max_shared_per_block_optin);
+    set(l.max_registers_per_block, device->max_registers_per_block);
+    return l;
+  }
+  const int cc = std::atoi(arch.c_str() + 3);  // "sm_90a" -> 90
+  if (cc == 75) l.max_shared_bytes_per_block = 64 * 1024;
+  if (cc == 80 || cc == 87) l.max_shared_bytes_per_block = 163 * 1024;
+  if (cc == 86 || cc == 89 || cc >= 120) l.max_shared_bytes_per_block = 99 * 1024;
+  return l;
 }
-#endif
 
 }  // namespace
 
@@ -165,15 +173,11 @@ BuildResult NvrtcBuilder::BuildOne(const BuildInput& input, const Setup& setup) 
   // ---- the module: generated from the lowered function, or given ----
   tir::CudaModule module;
   if (input.func.body) {
-#if AUTOTUNE_HAVE_CUDA_CODEGEN
     auto usage = tir::CheckGpuValidity(input.func, LimitsFor(setup.arch, setup.device));
     if (!usage) return fail(ErrorKind::kInvalidSchedule, usage.error().message);
     auto generated = tir::CodegenCuda(input.func);
     if (!generated) return fail(ErrorKind::kBuildError, "codegen: " + generated.error().message);
     module = std::move(*generated);
-#else
-    return fail(ErrorKind::kBuildError, "this build has no CUDA code generator");
-#endif
   } else {
     if (input.kernels.empty()) {
       return fail(ErrorKind::kBuildError, "a CUDA source needs its kernel launches (BuildInput::FromCudaModule)");

@@ -6,17 +6,39 @@
 #include "cli/cli_error.h"
 #include "cli/command.h"
 #include "cli/workload_options.h"
+#include "measure/nvrtc_builder.h"
 #include "tir/codegen/codegen_c.h"
+#include "tir/codegen/codegen_cuda.h"
 #include "tir/lower/lower.h"
 #include "tir/printer.h"
 
 namespace autotune::cli {
 
 namespace {
+// Compiles the lowered function with NVRTC (no GPU needed when the architecture is given).
+void ReportCompile(const tir::PrimFunc& f, const std::string& arch) {
+  measure::MeasureConfig config;
+  config.cuda_arch = arch;
+  measure::NvrtcBuilder builder(config);
+  auto a = builder.Arch();
+  if (!a) throw UserError{fmt::format("cannot compile for cuda: {}", a.error().message)};
+  auto r = builder.Build({measure::BuildInput::FromFunc(f)}).at(0);
+  if (!r.ok()) {
+    fmt::print("// ---- NVRTC ({}): {} ----\n{}\n", *a, measure::ErrorKindName(r.error_kind), r.error_message);
+    return;
+  }
+  fmt::print("// ---- NVRTC ({}): cubin {} bytes, {} registers per thread, {} bytes spilled, {} kernel(s), {:.2f} s{} ----\n",
+             *a, r.binary_bytes, r.registers, r.spill_bytes, r.kernels.size(), r.build_seconds,
+             r.cached ? " (cached)" : "");
+  fmt::print("{}\n", r.log);
+}
+
 struct ShowOptions {
   WorkloadOptions wl;
   bool dump_ir = false;
+  bool compile = false;
   std::string save_trace;
+  std::string arch;
 };
 }  // namespace
 
@@ -26,6 +48,8 @@ CommandRun AddShowCommand(CLI::App& app) {
   opts->wl.AddTo(*cmd);
   cmd->add_flag("--dump-ir", opts->dump_ir, "print the IR after every lowering step");
   cmd->add_option("--save-trace", opts->save_trace, "write the schedule's trace (JSON) to this file");
+  cmd->add_flag("--compile", opts->compile, "cuda: compile with NVRTC and report cubin size, registers and spills");
+  cmd->add_option("--arch", opts->arch, "cuda: architecture to compile for, e.g. sm_90 (default: the local GPU's)");
   return [opts]() {
     const tir::Workload w = opts->wl.MakeWorkload();
     const tir::TargetKind target = opts->wl.Target();
@@ -52,15 +76,19 @@ CommandRun AddShowCommand(CLI::App& app) {
     if (!f) throw UserError{fmt::format("the schedule cannot be lowered: {}", f.error().message)};
     fmt::print("// ---- lowered TIR ----\n{}\n", tir::ToString(f->body));
     if (target == tir::TargetKind::kCuda) {
-      // The CUDA code generator is not built yet; show what the C path runs for this GPU schedule.
-      fmt::print("// ---- CUDA source: not available in this build (no CUDA code generator yet) ----\n");
-      fmt::print("// ---- C source of this GPU schedule, thread loops serialized (what CI checks) ----\n");
+      auto mod = tir::CodegenCuda(*f);
+      if (!mod) throw UserError{fmt::format("CUDA code generation failed: {}", mod.error().message)};
+      fmt::print("// ---- CUDA source ----\n{}", mod->code);
+      for (const auto& k : mod->kernels) {
+        fmt::print("// launch {}: grid ({}, {}, {}), block ({}, {}, {}), dynamic shared memory {} bytes\n", k.entry,
+                   k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2], k.dynamic_shared_bytes);
+      }
+      if (opts->compile) ReportCompile(*f, opts->arch);
     } else {
-      fmt::print("// ---- C source ----\n");
+      auto src = tir::CodegenC(*f);
+      if (!src) throw UserError{fmt::format("code generation failed: {}", src.error().message)};
+      fmt::print("// ---- C source ----\n{}", src->code);
     }
-    auto src = tir::CodegenC(*f);
-    if (!src) throw UserError{fmt::format("code generation failed: {}", src.error().message)};
-    fmt::print("{}", src->code);
     return 0;
   };
 }

@@ -95,7 +95,7 @@ TEST(Cli, BadInputIsOneLineAndStatusTwo) {
       {"measure --op gemm --target cpu", "--shape is required"},
       {"measure --op gemm --shape M=1,N=2,K=3 --frobnicate", "frobnicate"},
       {"show --op gemm --shape M=1,N=2,K=3 --repeats 3", "repeats"},
-      {"measure --op gemm --shape M=4,N=4,K=4 --target cuda", "cuda target cannot measure"},
+      {"measure --op gemm --shape M=4,N=4,K=4 --target cuda --arch sm_90 --device 63", "the cuda target cannot run here"},
       {"frobnicate", "frobnicate"},
   };
   for (const auto& c : cases) {
@@ -124,9 +124,24 @@ TEST(Cli, ShowPrintsLoweredIrAndSource) {
   auto r = RunCli(std::string("show ") + kGemm + " --epilogue bias,relu --target cuda --dump-ir");
   ASSERT_EQ(r.status, 0) << r.err;
   for (const char* part : {"after schedule_ops", "after insert_barriers", "lowered TIR", "barrier()",
-                           "thread_binding \"threadIdx.x\"", "void kernel_gemm("}) {
+                           "thread_binding \"threadIdx.x\"", "extern \"C\" __global__", "kernel_gemm(",
+                           "__syncthreads();", "// launch kernel_gemm: grid"}) {
     EXPECT_NE(r.out.find(part), std::string::npos) << part;
   }
+}
+
+// No GPU needed: NVRTC compiles for a named architecture and reports what ptxas says.
+TEST(Cli, ShowCompilesForCudaWithoutAGpu) {
+  auto t = RunCli("targets --json");
+  ASSERT_EQ(t.status, 0);
+  if (!nlohmann::json::parse(t.out)[1]["compile"].get<bool>()) GTEST_SKIP() << "built without NVRTC";
+  auto r = RunCli(std::string("show ") + kGemm + " --target cuda --compile --arch sm_90");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("NVRTC (sm_90): cubin"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("registers per thread"), std::string::npos);
+  auto bad = RunCli(std::string("show ") + kGemm + " --target cuda --compile --arch sm_9x");
+  EXPECT_EQ(bad.status, 2) << bad.err;
+  EXPECT_EQ(Lines(bad.err), 1) << bad.err;
 }
 
 TEST(Cli, MeasureWritesAJsonReportAndReplaysItsTrace) {

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <iostream>
 
 #include "measure/cuda_driver.h"
 #include "measure/cuda_runner.h"
@@ -18,12 +19,6 @@
 #include "tests/measure/test_kernels.h"
 #include "tir/lower/lower.h"
 #include "tir/ops/operator.h"
-
-#if __has_include("tir/codegen/codegen_cuda.h") && __has_include("tir/analysis/gpu_validity.h")
-#define HAVE_CUDA_CODEGEN 1
-#else
-#define HAVE_CUDA_CODEGEN 0
-#endif
 
 namespace autotune::measure {
 namespace {
@@ -153,6 +148,7 @@ extern "C" __global__ void from_workspace(float* A, float* B, float* C, float* W
                                      BuildInput::FromCudaModule(two)});
   ASSERT_EQ(results.size(), 3u);
   for (const auto& r : results) ExpectCorrect(r, 3);
+  for (const auto& r : results) std::cout << "  median " << r.median_ms << " ms, spread " << r.spread << "\n";
   EXPECT_EQ(runner.ExecutorStarts(), 1);
   const auto j = ToJson(results[0], w.flops);
   EXPECT_TRUE(j["error"].is_null());
@@ -179,6 +175,7 @@ TEST_F(CudaGpu, FaultIsRunErrorAndLaterCandidatesMeasureCorrectly) {
       << results[3].error_message;
   ExpectCorrect(results[4], 3);
   EXPECT_EQ(runner.ExecutorStarts(), 3);  // a fresh executor after each fault
+  std::cout << "  " << results[1].error_message << "\n  " << results[3].error_message << "\n";
 }
 
 TEST_F(CudaGpu, HangIsRunTimeoutAndTheRunnerRecovers) {
@@ -193,6 +190,7 @@ TEST_F(CudaGpu, HangIsRunTimeoutAndTheRunnerRecovers) {
   EXPECT_EQ(results[0].error_kind, ErrorKind::kRunTimeout) << results[0].error_message;
   ExpectCorrect(results[1], 3);
   EXPECT_EQ(runner.ExecutorStarts(), 2);
+  std::cout << "  " << results[0].error_message << "; the next candidate ran in " << results[1].run_seconds << " s\n";
 }
 
 TEST_F(CudaGpu, WrongValuesAndUnwrittenElementsAreWrongAnswers) {
@@ -216,6 +214,18 @@ TEST_F(CudaGpu, WrongValuesAndUnwrittenElementsAreWrongAnswers) {
   EXPECT_TRUE(results[1].latencies_ms.empty());
   ExpectCorrect(results[2], 3);
   EXPECT_EQ(runner.ExecutorStarts(), 1);  // wrong answers do not harm the executor
+}
+
+TEST_F(CudaGpu, CandidateThatWritesItsInputsDoesNotSpoilTheNext) {
+  CudaRunner runner(Config());
+  const tir::Workload w = GemmWorkload(16, 64, 16);
+  // Writes over all of A and B once it has stored its (racy) result.
+  auto results = Measure(runner, w,
+                         {GemmModule(16, 64, 16, "", "C[i * N + j] = acc; A[i * K + j % K] = 7.0f; B[j] = -3.0f;"),
+                          GemmModule(16, 64, 16)});
+  EXPECT_NE(results[0].error_kind, ErrorKind::kRunError) << results[0].error_message;
+  ExpectCorrect(results[1], 3);
+  EXPECT_EQ(runner.ExecutorStarts(), 1);
 }
 
 TEST_F(CudaGpu, BadLaunchIsRunErrorWithoutRestart) {
@@ -263,7 +273,6 @@ extern "C" __global__ void gemm_smem(float* A, float* B, float* C) {{
 TEST_F(CudaGpu, GpuReferenceOfARealWorkload) {
   // gemm from the operator registry has a compute definition: the reference is the naive schedule,
   // generated, compiled and run on this GPU.
-#if HAVE_CUDA_CODEGEN
   auto w = tir::MakeWorkload("gemm", "M=64,N=128,K=96");
   ASSERT_TRUE(w) << w.error().message;
   std::vector<BuildInput> inputs = {GemmModule(64, 128, 96), GemmModule(64, 128, 96, "", "C[i * N + j] = -acc;")};
@@ -277,9 +286,26 @@ TEST_F(CudaGpu, GpuReferenceOfARealWorkload) {
   ExpectCorrect(results[0], 3);
   EXPECT_EQ(results[1].error_kind, ErrorKind::kWrongAnswer);
   ExpectCorrect(results[2], 3);
-#else
-  GTEST_SKIP() << "no CUDA code generator in this build yet";
-#endif
+}
+
+TEST_F(CudaGpu, ConvolutionWithEpilogueAgainstGpuReference) {
+  // ResNet's 3x3 convolution: the reference (naive schedule, padding as its own stage) and the
+  // default CUDA schedule, both generated.
+  auto w = tir::MakeWorkload("conv2d", "N=1,C=64,H=56,W=56,K=64,R=3,S=3,pad=1", "bias,relu");
+  ASSERT_TRUE(w) << w.error().message;
+  auto sch = search::DefaultSchedule(*w, tir::TargetKind::kCuda);
+  ASSERT_TRUE(sch) << sch.error().message;
+  auto f = tir::Lower(sch->state());
+  ASSERT_TRUE(f) << f.error().message;
+  CudaRunner runner(Config());
+  NvrtcBuilder builder(Config());
+  auto builds = builder.Build({BuildInput::FromFunc(*f)});
+  ASSERT_TRUE(builds[0].ok()) << builds[0].error_message;
+  auto results = runner.Run(*w, builds);
+  ExpectCorrect(results[0], 3);
+  std::cout << "  default schedule: " << results[0].median_ms << " ms (" << w->flops / (results[0].median_ms * 1e6)
+            << " GFLOP/s), " << builds[0].registers << " registers, " << builds[0].spill_bytes << " spill bytes, "
+            << builds[0].kernels.size() << " kernel(s), max rel. error " << results[0].max_rel_error << "\n";
 }
 
 TEST_F(CudaGpu, BuildErrorsPassThrough) {

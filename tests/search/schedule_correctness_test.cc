@@ -9,6 +9,8 @@
 
 #include "measure/c_builder.h"
 #include "measure/cpu_runner.h"
+#include "measure/nvrtc_builder.h"
+#include "measure/nvrtc_compiler.h"
 #include "search/default_schedule.h"
 #include "tir/lower/lower.h"
 #include "tir/ops/operator.h"
@@ -35,16 +37,21 @@ measure::MeasureConfig TestConfig() {
 }
 
 // Builds and runs the default schedules and `randoms` random schedules per target, spread over the
-// shapes; every one must lower and give the right answer.
+// shapes; every one must lower and give the right answer. The CUDA schedules are also compiled with
+// NVRTC for sm_90 (no GPU needed): every one the GPU validity check accepts must compile.
 void CheckOperator(const std::string& op, const std::vector<Shape>& shapes, int randoms) {
   auto builder = measure::MakeCBuilder(TestConfig());
   auto runner = measure::MakeCpuRunner(TestConfig());
-  int checked = 0;
+  measure::MeasureConfig cuda_config = TestConfig();
+  cuda_config.cuda_arch = "sm_90";
+  const bool have_nvrtc = bool(measure::LoadNvrtc());
+  auto nvrtc = measure::MakeNvrtcBuilder(cuda_config);
+  int checked = 0, compiled = 0;
   for (size_t si = 0; si < shapes.size(); ++si) {
     auto w = tir::MakeWorkload(op, shapes[si].shape, shapes[si].epilogue);
     ASSERT_TRUE(w) << w.error().message;
-    std::vector<measure::BuildInput> inputs;
-    std::vector<std::string> names;
+    std::vector<measure::BuildInput> inputs, cuda_inputs;
+    std::vector<std::string> names, cuda_names;
     for (TargetKind target : {TargetKind::kCpu, TargetKind::kCuda}) {
       const int per_shape = (randoms + static_cast<int>(shapes.size()) - 1) / static_cast<int>(shapes.size());
       for (int k = -1; k < per_shape; ++k) {
@@ -57,6 +64,10 @@ void CheckOperator(const std::string& op, const std::vector<Shape>& shapes, int 
         ASSERT_TRUE(f) << name << ": " << f.error().message << "\n" << sch->trace().ToText();
         inputs.push_back(measure::BuildInput::FromFunc(*f));
         names.push_back(name + "\n" + sch->trace().ToText());
+        if (target == TargetKind::kCuda) {
+          cuda_inputs.push_back(measure::BuildInput::FromFunc(*f));
+          cuda_names.push_back(names.back());
+        }
       }
     }
     // The naive GPU schedule computes the reference of CUDA candidates: it must be right too.
@@ -76,8 +87,19 @@ void CheckOperator(const std::string& op, const std::vector<Shape>& shapes, int 
                                       << builds[i].source;
       ++checked;
     }
+    if (!have_nvrtc) continue;
+    auto cubins = nvrtc->Build(cuda_inputs);
+    for (size_t i = 0; i < cubins.size(); ++i) {
+      // Too many threads or too much shared memory for the GPU is a fair verdict on a random
+      // schedule; a schedule that passes the check but does not compile is a bug.
+      if (cubins[i].error_kind == measure::ErrorKind::kInvalidSchedule) continue;
+      EXPECT_TRUE(cubins[i].ok()) << cuda_names[i] << "\n" << measure::ErrorKindName(cubins[i].error_kind) << ": "
+                                  << cubins[i].error_message << "\n" << cubins[i].source;
+      compiled += cubins[i].ok();
+    }
   }
   EXPECT_GE(checked, 2 * randoms);
+  if (have_nvrtc) EXPECT_GE(compiled, 21) << "the default and at least 20 sampled CUDA schedules must compile";
 }
 
 TEST(ScheduleCorrectness, Gemm) {

@@ -325,7 +325,8 @@ class CudaEmitter : public CFamilyPrinter {
   void EmitStmt(const Stmt& s, bool tail) {
     if (IsEmptyStmt(s)) return;
     const bool work = s->kind == StmtKind::kFor || s->kind == StmtKind::kBufferStore || s->kind == StmtKind::kIfThenElse;
-    if (work && !single_thread_ && !HasThreadLoop(s)) {
+    // (The cheap tests first: inside the thread and block loops of a kernel nothing is traversed.)
+    if (work && !single_thread_ && (AtBlockLevel() || OutsideSomeBlockLoop()) && !HasThreadLoop(s)) {
       if (!CollectAccesses(s).writes.empty()) {
         if (OutsideSomeBlockLoop()) {
           Fail("a statement outside the blockIdx loops of a multi-block kernel writes memory");
@@ -338,7 +339,7 @@ class CudaEmitter : public CFamilyPrinter {
       case StmtKind::kFor: {
         const auto* op = As<ForNode>(s);
         if (op->for_kind == ForKind::kThreadBinding) return EmitThreadLoop(op, tail);
-        return EmitLoop(op);
+        return EmitLoop(op, tail);
       }
       case StmtKind::kBufferStore: {
         const auto* op = As<BufferStoreNode>(s);
@@ -414,7 +415,9 @@ class CudaEmitter : public CFamilyPrinter {
     const std::string& v = VarName(op->var.get());
     std::string value = fmt::format("({}){}", TypeName(op->var->dtype), kBuiltin[t]);
     if (!IsConstInt(op->min, 0)) value += " + " + Paren(EmitExpr(op->min), kPrecAdd + 1);
-    Line(fmt::format("const {} {} = {};", TypeName(op->var->dtype), v, value));
+    VarUse use(op->var.get());
+    use.Visit(op->body);
+    if (use.found) Line(fmt::format("const {} {} = {};", TypeName(op->var->dtype), v, value));
     if (const int64_t* min = AsConstInt(op->min)) bounds_.Bind(op->var, *min, extent);
     live_vars_.insert(op->var.get());
     if (thread) thread_vars_.insert(op->var.get());
@@ -431,8 +434,8 @@ class CudaEmitter : public CFamilyPrinter {
     if (guard && thread) --divergent_;
   }
 
-  void EmitLoop(const ForNode* op) {
-    if (op->for_kind == ForKind::kVectorized && EmitVectorized(op)) return;
+  void EmitLoop(const ForNode* op, bool tail) {
+    if (op->for_kind == ForKind::kVectorized && EmitVectorized(op, tail)) return;
     if (CudaFullyUnrolls(op)) Line("#pragma unroll");
     const std::string& v = VarName(op->var.get());
     const std::string begin = EmitExpr(op->min).text;
@@ -511,7 +514,7 @@ class CudaEmitter : public CFamilyPrinter {
   }
 
   // A vectorized loop as float2/float4 accesses (see codegen_cuda.h); false when it does not qualify.
-  bool EmitVectorized(const ForNode* op) {
+  bool EmitVectorized(const ForNode* op, bool tail) {
     const int64_t* n = AsConstInt(op->extent);
     if (!n || (*n != 2 && *n != 4) || !IsConstInt(op->min, 0)) return false;
     const int64_t width = *n;
@@ -556,8 +559,11 @@ class CudaEmitter : public CFamilyPrinter {
       return Simplify(Substitute(e, [&](const VarNode* x) { return x == v ? IntImm(lane, x->dtype) : nullptr; }),
                       &bounds_);
     };
-    Line("{");
-    ++indent_;
+    // The vector temporaries need a scope of their own unless nothing follows in this one.
+    if (!tail) {
+      Line("{");
+      ++indent_;
+    }
     std::vector<std::vector<Var>> lane_vars;  // per vector load, per lane
     for (const auto& vl : vloads) {
       const std::string name = Reserve(vl.buffer->name + "_v");
@@ -580,10 +586,19 @@ class CudaEmitter : public CFamilyPrinter {
       values.push_back(EmitExpr(at_lane(LoadReplacer(map).Mutate(st->value), k)).text);
     }
     if (vector_store) {
-      std::string args;
-      for (int64_t k = 0; k < width; ++k) args += (k ? ", " : "") + values[k];
-      Line(fmt::format("*reinterpret_cast<{0}*>(&{1}[{2}]) = make_{0}({3});", vtype, BufName(st->buffer),
-                       EmitExpr(at_lane(sidx, 0)).text, args));
+      std::string value;
+      // A plain copy stores the loaded vector as it is.
+      const auto* copied = As<BufferLoadNode>(st->value);
+      if (copied && vloads.size() == 1 && vloads[0].nodes.size() == 1 && vloads[0].nodes[0] == copied) {
+        value = var_text_.at(lane_vars[0][0].get()).text;
+        value = value.substr(0, value.size() - 2);  // the vector's name, without ".x"
+      } else {
+        value = "make_" + vtype + "(";
+        for (int64_t k = 0; k < width; ++k) value += (k ? ", " : "") + values[k];
+        value += ")";
+      }
+      Line(fmt::format("*reinterpret_cast<{0}*>(&{1}[{2}]) = {3};", vtype, BufName(st->buffer),
+                       EmitExpr(at_lane(sidx, 0)).text, value));
     } else {
       for (int64_t k = 0; k < width; ++k) {
         Line(fmt::format("{}[{}] = {};", BufName(st->buffer), EmitExpr(at_lane(sidx, k)).text, values[k]));
@@ -592,8 +607,10 @@ class CudaEmitter : public CFamilyPrinter {
     for (const auto& vars : lane_vars) {
       for (const auto& lv : vars) var_text_.erase(lv.get());
     }
-    --indent_;
-    Line("}");
+    if (!tail) {
+      --indent_;
+      Line("}");
+    }
     return true;
   }
 

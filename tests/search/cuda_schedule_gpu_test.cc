@@ -1,0 +1,89 @@
+// On a GPU: the default CUDA schedule and 50 sampled ones of every operator, built by NVRTC and run
+// by the Driver API runner, give the answer of the naive reference kernel. Skips without a GPU.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "measure/cuda_driver.h"
+#include "measure/cuda_runner.h"
+#include "measure/nvrtc_builder.h"
+#include "search/default_schedule.h"
+#include "tir/lower/lower.h"
+#include "tir/ops/operator.h"
+
+namespace autotune::search {
+namespace {
+
+struct Case {
+  std::string op, shape, epilogue;
+};
+
+measure::MeasureConfig GpuTestConfig() {
+  measure::MeasureConfig c;
+  c.warmup = 0;
+  c.repeats = 1;
+  c.min_repeat_ms = 0;  // correctness only
+  c.flush_cache = false;
+  c.run_timeout_s = 20;
+  return c;
+}
+
+void CheckOnGpu(const std::vector<Case>& cases, int randoms) {
+  auto device = measure::QueryCudaDeviceIsolated(0);
+  if (!device) GTEST_SKIP() << device.error().message;
+  auto builder = measure::MakeNvrtcBuilder(GpuTestConfig());
+  auto runner = measure::MakeCudaRunner(GpuTestConfig());
+  int correct = 0, invalid = 0;
+  for (size_t ci = 0; ci < cases.size(); ++ci) {
+    auto w = tir::MakeWorkload(cases[ci].op, cases[ci].shape, cases[ci].epilogue);
+    ASSERT_TRUE(w) << w.error().message;
+    std::vector<measure::BuildInput> inputs;
+    std::vector<std::string> names;
+    const int per_case = (randoms + static_cast<int>(cases.size()) - 1) / static_cast<int>(cases.size());
+    for (int k = -1; k < per_case; ++k) {
+      const uint64_t seed = 7000 + 100 * ci + k;
+      auto sch = k < 0 ? DefaultSchedule(*w, tir::TargetKind::kCuda) : RandomSchedule(*w, tir::TargetKind::kCuda, seed);
+      ASSERT_TRUE(sch) << sch.error().message;
+      auto f = tir::Lower(sch->state());
+      ASSERT_TRUE(f) << f.error().message;
+      inputs.push_back(measure::BuildInput::FromFunc(*f));
+      names.push_back(fmt::format("{} {}\n{}", w->CanonicalText(), k < 0 ? "default" : fmt::format("seed {}", seed),
+                                  sch->trace().ToText()));
+    }
+    auto builds = builder->Build(inputs);
+    auto results = runner->Run(*w, builds);
+    for (size_t i = 0; i < results.size(); ++i) {
+      if (results[i].error_kind == measure::ErrorKind::kInvalidSchedule) {
+        ++invalid;
+        EXPECT_NE(i, 0u) << "the default schedule must be valid: " << results[i].error_message;
+        continue;
+      }
+      EXPECT_TRUE(results[i].correct) << names[i] << measure::ErrorKindName(results[i].error_kind) << ": "
+                                      << results[i].error_message;
+      correct += results[i].correct;
+    }
+  }
+  ::testing::Test::RecordProperty("correct", correct);
+  ::testing::Test::RecordProperty("invalid", invalid);
+  EXPECT_GE(correct, randoms / 2) << "too few valid samples to say much (" << invalid << " invalid)";
+}
+
+TEST(CudaScheduleGpu, Gemm) {
+  CheckOnGpu({{"gemm", "M=256,N=192,K=128", ""}, {"gemm", "M=127,N=33,K=17", "bias,relu"},
+              {"gemm", "M=1024,N=1024,K=1024", ""}},
+             50);
+}
+
+TEST(CudaScheduleGpu, BatchMatmul) {
+  CheckOnGpu({{"batch_matmul", "B=4,M=64,N=96,K=80", "relu"}, {"batch_matmul", "B=3,M=17,N=24,K=9", ""}}, 50);
+}
+
+TEST(CudaScheduleGpu, Conv2d) {
+  CheckOnGpu({{"conv2d", "N=1,C=64,H=56,W=56,K=64,R=3,S=3,pad=1", ""},
+              {"conv2d", "N=2,C=16,H=15,W=13,K=24,R=3,S=3,stride=2,pad=1", "bias,relu"},
+              {"conv2d", "N=1,C=32,H=14,W=14,K=32,R=3,S=3,pad=2,dilation=2,groups=32", "relu"}},
+             50);
+}
+
+}  // namespace
+}  // namespace autotune::search

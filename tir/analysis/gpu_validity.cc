@@ -1,0 +1,138 @@
+#include "tir/analysis/gpu_validity.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "tir/codegen/cuda_kernels.h"
+
+namespace autotune::tir {
+namespace {
+
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+
+int64_t SatAdd(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_add_overflow(a, b, &r) ? kMax : r;
+}
+int64_t SatMul(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? kMax : r;
+}
+
+// Bytes of the local arrays live at once: an allocation adds to what its body holds; the parts of a
+// sequence or a conditional reuse the same space.
+int64_t LiveLocalBytes(const Stmt& s) {
+  if (!s) return 0;
+  switch (s->kind) {
+    case StmtKind::kAllocate: {
+      const auto* op = As<AllocateNode>(s);
+      int64_t own = 0;
+      if (op->buffer->scope == Scope::kLocal) {
+        const int64_t* n = op->buffer->shape.size() == 1 ? AsConstInt(op->buffer->shape[0]) : nullptr;
+        own = n ? SatMul(*n, BytesOf(op->buffer->dtype)) : 0;  // the plan rejects non-constant sizes
+      }
+      return SatAdd(own, LiveLocalBytes(op->body));
+    }
+    case StmtKind::kFor: return LiveLocalBytes(As<ForNode>(s)->body);
+    case StmtKind::kIfThenElse: {
+      const auto* op = As<IfThenElseNode>(s);
+      return std::max(LiveLocalBytes(op->then_case), LiveLocalBytes(op->else_case));
+    }
+    case StmtKind::kSeq: {
+      int64_t m = 0;
+      for (const auto& c : As<SeqNode>(s)->stmts) m = std::max(m, LiveLocalBytes(c));
+      return m;
+    }
+    default: return 0;
+  }
+}
+
+// Statements of the code after full unrolling (each store and barrier is one).
+int64_t UnrolledStatements(const Stmt& s) {
+  if (!s) return 0;
+  switch (s->kind) {
+    case StmtKind::kAllocate: return UnrolledStatements(As<AllocateNode>(s)->body);
+    case StmtKind::kFor: {
+      const auto* op = As<ForNode>(s);
+      const int64_t body = UnrolledStatements(op->body);
+      return CudaFullyUnrolls(op) ? SatMul(*AsConstInt(op->extent), body) : body;
+    }
+    case StmtKind::kIfThenElse: {
+      const auto* op = As<IfThenElseNode>(s);
+      return SatAdd(UnrolledStatements(op->then_case), UnrolledStatements(op->else_case));
+    }
+    case StmtKind::kSeq: {
+      int64_t n = 0;
+      for (const auto& c : As<SeqNode>(s)->stmts) n = SatAdd(n, UnrolledStatements(c));
+      return n;
+    }
+    default: return 1;
+  }
+}
+
+Result<void> CheckKernel(const CudaKernelPlan& k, const GpuLimits& limits, GpuUsage* usage) {
+  const int64_t threads = k.ThreadsPerBlock();
+  if (threads > limits.max_threads_per_block) {
+    return MakeError(fmt::format("{} threads per block exceed the limit of {}", threads, limits.max_threads_per_block));
+  }
+  const char* axes = "xyz";
+  for (int a = 0; a < 3; ++a) {
+    if (k.block[a] > limits.max_block_dims[a]) {
+      return MakeError(
+          fmt::format("blockDim.{} of {} exceeds the limit of {}", axes[a], k.block[a], limits.max_block_dims[a]));
+    }
+    if (k.grid[a] > limits.max_grid_dims[a]) {
+      return MakeError(
+          fmt::format("gridDim.{} of {} exceeds the limit of {}", axes[a], k.grid[a], limits.max_grid_dims[a]));
+    }
+  }
+  if (k.shared_bytes > limits.max_shared_bytes_per_block) {
+    return MakeError(fmt::format("{} bytes of shared memory per block exceed the limit of {}", k.shared_bytes,
+                                 limits.max_shared_bytes_per_block));
+  }
+  const int64_t local = LiveLocalBytes(k.body);
+  if (local > limits.max_local_bytes_per_thread) {
+    return MakeError(fmt::format("{} bytes of local arrays per thread exceed the limit of {}", local,
+                                 limits.max_local_bytes_per_thread));
+  }
+  const int64_t registers = SatAdd((local + 3) / 4, kRegisterOverhead);
+  const int64_t warps_threads = (threads + 31) / 32 * 32;
+  const int64_t budget = std::min(limits.max_registers_per_thread, limits.max_registers_per_block / warps_threads);
+  if (registers > budget) {
+    return MakeError(fmt::format("an estimated {} registers per thread exceed the budget of {} ({} threads per block)",
+                                 registers, budget, threads));
+  }
+  const int64_t statements = UnrolledStatements(k.body);
+  if (statements > limits.max_unrolled_statements) {
+    return MakeError(fmt::format("{} statements of fully unrolled code exceed the limit of {}", statements,
+                                 limits.max_unrolled_statements));
+  }
+  usage->threads_per_block = std::max(usage->threads_per_block, threads);
+  usage->shared_bytes = std::max(usage->shared_bytes, k.shared_bytes);
+  usage->local_bytes_per_thread = std::max(usage->local_bytes_per_thread, local);
+  usage->estimated_registers = std::max(usage->estimated_registers, registers);
+  usage->unrolled_statements = std::max(usage->unrolled_statements, statements);
+  return {};
+}
+
+}  // namespace
+
+Result<GpuUsage> CheckGpuValidity(const PrimFunc& lowered, const GpuLimits& limits) {
+  auto plan = PlanCudaModule(lowered);
+  if (!plan) return plan.error();
+  GpuUsage usage;
+  usage.kernels = static_cast<int>(plan->kernels.size());
+  for (size_t i = 0; i < plan->kernels.size(); ++i) {
+    auto r = CheckKernel(plan->kernels[i], limits, &usage);
+    if (!r) {
+      if (plan->kernels.size() == 1) return r.error();
+      return MakeError(fmt::format("kernel {}: {}", i, r.error().message));
+    }
+  }
+  return usage;
+}
+
+}  // namespace autotune::tir
