@@ -41,8 +41,10 @@ Result<std::vector<LoopRV>> Schedule::Split(LoopRV loop, const std::vector<Facto
     return MakeError(fmt::format("split factors cover {} of the {} iterations of loop {}", product, extent,
                                  st.iters[iter].name));
   }
-  if (product >= 2 * extent) {
-    // Mostly masked-off iterations: almost certainly a mistake, and wasteful.
+  if (inferred < 0 && product >= 2 * extent) {
+    // Explicit factors that mostly mask iterations off are almost certainly a mistake. With an
+    // inferred factor the product may exceed the extent on purpose: e.g. a cooperative load split
+    // by the consumer's thread count, more threads than elements.
     return MakeError(fmt::format("split factors make {} iterations for a loop of {}", product, extent));
   }
   // Chain of binary splits, innermost first: rest -> (rest', inner_i).
