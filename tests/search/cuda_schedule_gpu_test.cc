@@ -47,7 +47,7 @@ void CheckOnGpu(const std::vector<Case>& cases, int valid) {
     std::vector<measure::BuildInput> inputs;
     std::vector<std::string> names;
     int sampled = 0;
-    for (int k = -1; sampled < per_case && k < 40 * per_case; ++k) {
+    for (int k = -1; sampled < per_case && k < 100 * per_case; ++k) {
       const uint64_t seed = 7000 + 1000 * ci + k;
       auto sch = k < 0 ? DefaultSchedule(*w, tir::TargetKind::kCuda) : RandomSchedule(*w, tir::TargetKind::kCuda, seed);
       ASSERT_TRUE(sch) << sch.error().message;
