@@ -213,9 +213,11 @@ BuildResult NvrtcBuilder::BuildOne(const BuildInput& input, const Setup& setup) 
   std::error_code ec;
   if (fs::exists(cubin_path, ec)) {
     const auto size = fs::file_size(cubin_path, ec);
-    if (!ec && size > 0) {
-      return finish(cubin_path.string(), static_cast<int64_t>(size), ReadFile(dir / (key + ".log")).value_or(""),
-                    /*cached=*/true);
+    // A cubin without its log (left by an older autotune, or a cache cleaned by hand) is compiled
+    // again: the log carries the register and spill figures.
+    auto log = ReadFile(dir / (key + ".log"));
+    if (!ec && size > 0 && log && !log->empty()) {
+      return finish(cubin_path.string(), static_cast<int64_t>(size), *log, /*cached=*/true);
     }
   }
 
