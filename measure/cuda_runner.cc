@@ -12,20 +12,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The in-memory identity of a workload's data (not a persistent key): operator, shape, epilogue,
-// tensor shapes and the seed.
-std::string WorkloadKey(const tir::Workload& w, uint64_t seed) {
-  std::string k = fmt::format("{}|{}|seed={}", w.op, w.epilogue, seed);
-  for (const auto& [name, v] : w.shape) k += fmt::format("|{}={}", name, v);
-  auto spec = [&](const tir::TensorSpec& t) {
-    k += "|" + t.name + ":" + tir::DTypeName(t.dtype);
-    for (int64_t d : t.shape) k += fmt::format(",{}", d);
-  };
-  for (const auto& t : w.inputs) spec(t);
-  spec(w.output);
-  return k;
-}
-
 }  // namespace
 
 CudaRunner::CudaRunner(MeasureConfig config) : config_(std::move(config)), executor_(config_) {}
@@ -55,7 +41,7 @@ Result<CudaModuleRun> CudaRunner::BuildReference(const tir::Workload& w, const C
 }
 
 Result<void> CudaRunner::PrepareWorkload(const tir::Workload& w) {
-  const std::string key = WorkloadKey(w, config_.seed);
+  const std::string key = WorkloadDataKey(w, config_.seed);
   if (key == workload_key_) {
     if (workload_error_) return MakeError(*workload_error_);
     return {};

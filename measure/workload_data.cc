@@ -8,10 +8,8 @@
 #include "tir/check.h"
 
 namespace autotune::measure {
-namespace {
-
 // An in-memory identity of the workload's data (not a persistent key).
-std::string DataKey(const tir::Workload& w, uint64_t seed) {
+std::string WorkloadDataKey(const tir::Workload& w, uint64_t seed) {
   std::string k = fmt::format("{}|{}|seed={}", w.op, w.epilogue, seed);
   for (const auto& [name, v] : w.shape) k += fmt::format("|{}={}", name, v);
   auto spec = [&](const tir::TensorSpec& t) {
@@ -22,8 +20,6 @@ std::string DataKey(const tir::Workload& w, uint64_t seed) {
   spec(w.output);
   return k;
 }
-
-}  // namespace
 
 AlignedFloats::AlignedFloats(int64_t n) : size_(n) {
   const size_t bytes = (static_cast<size_t>(std::max<int64_t>(n, 1)) * sizeof(float) + 63) / 64 * 64;
@@ -53,7 +49,7 @@ std::vector<AlignedFloats> MakeRandomInputs(const std::vector<int64_t>& element_
 }
 
 std::shared_ptr<const WorkloadData> WorkloadDataCache::Get(const tir::Workload& w, uint64_t seed) {
-  const std::string key = DataKey(w, seed);
+  const std::string key = WorkloadDataKey(w, seed);
   std::lock_guard<std::mutex> lock(mu_);
   for (auto it = entries_.begin(); it != entries_.end(); ++it) {
     if (it->first == key) {

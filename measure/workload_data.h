@@ -45,6 +45,10 @@ void FillRandom(float* data, int64_t n, Random& rng);
 // The random inputs of a workload whose inputs have these element counts: input i is filled from
 // the i-th Fork() of Random(seed). Every runner (and the CUDA executor, which makes the inputs in
 // its own process) uses this, so all targets see the same data for the same seed.
+// The in-memory identity of a workload's data: operator, shape, epilogue, tensor shapes and the
+// seed (not a persistent key: the database has its own, versioned).
+std::string WorkloadDataKey(const tir::Workload& w, uint64_t seed);
+
 std::vector<AlignedFloats> MakeRandomInputs(const std::vector<int64_t>& element_counts, uint64_t seed);
 
 // Keeps the data of the last few workloads (a tuning run moves through workloads one at a time).

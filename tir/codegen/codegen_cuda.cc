@@ -1,5 +1,7 @@
 #include "tir/codegen/codegen_cuda.h"
 
+#include "tir/analysis/thread_dependence.h"
+
 #include <fmt/format.h>
 
 #include <array>
@@ -300,23 +302,7 @@ class CudaEmitter : public CFamilyPrinter {
   }
 
   // Whether an expression can differ between the threads of a block.
-  bool ThreadDependent(const Expr& e) const {
-    class Finder : public IRVisitor {
-     public:
-      explicit Finder(const std::unordered_set<const VarNode*>& vars) : vars_(vars) {}
-      bool found = false;
-      void Visit_(const VarNode* op) override { found |= vars_.count(op) > 0; }
-      void Visit_(const BufferLoadNode* op) override {
-        found |= op->buffer->scope == Scope::kLocal;
-        VisitFields(op);
-      }
-
-     private:
-      const std::unordered_set<const VarNode*>& vars_;
-    } finder(thread_vars_);
-    finder.Visit(e);
-    return finder.found;
-  }
+  bool ThreadDependent(const Expr& e) const { return IsThreadDependent(e, thread_vars_); }
 
   // ---- statements --------------------------------------------------------------------------------
   void Line(const std::string& s) { body_ << std::string(2 * indent_, ' ') << s << '\n'; }

@@ -1,5 +1,7 @@
 #include "tir/lower/insert_barriers.h"
 
+#include "tir/analysis/thread_dependence.h"
+
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -88,18 +90,6 @@ State ExprAccesses(const std::vector<Expr>& exprs) {
   return s;
 }
 
-// Whether an expression may differ between the threads of a block.
-class ThreadDependence : public IRVisitor {
- public:
-  explicit ThreadDependence(const std::unordered_set<const VarNode*>& vars) : vars_(vars) {}
-  bool found = false;
-  void Visit_(const VarNode* op) override { found |= vars_.count(op) > 0; }
-  void Visit_(const BufferLoadNode*) override { found = true; }
-
- private:
-  const std::unordered_set<const VarNode*>& vars_;
-};
-
 struct Summary {
   bool reads = false;    // reads a shared buffer
   bool writes = false;   // writes a shared buffer
@@ -145,9 +135,8 @@ class Planner {
 
  private:
   bool ThreadDependent(const Expr& e) const {
-    ThreadDependence d(thread_vars_);
-    d.Visit(e);
-    return d.found;
+    // Conservative: any load may differ per thread (memory may have been written per thread).
+    return IsThreadDependent(e, thread_vars_, LoadDependence::kAnyLoad);
   }
 
   const Summary& Summarize(const Stmt& s) {

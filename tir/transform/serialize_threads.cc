@@ -1,5 +1,7 @@
 #include "tir/transform/serialize_threads.h"
 
+#include "tir/analysis/thread_dependence.h"
+
 #include <string>
 #include <unordered_set>
 #include <utility>
@@ -38,22 +40,6 @@ bool HasBarrier(const Stmt& s) {
   f.Visit(s);
   return f.found;
 }
-
-// Whether an expression can differ between the threads of a block: it reads a thread variable or
-// a per-thread (local) buffer.
-class ThreadDependence : public IRVisitor {
- public:
-  explicit ThreadDependence(const std::unordered_set<const VarNode*>& vars) : vars_(vars) {}
-  bool found = false;
-  void Visit_(const VarNode* op) override { found |= vars_.count(op) > 0; }
-  void Visit_(const BufferLoadNode* op) override {
-    found |= op->buffer->scope == Scope::kLocal;
-    VisitFields(op);
-  }
-
- private:
-  const std::unordered_set<const VarNode*>& vars_;
-};
 
 // Gives every thread its own copy of a local buffer: buf[i] -> new_buf[tid * n + i].
 class ExpandLocal : public IRMutator {
@@ -181,9 +167,7 @@ class Serializer : public IRMutator {
   static bool DependsOnThread(const std::vector<ThreadLoop>& threads, const Expr& e) {
     std::unordered_set<const VarNode*> vars;
     for (const auto& t : threads) vars.insert(t.var.get());
-    ThreadDependence d(vars);
-    d.Visit(e);
-    return d.found;
+    return IsThreadDependent(e, vars);
   }
 
   Stmt Fail(std::string msg) {
