@@ -105,6 +105,12 @@ int64_t NumberBefore(const std::string& line, const char* phrase) {
 std::string Nvrtc::VersionText() const { return fmt::format("{}.{}", major, minor); }
 
 Result<const Nvrtc*> LoadNvrtc() {
+  // Where a CUDA driver is installed, NVRTC keeps compiled code in the driver's cache
+  // (~/.nv/ComputeCache) and a repeated compile returns without ptxas's report, so registers and
+  // spills would read 0 (seen on the H200 machine). autotune caches cubins itself, with their logs.
+  // Set before NVRTC loads; a user's explicit setting wins.
+  static const bool cache_off = setenv("CUDA_CACHE_DISABLE", "1", /*overwrite=*/0) == 0;
+  (void)cache_off;
   static const Result<Nvrtc> loaded = Load();  // thread-safe, once
   if (!loaded) return loaded.error();
   return &loaded.value();
