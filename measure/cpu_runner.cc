@@ -1,5 +1,7 @@
 #include "measure/cpu_runner.h"
 
+#include "measure/subprocess.h"
+
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -255,22 +257,7 @@ MeasureResult CpuRunner::RunOne(const tir::Workload& workload, const WorkloadDat
   close(fds[1]);
 
   std::string bytes;
-  bool timed_out = false;
-  char buf[4096];
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) {
-      timed_out = true;
-      break;
-    }
-    pollfd p{fds[0], POLLIN, 0};
-    const int n = poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
-    if (n <= 0) continue;
-    const ssize_t got = read(fds[0], buf, sizeof buf);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    bytes.append(buf, static_cast<size_t>(got));
-  }
+  const bool timed_out = ReadUntilClosed(fds[0], deadline, size_t{64} << 20, &bytes);
   close(fds[0]);
   if (timed_out) kill(pid, SIGKILL);
   int status = 0;

@@ -105,24 +105,12 @@ CudaModuleRun ModuleFromJson(const json& j) {
 // ==== the executor process ========================================================================
 
 // A blocking read of one frame; false at end-of-file or on a malformed frame.
-bool RecvAll(int fd, void* data, size_t n) {
-  char* c = static_cast<char*>(data);
-  while (n > 0) {
-    const ssize_t got = read(fd, c, n);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return false;
-    c += got;
-    n -= static_cast<size_t>(got);
-  }
-  return true;
-}
-
 bool ReadFrameBlocking(int fd, json& j, std::string& blob) {
   FrameHeader h;
-  if (!RecvAll(fd, &h, sizeof h) || h.magic != kFrameMagic) return false;
+  if (!ReadFully(fd, &h, sizeof h) || h.magic != kFrameMagic) return false;
   std::string text(h.json_bytes, '\0');
   blob.assign(h.blob_bytes, '\0');
-  if (!RecvAll(fd, text.data(), text.size()) || !RecvAll(fd, blob.data(), blob.size())) return false;
+  if (!ReadFully(fd, text.data(), text.size()) || !ReadFully(fd, blob.data(), blob.size())) return false;
   j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   return !j.is_discarded();
 }

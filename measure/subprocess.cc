@@ -82,22 +82,7 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string
   r.started = true;
 
   // Read until end-of-file (every process of the group closed the pipe) or the deadline.
-  char buf[4096];
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) {
-      r.timed_out = true;
-      break;
-    }
-    pollfd p{fds[0], POLLIN, 0};
-    const int n = poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) continue;
-    const ssize_t got = read(fds[0], buf, sizeof buf);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    if (r.output.size() < max_output) r.output.append(buf, std::min<size_t>(got, max_output - r.output.size()));
-  }
+  r.timed_out = ReadUntilClosed(fds[0], deadline, max_output, &r.output);
   close(fds[0]);
 
   // Reap it; a process that closed its output but keeps running still gets the time limit.
@@ -118,6 +103,33 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string
   if (WIFSIGNALED(status)) r.term_signal = WTERMSIG(status);
   r.seconds = SecondsSince(t0);
   return r;
+}
+
+bool ReadUntilClosed(int fd, Clock::time_point deadline, size_t max_output, std::string* out) {
+  char buf[1 << 16];
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) return true;
+    pollfd p{fd, POLLIN, 0};
+    const int n = poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    if (n <= 0) continue;  // timeout slice or EINTR: check the deadline again
+    const ssize_t got = read(fd, buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    if (out->size() < max_output) out->append(buf, std::min<size_t>(got, max_output - out->size()));
+  }
+}
+
+bool ReadFully(int fd, void* data, size_t n) {
+  char* c = static_cast<char*>(data);
+  while (n > 0) {
+    const ssize_t got = read(fd, c, n);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    c += got;
+    n -= static_cast<size_t>(got);
+  }
+  return true;
 }
 
 bool WriteFully(int fd, const void* data, size_t n) {
@@ -198,22 +210,7 @@ ProcessResult RunForked(const std::function<void(int fd)>& body, double timeout_
   close(fds[1]);
   r.started = true;
 
-  char buf[1 << 16];
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) {
-      r.timed_out = true;
-      break;
-    }
-    pollfd p{fds[0], POLLIN, 0};
-    const int n = poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
-    if (n <= 0) continue;
-    const ssize_t got = read(fds[0], buf, sizeof buf);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    // Past max_output keep reading (so the child is not blocked), but drop the bytes.
-    if (r.output.size() < max_output) r.output.append(buf, std::min<size_t>(got, max_output - r.output.size()));
-  }
+  r.timed_out = ReadUntilClosed(fds[0], deadline, max_output, &r.output);
   close(fds[0]);
   if (r.timed_out) kill(pid, SIGKILL);
   int status = 0;

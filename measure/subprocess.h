@@ -3,6 +3,8 @@
 // with LC_ALL=C, so that logs are plain ASCII whatever the user's locale.
 #pragma once
 
+#include <chrono>
+
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -39,6 +41,13 @@ ProcessResult RunForked(const std::function<void(int fd)>& body, double timeout_
 
 // Writes all of `data` (retrying short writes and EINTR); false on an error (e.g. the reader is gone).
 bool WriteFully(int fd, const void* data, size_t n);
+// Reads exactly n bytes (retrying short reads and EINTR); false at end-of-file or on an error.
+bool ReadFully(int fd, void* data, size_t n);
+
+// Reads `fd` until end-of-file (every writer closed it) or `deadline`, appending at most
+// `max_output` bytes to `out` (past that it keeps reading, so the writer is never blocked, and drops
+// the bytes). Returns true when the deadline passed first.
+bool ReadUntilClosed(int fd, std::chrono::steady_clock::time_point deadline, size_t max_output, std::string* out);
 
 // "signal 11 (SIGSEGV: Segmentation fault)".
 std::string DescribeSignal(int sig);

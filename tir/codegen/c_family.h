@@ -51,7 +51,7 @@ enum class CHelper : int {
 };
 
 // Prints expressions; code generators derive from it and print statements. The first failure is
-// kept (as the error value the generator returns); printing goes on with placeholders.
+// kept (as the error value the generator returns); printing goes on, and its text is discarded.
 class CFamilyPrinter {
  public:
   explicit CFamilyPrinter(CLanguage lang) : lang_(lang) {}
