@@ -6,12 +6,13 @@
 
 #include "cli/cli_error.h"
 #include "cli/command.h"
+#include "tir/version.h"
 
 int main(int argc, char** argv) {
   using namespace autotune::cli;
   CLI::App app{"autotune: auto-scheduling search for fast tensor kernels"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("autotune ") + AUTOTUNE_VERSION);
+  app.set_version_flag("--version", std::string("autotune ") + autotune::kVersion);
   std::map<CLI::App*, CommandRun> commands;
   auto add = [&](CommandRun (*fn)(CLI::App&)) {
     size_t before = app.get_subcommands({}).size();

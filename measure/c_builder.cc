@@ -12,7 +12,7 @@
 #include <sstream>
 #include <thread>
 
-#include "measure/sha256.h"
+#include "tir/support/sha256.h"
 #include "measure/subprocess.h"
 #include "tir/codegen/codegen_c.h"
 #include "tir/transform/serialize_threads.h"

@@ -13,7 +13,7 @@
 
 #include "measure/cuda_driver.h"
 #include "measure/nvrtc_compiler.h"
-#include "measure/sha256.h"
+#include "tir/support/sha256.h"
 #include "measure/subprocess.h"
 
 #include "tir/analysis/gpu_validity.h"

@@ -44,6 +44,7 @@ class BatchMatmulOperator : public OperatorDef {
     w.op = Name();
     w.shape = p;
     w.epilogue = epilogue.Text();
+    w.layout = "A[B,M,K] B[B,K,N] -> C[B,M,N]";
     for (const auto& in : inputs) w.inputs.push_back({in->name, in->dtype, in->shape});
     w.output = {out->name, out->dtype, out->shape};
     w.flops = 2.0 * Bt * M * N * K + (epilogue.bias ? 1.0 * Bt * M * N : 0.0);

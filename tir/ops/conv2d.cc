@@ -95,6 +95,7 @@ class Conv2dOperator : public OperatorDef {
     w.op = Name();
     w.shape = p;
     w.epilogue = epilogue.Text();
+    w.layout = "data NCHW, weight KCRS -> out NKPQ";
     for (const auto& in : inputs) w.inputs.push_back({in->name, in->dtype, in->shape});
     w.output = {out->name, out->dtype, out->shape};
     const double outputs = 1.0 * s.N * s.K * OH * OW;

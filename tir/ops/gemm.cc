@@ -42,6 +42,7 @@ class GemmOperator : public OperatorDef {
     w.op = Name();
     w.shape = p;
     w.epilogue = epilogue.Text();
+    w.layout = "A[M,K] B[K,N] -> C[M,N]";
     for (const auto& in : inputs) w.inputs.push_back({in->name, in->dtype, in->shape});
     w.output = {out->name, out->dtype, out->shape};
     w.flops = 2.0 * M * N * K + (epilogue.bias ? 1.0 * M * N : 0.0);

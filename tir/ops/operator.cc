@@ -5,6 +5,7 @@
 #include <map>
 
 #include "tir/check.h"
+#include "tir/support/sha256.h"
 
 namespace autotune::tir {
 
@@ -131,6 +132,12 @@ std::string Workload::CanonicalText() const {
   if (!epilogue.empty()) s += "+" + epilogue;
   return s;
 }
+
+std::string Workload::KeyText() const {
+  return fmt::format("{};{};{}", CanonicalText(), DTypeName(output.dtype), layout);
+}
+
+std::string Workload::Key() const { return Sha256Hex(KeyText()); }
 
 int64_t Workload::Param(const std::string& name) const {
   for (const auto& [k, v] : shape) {

@@ -25,6 +25,9 @@ struct Workload {
   std::string op;
   ShapeParams shape;
   std::string epilogue;  // "", "bias", "relu" or "bias,relu"
+  // How the tensors are laid out in memory (row-major, dimension order as written), e.g.
+  // "A[M,K] B[K,N] -> C[M,N]". Part of the database key: a new layout is a different workload.
+  std::string layout;
   std::vector<TensorSpec> inputs;
   TensorSpec output;
   double flops = 0;      // multiply-adds count two
@@ -33,8 +36,13 @@ struct Workload {
   std::function<void(const std::vector<const float*>& inputs, float* output)> reference;
   std::shared_ptr<const te::ComputeDAG> dag;
 
-  // Canonical text: "op[K=v,...]" plus "+epilogue"; the database key is a hash of this.
+  // Canonical text: "op[K=v,...]" plus "+epilogue", what users see.
   std::string CanonicalText() const;
+  // What the database key hashes: the canonical text, element type and layout
+  // ("gemm[M=..]+relu;float32;A[M,K] B[K,N] -> C[M,N]"). Changing it orphans stored records.
+  std::string KeyText() const;
+  // SHA-256 (hex) of KeyText(): the workload's persistent key.
+  std::string Key() const;
   int64_t Param(const std::string& name) const;
 };
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <string_view>
 
-namespace autotune::measure {
+namespace autotune {
 
 std::string Sha256Hex(std::string_view data);
 
-}  // namespace autotune::measure
+}  // namespace autotune

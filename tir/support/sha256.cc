@@ -1,10 +1,10 @@
-#include "measure/sha256.h"
+#include "tir/support/sha256.h"
 
 #include <openssl/evp.h>
 
 #include "tir/check.h"
 
-namespace autotune::measure {
+namespace autotune {
 
 std::string Sha256Hex(std::string_view data) {
   unsigned char md[EVP_MAX_MD_SIZE];
@@ -20,4 +20,4 @@ std::string Sha256Hex(std::string_view data) {
   return out;
 }
 
-}  // namespace autotune::measure
+}  // namespace autotune
