@@ -1,0 +1,83 @@
+#include "tir/schedule/replay_on_shape.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+
+namespace autotune::tir {
+
+namespace {
+
+// The divisor of n nearest to `want` in ratio (ties: the smaller), at most `limit` (0: no limit).
+int64_t NearestDivisor(int64_t n, int64_t want, int64_t limit) {
+  int64_t best = 1;
+  double best_distance = INFINITY;
+  auto consider = [&](int64_t d) {
+    if (limit > 0 && d > limit) return;
+    const double distance = std::abs(std::log(static_cast<double>(d)) - std::log(static_cast<double>(want)));
+    if (distance < best_distance || (distance == best_distance && d < best)) {
+      best = d;
+      best_distance = distance;
+    }
+  };
+  for (int64_t d = 1; d * d <= n; ++d) {
+    if (n % d != 0) continue;
+    consider(d);
+    consider(n / d);
+  }
+  return best;
+}
+
+}  // namespace
+
+std::vector<int64_t> AdaptTileSizes(const std::vector<int64_t>& recorded, int64_t extent, int64_t max_innermost) {
+  if (recorded.empty()) return recorded;
+  int64_t product = 1;
+  for (int64_t t : recorded) product *= t;
+  const bool inner_ok = max_innermost <= 0 || recorded.back() <= max_innermost;
+  if (product == extent && inner_ok) return recorded;
+  std::vector<int64_t> tiles(recorded.size(), 1);
+  int64_t rest = extent;
+  for (size_t i = recorded.size() - 1; i >= 1; --i) {
+    const int64_t limit = i + 1 == recorded.size() ? max_innermost : 0;
+    tiles[i] = NearestDivisor(rest, std::max<int64_t>(recorded[i], 1), limit);
+    rest /= tiles[i];
+  }
+  tiles[0] = rest;
+  return tiles;
+}
+
+Result<Schedule> ReplayOnShape(const Workload& workload, TargetKind target, const Trace& trace) {
+  Schedule sch(workload, target);
+  ReplayEnv env;
+  const InstructionRegistry& registry = BuiltinInstructions();
+  size_t n = 0;
+  for (const Instruction& recorded : trace.instructions()) {
+    ++n;
+    const InstructionKind* kind = registry.Find(recorded.kind);
+    if (!kind) return MakeError(fmt::format("trace instruction {}: unknown kind '{}'", n, recorded.kind));
+    Instruction inst = recorded;
+    if (inst.kind == "sample_perfect_tile" && inst.decision.is_array() && !inst.inputs.empty() &&
+        inst.inputs[0].is_string()) {
+      auto loop = env.loops.find(inst.inputs[0].get<std::string>());
+      const auto max_inner = inst.attrs.find("max_innermost");
+      if (loop != env.loops.end() && max_inner != inst.attrs.end() && max_inner->is_number_integer()) {
+        auto where = sch.Resolve(loop->second);
+        if (!where) return where.error();
+        const int64_t extent = sch.state().stages[where->first].iters[where->second].extent;
+        try {
+          inst.decision = AdaptTileSizes(inst.decision.get<std::vector<int64_t>>(), extent, max_inner->get<int64_t>());
+        } catch (const std::exception&) {
+          // Not a list of integers: the instruction's own replay reports it.
+        }
+      }
+    }
+    if (auto r = kind->apply(sch, inst, env); !r) {
+      return MakeError(fmt::format("trace instruction {} ({}): {}", n, inst.kind, r.error().message));
+    }
+  }
+  return sch;
+}
+
+}  // namespace autotune::tir
