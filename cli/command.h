@@ -13,5 +13,7 @@ CommandRun AddOpsCommand(CLI::App& app);
 CommandRun AddShowCommand(CLI::App& app);
 CommandRun AddMeasureCommand(CLI::App& app);
 CommandRun AddTargetsCommand(CLI::App& app);
+CommandRun AddDbCommand(CLI::App& app);
+CommandRun AddLookupCommand(CLI::App& app);
 
 }  // namespace autotune::cli

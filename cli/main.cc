@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
   add(AddShowCommand);
   add(AddMeasureCommand);
   add(AddTargetsCommand);
+  add(AddDbCommand);
+  add(AddLookupCommand);
   if (argc > 1 && argv[1][0] != '-') {
     std::string names;
     bool known = false;

@@ -66,6 +66,10 @@ class TuningDatabase {
 
   const std::string& path() const;
   int schema_version() const;  // after migration: always kSchemaVersion
+  // The version the file itself holds: below schema_version() only when an older file was opened
+  // read-only (and migrated in memory).
+  int file_schema_version() const;
+  bool read_only() const;
 
   // Stores a measured batch in one transaction. A record whose (workload, target, trace hash) is
   // already stored is skipped; returns how many were inserted. Workload and target rows are made on
@@ -78,7 +82,8 @@ class TuningDatabase {
   Result<std::unordered_set<std::string>> MeasuredTraceHashes(const std::string& workload_key, const TargetInfo& target);
   Result<bool> HasMeasured(const std::string& workload_key, const TargetInfo& target, const std::string& trace_hash);
 
-  // The valid records of a workload on targets matching `query`, fastest (lowest median) first.
+  // The valid records of a workload on targets matching `query`, fastest (lowest median) first;
+  // at most `limit` (<= 0: all).
   Result<std::vector<TuningRecord>> Best(const std::string& workload_key, const TargetQuery& query, int limit);
   // For every workload of operator `op` ("" = all) with a valid record on a target matching `query`:
   // its `per_workload` fastest valid records per target. What the lookup library loads at open.
@@ -86,9 +91,18 @@ class TuningDatabase {
                                                        int per_workload);
   // The workloads stored (key, op, shape, ...), ordered by op then key.
   Result<std::vector<WorkloadInfo>> Workloads();
-  // Every record in insertion order; `fn` returns false to stop early.
+  // Every record in insertion order; `fn` returns false to stop early. The database stays locked
+  // while it runs: `fn` may read this database again but should not write it.
   Result<void> ForEachRecord(const std::function<bool(const TuningRecord&)>& fn);
   Result<DatabaseStats> Stats();
+  // How many records a workload has on targets matching `query` (nullopt: on any target), and how
+  // many of them are valid.
+  struct RecordCounts {
+    int64_t records = 0;
+    int64_t valid = 0;
+    int64_t invalid() const { return records - valid; }
+  };
+  Result<RecordCounts> CountRecords(const std::string& workload_key, const std::optional<TargetQuery>& query);
 
   Result<void> SaveCostModel(const StoredCostModel& model);
   Result<std::optional<StoredCostModel>> LoadCostModel(const std::string& name);

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "measure/host_info.h"
 #include "tir/support/sha256.h"
 #include "measure/subprocess.h"
 #include "tir/codegen/codegen_c.h"
@@ -36,16 +37,6 @@ bool WriteFile(const fs::path& path, const std::string& text) {
   return static_cast<bool>(f);
 }
 
-// What -march=native means on this host: the CPU model.
-std::string HostCpu() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.rfind("model name", 0) == 0) return line;
-  }
-  return "unknown cpu";
-}
-
 double Since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 }  // namespace
@@ -57,8 +48,8 @@ CBuilder::CBuilder(MeasureConfig config) : config_(std::move(config)) {
   command_ = {config_.cc,        "-O3",          "-march=native",   "-fopenmp",           "-fPIC",
               "-shared",         "-std=c11",     "-fno-math-errno", "-ffp-contract=fast"};
   command_.insert(command_.end(), config_.extra_cflags.begin(), config_.extra_cflags.end());
-  ProcessResult version = RunProcess({config_.cc, "--version"}, "", 30);
-  identity_ = version.output.substr(0, version.output.find('\n')) + "\n" + HostCpu();
+  // What -march=native means on this host is part of the identity: the CPU model.
+  identity_ = CCompilerVersion(config_.cc) + "\n" + HostCpuModel();
 }
 
 std::vector<BuildResult> CBuilder::Build(const std::vector<BuildInput>& inputs) {

@@ -6,10 +6,13 @@
 #include "cli/cli_error.h"
 #include "cli/command.h"
 #include "cli/workload_options.h"
+#include "db/database.h"
 #include "measure/c_builder.h"
 #include "measure/cpu_runner.h"
 #include "measure/cuda_runner.h"
 #include "measure/nvrtc_builder.h"
+#include "measure/nvrtc_compiler.h"
+#include "search/measure_record.h"
 #include "tir/lower/lower.h"
 
 namespace autotune::cli {
@@ -19,6 +22,7 @@ namespace {
 struct MeasureOptions {
   WorkloadOptions wl;
   std::string json_file;
+  std::string db_file;
   measure::MeasureConfig config;
 };
 
@@ -41,6 +45,7 @@ CommandRun AddMeasureCommand(CLI::App& app) {
   opts->wl.AddTo(*cmd);
   auto& c = opts->config;
   cmd->add_option("--json", opts->json_file, "write a JSON report to this file ('-' for stdout)");
+  cmd->add_option("--db", opts->db_file, "store the result in this tuning database (created if missing)");
   cmd->add_option("--repeats", c.repeats, "timed repeats; the median is reported")->check(CLI::Range(1, 1000));
   cmd->add_option("--min-repeat-ms", c.min_repeat_ms, "each repeat runs the kernel at least this long")
       ->check(CLI::Range(0.0, 60000.0));
@@ -54,11 +59,23 @@ CommandRun AddMeasureCommand(CLI::App& app) {
   return [opts]() {
     const tir::Workload w = opts->wl.MakeWorkload();
     const tir::TargetKind target = opts->wl.Target();
+    db::TargetInfo target_info;
     if (target == tir::TargetKind::kCuda) {
       // No GPU or driver is a user-level problem with this command line: say so and stop.
       auto device = measure::QueryCudaDeviceIsolated(opts->config.cuda_device);
       if (!device) throw UserError{fmt::format("the cuda target cannot run here: {}", device.error().message)};
       fmt::print(stderr, "autotune: GPU {}\n", device->Describe());
+      auto nvrtc = measure::LoadNvrtc();
+      target_info = search::CudaTargetInfo(*device, nvrtc ? (*nvrtc)->VersionText() : "");
+    } else {
+      target_info = search::CpuTargetInfo(opts->config);
+    }
+    // Open the database first: a bad path or a corrupt file should not cost a measurement.
+    std::unique_ptr<db::TuningDatabase> database;
+    if (!opts->db_file.empty()) {
+      auto opened = db::TuningDatabase::Open(opts->db_file);
+      if (!opened) throw UserError{opened.error().message};
+      database = std::move(*opened);
     }
     tir::Schedule sch = opts->wl.MakeSchedule(w);
     nlohmann::json report = {{"workload", w.CanonicalText()}, {"op", w.op}, {"epilogue", w.epilogue},
@@ -68,6 +85,7 @@ CommandRun AddMeasureCommand(CLI::App& app) {
     report["shape"] = shape;
 
     measure::MeasureResult result;
+    measure::BuildResult build;
     tir::LowerOptions lo;
     lo.name = "kernel_" + w.op;
     auto f = tir::Lower(sch.state(), lo);
@@ -83,6 +101,7 @@ CommandRun AddMeasureCommand(CLI::App& app) {
       fmt::print(stderr, "autotune: checking against the reference and timing ({} repeats of >= {} ms)...\n",
                  opts->config.repeats, opts->config.min_repeat_ms);
       result = runner->Run(w, builds).at(0);
+      build = builds[0];
       if (target == tir::TargetKind::kCuda && builds[0].ok()) {
         report["registers"] = builds[0].registers;
         report["spill_bytes"] = builds[0].spill_bytes;
@@ -98,6 +117,12 @@ CommandRun AddMeasureCommand(CLI::App& app) {
     } else {
       fmt::print("{}  {}  {}: {}\n", w.CanonicalText(), tir::TargetKindName(target),
                  measure::ErrorKindName(result.error_kind), result.error_message);
+    }
+    if (database) {
+      auto stored = database->CommitBatch({search::MakeTuningRecord(w, sch.trace(), target_info, result, &build)});
+      if (!stored) throw UserError{fmt::format("cannot store the result in '{}': {}", opts->db_file, stored.error().message)};
+      fmt::print(stderr, "autotune: {} '{}' ({})\n", *stored ? "stored in" : "already in", opts->db_file,
+                 target_info.Text());
     }
     if (!opts->json_file.empty()) WriteJson(opts->json_file, report);
     return result.ok() ? 0 : 1;

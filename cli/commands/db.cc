@@ -1,0 +1,283 @@
+// autotune db: look into tuning databases and move records between them (stats, top, export,
+// import, merge). Databases that are only read are opened read-only: a missing path is an error,
+// never a new empty file, and an older schema is read without upgrading the file.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_error.h"
+#include "cli/command.h"
+#include "db/database.h"
+#include "db/jsonl.h"
+#include "db/merge.h"
+#include "tir/ops/operator.h"
+
+namespace autotune::cli {
+
+namespace {
+
+using nlohmann::json;
+
+std::unique_ptr<db::TuningDatabase> OpenDb(const std::string& path, db::OpenMode mode) {
+  auto opened = db::TuningDatabase::Open(path, mode);
+  if (!opened) throw UserError{opened.error().message};
+  return std::move(opened).value();
+}
+
+template <class T>
+T Check(Result<T> r) {
+  if (!r) throw UserError{r.error().message};
+  return std::move(r).value();
+}
+
+json TargetJson(const db::TargetInfo& t) {
+  return {{"kind", t.kind}, {"arch", t.arch}, {"device", t.device}, {"driver", t.driver}, {"toolkit", t.toolkit}};
+}
+
+// ---- stats ----------------------------------------------------------------------------------------
+
+CommandRun AddStats(CLI::App& parent) {
+  struct Options {
+    std::string db;
+    bool json = false;
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = parent.add_subcommand(
+      "stats", "Counts: workloads, records and cost models; per target, valid and invalid records");
+  cmd->add_option("--db", o->db, "tuning database")->required();
+  cmd->add_flag("--json", o->json, "print JSON instead of a table");
+  return [o]() {
+    auto database = OpenDb(o->db, db::OpenMode::kReadOnly);
+    const db::DatabaseStats st = Check(database->Stats());
+    const int file_version = database->file_schema_version();
+    if (o->json) {
+      json targets = json::array();
+      for (const auto& t : st.targets) {
+        targets.push_back({{"target", TargetJson(t.target)},
+                           {"workloads", t.workloads},
+                           {"records", t.records},
+                           {"valid", t.valid},
+                           {"invalid", t.invalid}});
+      }
+      fmt::print("{}\n", json{{"path", o->db},
+                              {"schema_version", file_version},
+                              {"workloads", st.workloads},
+                              {"records", st.records},
+                              {"cost_models", st.cost_models},
+                              {"targets", targets}}
+                             .dump(2));
+      return 0;
+    }
+    fmt::print("{}: schema {}{}; {} workloads, {} records, {} cost models\n", o->db, file_version,
+               file_version < st.schema_version
+                   ? fmt::format(" (older: read as schema {}; opening it read-write upgrades it)", st.schema_version)
+                   : "",
+               st.workloads, st.records, st.cost_models);
+    if (st.targets.empty()) return 0;
+    std::vector<std::string> names;
+    size_t width = 6;
+    for (const auto& t : st.targets) {
+      names.push_back(t.target.Text());
+      width = std::max(width, names.back().size());
+    }
+    fmt::print("\n{:<{}}  {:>9}  {:>9}  {:>9}  {:>9}\n", "target", width, "workloads", "records", "valid", "invalid");
+    for (size_t i = 0; i < st.targets.size(); ++i) {
+      const auto& t = st.targets[i];
+      fmt::print("{:<{}}  {:>9}  {:>9}  {:>9}  {:>9}\n", names[i], width, t.workloads, t.records, t.valid, t.invalid);
+    }
+    return 0;
+  };
+}
+
+// ---- top ------------------------------------------------------------------------------------------
+
+CommandRun AddTop(CLI::App& parent) {
+  struct Options {
+    std::string db, op, shape, epilogue, target;
+    int n = 10;
+    bool json = false;
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = parent.add_subcommand("top", "The fastest valid records of one workload");
+  cmd->add_option("--db", o->db, "tuning database")->required();
+  cmd->add_option("--op", o->op, "operator (see `autotune ops`)")->required();
+  cmd->add_option("--shape", o->shape, "shape parameters, e.g. M=1024,N=1024,K=1024")->required();
+  cmd->add_option("--epilogue", o->epilogue, "fused epilogue: none, bias, relu or bias,relu");
+  cmd->add_option("--target", o->target, "cpu, cuda, or kind:arch such as cuda:sm_90 (default: every target)");
+  cmd->add_option("-n", o->n, "how many records")->check(CLI::Range(1, 1000000));
+  cmd->add_flag("--json", o->json, "print JSON (with each record's trace) instead of a table");
+  return [o]() {
+    // The workload is rebuilt as the tuner made it, so the key is the one its records are stored under.
+    auto w = tir::MakeWorkload(o->op, o->shape, o->epilogue);
+    if (!w) throw UserError{w.error().message};
+    std::vector<db::TargetQuery> queries;
+    if (o->target.empty()) {
+      queries = {db::TargetQuery{"cpu", ""}, db::TargetQuery{"cuda", ""}};
+    } else {
+      queries = {Check(db::ParseTargetQuery(o->target))};
+    }
+    auto database = OpenDb(o->db, db::OpenMode::kReadOnly);
+    const std::string key = w->Key();
+    std::vector<db::TuningRecord> best;
+    for (const auto& q : queries) {
+      auto some = Check(database->Best(key, q, o->n));
+      best.insert(best.end(), some.begin(), some.end());
+    }
+    // Every target's best, fastest first (stable: each query's order is kept for equal medians).
+    std::stable_sort(best.begin(), best.end(), [](const auto& a, const auto& b) { return a.median_ms < b.median_ms; });
+    if (static_cast<int>(best.size()) > o->n) best.resize(o->n);
+    std::optional<db::TargetQuery> filter;
+    if (!o->target.empty()) filter = queries[0];
+    const auto counts = Check(database->CountRecords(key, filter));
+    const std::string where = o->target.empty() ? "any target" : o->target;
+
+    if (o->json) {
+      json records = json::array();
+      int rank = 0;
+      for (const auto& r : best) {
+        records.push_back({{"rank", ++rank},
+                           {"median_ms", r.median_ms},
+                           {"gflops", r.gflops},
+                           {"target", TargetJson(r.target)},
+                           {"measured_at", r.measured_at},
+                           {"trace_hash", r.trace_hash},
+                           {"trace", json::parse(r.trace_json, nullptr, false)}});
+      }
+      fmt::print("{}\n", json{{"workload", w->CanonicalText()},
+                              {"key", key},
+                              {"target", where},
+                              {"records", records},
+                              {"valid", counts.valid},
+                              {"invalid", counts.invalid()}}
+                             .dump(2));
+      return 0;
+    }
+    if (best.empty()) {
+      fmt::print("{} on {}: no valid records\n", w->CanonicalText(), where);
+    } else {
+      fmt::print("{} on {}: {} valid records, best {}\n\n", w->CanonicalText(), where, counts.valid, best.size());
+      fmt::print("{:>4}  {:>12}  {:>10}  {:<12}  {:<20}  {}\n", "rank", "median ms", "GFLOP/s", "target", "measured at",
+                 "trace");
+      int rank = 0;
+      for (const auto& r : best) {
+        fmt::print("{:>4}  {:>12.6f}  {:>10.2f}  {:<12}  {:<20}  {}\n", ++rank, r.median_ms, r.gflops,
+                   r.target.ShortText(), r.measured_at, r.trace_hash.substr(0, 12));
+      }
+    }
+    fmt::print("{} invalid records (failed or wrong answers) of this workload on {}\n", counts.invalid(), where);
+    return 0;
+  };
+}
+
+// ---- export / import ------------------------------------------------------------------------------
+
+CommandRun AddExport(CLI::App& parent) {
+  struct Options {
+    std::string db, out = "-";
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = parent.add_subcommand("export", "Write every record as a JSON line (insertion order)");
+  cmd->add_option("--db", o->db, "tuning database")->required();
+  cmd->add_option("--out", o->out, "output file ('-': stdout)");
+  return [o]() {
+    auto database = OpenDb(o->db, db::OpenMode::kReadOnly);
+    std::ofstream file;
+    if (o->out != "-") {
+      file.open(o->out, std::ios::binary | std::ios::trunc);
+      if (!file) throw UserError{fmt::format("cannot write '{}'", o->out)};
+    }
+    std::ostream& out = o->out == "-" ? std::cout : file;
+    auto n = db::ExportJsonl(*database, out);
+    if (!n) throw UserError{fmt::format("exporting to '{}': {}", o->out, n.error().message)};
+    fmt::print(stderr, "autotune: exported {} records from {} to {}\n", *n, o->db, o->out == "-" ? "stdout" : o->out);
+    return 0;
+  };
+}
+
+json CountsJson(const std::string& file, int64_t read, int64_t added, int64_t duplicates) {
+  return {{"file", file}, {"read", read}, {"added", added}, {"duplicates", duplicates}};
+}
+
+CommandRun AddImport(CLI::App& parent) {
+  struct Options {
+    std::string db, in = "-";
+    bool json = false;
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = parent.add_subcommand(
+      "import", "Store records from JSON lines (db export's format); every line is checked before any is stored");
+  cmd->add_option("--db", o->db, "tuning database (created if missing)")->required();
+  cmd->add_option("--in", o->in, "input file ('-': stdin)");
+  cmd->add_flag("--json", o->json, "print the counts as JSON on stdout");
+  return [o]() {
+    std::ifstream file;
+    if (o->in != "-") {
+      file.open(o->in, std::ios::binary);
+      if (!file) throw UserError{fmt::format("cannot read '{}'", o->in)};
+    }
+    std::istream& in = o->in == "-" ? std::cin : file;
+    const std::string name = o->in == "-" ? "stdin" : o->in;
+    // Every line is checked before the database is opened: bad input creates no file.
+    auto records = db::ReadJsonl(in);
+    if (!records) throw UserError{fmt::format("importing {}: {}", name, records.error().message)};
+    auto database = OpenDb(o->db, db::OpenMode::kReadWrite);
+    auto counts = db::StoreRecords(*database, std::move(*records));
+    if (!counts) throw UserError{fmt::format("importing {}: {}", name, counts.error().message)};
+    if (o->json) fmt::print("{}\n", CountsJson(name, counts->read, counts->inserted, counts->duplicates).dump(2));
+    fmt::print(stderr, "autotune: imported {} into {}: {} records, {} added, {} duplicates skipped\n", name, o->db,
+               counts->read, counts->inserted, counts->duplicates);
+    return 0;
+  };
+}
+
+// ---- merge ----------------------------------------------------------------------------------------
+
+CommandRun AddMerge(CLI::App& parent) {
+  struct Options {
+    std::string db;
+    std::vector<std::string> others;
+    bool json = false;
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = parent.add_subcommand(
+      "merge", "Add the records of other databases (read-only; an older schema is fine) that are new to --db");
+  cmd->add_option("--db", o->db, "tuning database to merge into (created if missing)")->required();
+  cmd->add_option("others", o->others, "databases to merge from")->required();
+  cmd->add_flag("--json", o->json, "print the counts as JSON");
+  return [o]() {
+    auto database = OpenDb(o->db, db::OpenMode::kReadWrite);
+    json all = json::array();
+    for (const auto& other : o->others) {
+      auto counts = db::MergeDatabase(*database, other);
+      if (!counts) throw UserError{counts.error().message};  // the files before it stay merged
+      all.push_back(CountsJson(other, counts->read, counts->added, counts->duplicates));
+      if (!o->json) {
+        fmt::print("{}: {} records, {} added, {} duplicates\n", other, counts->read, counts->added, counts->duplicates);
+      }
+    }
+    if (o->json) fmt::print("{}\n", all.dump(2));
+    return 0;
+  };
+}
+
+}  // namespace
+
+CommandRun AddDbCommand(CLI::App& app) {
+  auto* cmd = app.add_subcommand("db", "Tuning databases: stats, top, export, import, merge");
+  cmd->require_subcommand(1);
+  auto runs = std::make_shared<std::map<CLI::App*, CommandRun>>();
+  for (auto add : {AddStats, AddTop, AddExport, AddImport, AddMerge}) {
+    const size_t before = cmd->get_subcommands({}).size();
+    CommandRun run = add(*cmd);
+    (*runs)[cmd->get_subcommands({})[before]] = std::move(run);
+  }
+  return [cmd, runs]() {
+    for (auto* sub : cmd->get_subcommands()) return runs->at(sub)();
+    return kExitUsage;
+  };
+}
+
+}  // namespace autotune::cli

@@ -1,0 +1,101 @@
+// autotune lookup: the lookup library's answer from the command line (the same code answers both).
+#include <fmt/format.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_error.h"
+#include "cli/command.h"
+#include "db/lookup/kernel_lookup.h"
+
+namespace autotune::cli {
+
+namespace {
+
+struct LookupOptions {
+  std::string db = "autotune.db";
+  std::string op, shape, epilogue, target;
+  bool nearest = false;
+  std::string json_file;
+  std::string source_file;
+};
+
+nlohmann::json AnswerJson(const db::LookupAnswer& a) {
+  nlohmann::json launches = nlohmann::json::array();
+  for (const auto& l : a.kernel.launches) {
+    launches.push_back({{"entry", l.entry}, {"grid", l.grid}, {"block", l.block},
+                        {"dynamic_shared_bytes", l.dynamic_shared_bytes}});
+  }
+  return {{"exact", a.exact},
+          {"requested", a.requested},
+          {"measured_workload", a.measured},
+          {"target", a.target},
+          {"latency_ms", a.latency_ms},
+          {"gflops", a.gflops},
+          {"estimated_latency_ms", a.estimated_latency_ms},
+          {"shape_distance", a.shape_distance},
+          {"language", a.kernel.language},
+          {"launches", launches},
+          {"num_params", a.kernel.num_params},
+          {"workspace_bytes", a.kernel.workspace_bytes},
+          {"source", a.kernel.code},
+          {"trace", nlohmann::json::parse(a.trace_json)}};
+}
+
+void WriteText(const std::string& path, const std::string& text, const char* what) {
+  if (path == "-") {
+    fmt::print("{}", text);
+    return;
+  }
+  std::ofstream out(path);
+  if (!(out << text)) throw UserError{fmt::format("cannot write the {} to '{}'", what, path)};
+}
+
+}  // namespace
+
+CommandRun AddLookupCommand(CLI::App& app) {
+  auto opts = std::make_shared<LookupOptions>();
+  auto* cmd = app.add_subcommand(
+      "lookup",
+      "Fetch the best kernel of a workload from a tuning database, as the lookup library does "
+      "(exit status 0: found; 1: no answer)");
+  cmd->add_option("--db", opts->db, "tuning database (opened read-only)")->capture_default_str();
+  cmd->add_option("--op", opts->op, "operator (see `autotune ops`)")->required();
+  cmd->add_option("--shape", opts->shape, "shape parameters, e.g. M=1024,N=1024,K=1024")->required();
+  cmd->add_option("--epilogue", opts->epilogue, "fused epilogue: bias, relu or bias,relu");
+  cmd->add_option("--target", opts->target, "cpu, cuda, or kind:arch such as cuda:sm_90")->required();
+  cmd->add_flag("--nearest", opts->nearest,
+                "without a record of this exact shape, adapt the best traces of the nearest shapes");
+  cmd->add_option("--json", opts->json_file, "write the answer as JSON to this file ('-' for stdout)");
+  cmd->add_option("--source", opts->source_file, "write the kernel source to this file ('-' for stdout)");
+  return [opts]() {
+    if (!std::ifstream(opts->db)) throw UserError{fmt::format("cannot open the database '{}': no such file", opts->db)};
+    auto lookup = db::KernelLookup::Open(opts->db);
+    if (!lookup) throw UserError{lookup.error().message};
+    db::LookupResult r = (*lookup)->Find({opts->op, opts->shape, opts->epilogue, opts->target, opts->nearest});
+    if (r.status == db::LookupStatus::kInvalidArgument) throw UserError{r.message};
+    if (r.status == db::LookupStatus::kNotFound) {
+      if (!opts->json_file.empty()) WriteText(opts->json_file, nlohmann::json{{"error", r.message}}.dump(2) + "\n", "JSON answer");
+      fmt::print(stderr, "autotune: {}{}\n", r.message, opts->nearest ? "" : " (--nearest allows an approximate answer)");
+      return 1;
+    }
+    const db::LookupAnswer& a = *r.answer;
+    if (opts->json_file != "-") {
+      fmt::print("{}: {} answer from {} on {}\n", a.requested, a.exact ? "exact" : "approximate", a.measured, a.target);
+      fmt::print("  measured {:.4f} ms, {:.1f} GFLOP/s{}\n", a.latency_ms, a.gflops,
+                 a.exact ? "" : fmt::format("; estimated {:.4f} ms at this shape", a.estimated_latency_ms));
+      fmt::print("  {} source, {} bytes; {} tensor params, {} workspaces\n", a.kernel.language, a.kernel.code.size(),
+                 a.kernel.num_params, a.kernel.workspace_bytes.size());
+      for (size_t i = 0; i < a.kernel.launches.size(); ++i) {
+        const auto& l = a.kernel.launches[i];
+        fmt::print("  launch {}: {} grid ({},{},{}) block ({},{},{}) dynamic shared {} bytes\n", i, l.entry, l.grid[0],
+                   l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], l.dynamic_shared_bytes);
+      }
+    }
+    if (!opts->json_file.empty()) WriteText(opts->json_file, AnswerJson(a).dump(2) + "\n", "JSON answer");
+    if (!opts->source_file.empty()) WriteText(opts->source_file, a.kernel.code, "kernel source");
+    return 0;
+  };
+}
+
+}  // namespace autotune::cli

@@ -1,0 +1,128 @@
+// The C ABI of include/autotune/lookup.h over KernelLookup. No exception crosses it: each entry
+// point turns one into AUTOTUNE_INTERNAL_ERROR with its message.
+#include "autotune/lookup.h"
+
+#include <exception>
+#include <memory>
+#include <string>
+
+#include "db/lookup/kernel_lookup.h"
+#include "tir/version.h"
+
+struct autotune_db {
+  std::unique_ptr<autotune::db::KernelLookup> lookup;
+};
+
+namespace {
+
+using autotune::db::LookupAnswer;
+
+thread_local std::string last_error;
+
+autotune_status Fail(autotune_status status, std::string message) {
+  last_error = std::move(message);
+  return status;
+}
+
+const LookupAnswer* Answer(const autotune_kernel* k) { return reinterpret_cast<const LookupAnswer*>(k); }
+
+const autotune::tir::CudaKernelLaunch* Launch(const autotune_kernel* k, int i) {
+  if (!k || i < 0 || i >= static_cast<int>(Answer(k)->kernel.launches.size())) return nullptr;
+  return &Answer(k)->kernel.launches[i];
+}
+
+void CopyDims(const std::array<int64_t, 3>* from, int64_t dims[3]) {
+  if (!dims) return;
+  for (int d = 0; d < 3; ++d) dims[d] = from ? (*from)[d] : 1;
+}
+
+}  // namespace
+
+extern "C" {
+
+int autotune_lookup_abi_version(void) { return AUTOTUNE_LOOKUP_ABI_VERSION; }
+const char* autotune_version(void) { return autotune::kVersion; }
+const char* autotune_last_error(void) { return last_error.c_str(); }
+
+autotune_status autotune_db_open(const char* path, autotune_db** out) {
+  if (out) *out = nullptr;
+  if (!path || !out) return Fail(AUTOTUNE_INVALID_ARGUMENT, "autotune_db_open: path and out must not be null");
+  try {
+    auto lookup = autotune::db::KernelLookup::Open(path);
+    if (!lookup) return Fail(AUTOTUNE_DB_ERROR, lookup.error().message);
+    *out = new autotune_db{std::move(*lookup)};
+    return AUTOTUNE_OK;
+  } catch (const std::exception& e) {
+    return Fail(AUTOTUNE_INTERNAL_ERROR, std::string("autotune_db_open: ") + e.what());
+  }
+}
+
+void autotune_db_close(autotune_db* db) { delete db; }
+
+int64_t autotune_db_num_records(const autotune_db* db) {
+  return db ? static_cast<int64_t>(db->lookup->num_records()) : 0;
+}
+
+autotune_status autotune_lookup(autotune_db* db, const char* op, const char* shape, const char* epilogue,
+                                const char* target, unsigned flags, const autotune_kernel** out) {
+  if (out) *out = nullptr;
+  if (!db || !op || !shape || !target || !out) {
+    return Fail(AUTOTUNE_INVALID_ARGUMENT, "autotune_lookup: db, op, shape, target and out must not be null");
+  }
+  if (flags & ~AUTOTUNE_LOOKUP_NEAREST) return Fail(AUTOTUNE_INVALID_ARGUMENT, "autotune_lookup: unknown flags");
+  try {
+    autotune::db::LookupQuery q{op, shape, epilogue ? epilogue : "", target, (flags & AUTOTUNE_LOOKUP_NEAREST) != 0};
+    autotune::db::LookupResult r = db->lookup->Find(q);
+    switch (r.status) {
+      case autotune::db::LookupStatus::kOk:
+        *out = reinterpret_cast<const autotune_kernel*>(r.answer);
+        return AUTOTUNE_OK;
+      case autotune::db::LookupStatus::kNotFound:
+        return Fail(AUTOTUNE_NOT_FOUND, std::move(r.message));
+      case autotune::db::LookupStatus::kInvalidArgument:
+        return Fail(AUTOTUNE_INVALID_ARGUMENT, std::move(r.message));
+    }
+    return Fail(AUTOTUNE_INTERNAL_ERROR, "autotune_lookup: unknown status");
+  } catch (const std::exception& e) {
+    return Fail(AUTOTUNE_INTERNAL_ERROR, std::string("autotune_lookup: ") + e.what());
+  }
+}
+
+int autotune_kernel_is_exact(const autotune_kernel* k) { return k && Answer(k)->exact ? 1 : 0; }
+const char* autotune_kernel_language(const autotune_kernel* k) { return k ? Answer(k)->kernel.language.c_str() : nullptr; }
+const char* autotune_kernel_source(const autotune_kernel* k) { return k ? Answer(k)->kernel.code.c_str() : nullptr; }
+int autotune_kernel_num_launches(const autotune_kernel* k) {
+  return k ? static_cast<int>(Answer(k)->kernel.launches.size()) : 0;
+}
+const char* autotune_kernel_entry(const autotune_kernel* k, int launch) {
+  const auto* l = Launch(k, launch);
+  return l ? l->entry.c_str() : nullptr;
+}
+void autotune_kernel_grid(const autotune_kernel* k, int launch, int64_t dims[3]) {
+  const auto* l = Launch(k, launch);
+  CopyDims(l ? &l->grid : nullptr, dims);
+}
+void autotune_kernel_block(const autotune_kernel* k, int launch, int64_t dims[3]) {
+  const auto* l = Launch(k, launch);
+  CopyDims(l ? &l->block : nullptr, dims);
+}
+int64_t autotune_kernel_dynamic_shared_bytes(const autotune_kernel* k, int launch) {
+  const auto* l = Launch(k, launch);
+  return l ? l->dynamic_shared_bytes : 0;
+}
+int autotune_kernel_num_params(const autotune_kernel* k) { return k ? Answer(k)->kernel.num_params : 0; }
+int autotune_kernel_num_workspaces(const autotune_kernel* k) {
+  return k ? static_cast<int>(Answer(k)->kernel.workspace_bytes.size()) : 0;
+}
+int64_t autotune_kernel_workspace_bytes(const autotune_kernel* k, int workspace) {
+  if (!k || workspace < 0 || workspace >= autotune_kernel_num_workspaces(k)) return 0;
+  return Answer(k)->kernel.workspace_bytes[workspace];
+}
+double autotune_kernel_latency_ms(const autotune_kernel* k) { return k ? Answer(k)->latency_ms : 0; }
+double autotune_kernel_gflops(const autotune_kernel* k) { return k ? Answer(k)->gflops : 0; }
+double autotune_kernel_estimated_latency_ms(const autotune_kernel* k) { return k ? Answer(k)->estimated_latency_ms : 0; }
+const char* autotune_kernel_measured_workload(const autotune_kernel* k) { return k ? Answer(k)->measured.c_str() : nullptr; }
+const char* autotune_kernel_target(const autotune_kernel* k) { return k ? Answer(k)->target.c_str() : nullptr; }
+const char* autotune_kernel_trace(const autotune_kernel* k) { return k ? Answer(k)->trace_json.c_str() : nullptr; }
+
+}  // extern "C"

@@ -1,0 +1,114 @@
+/* autotune lookup library: the best tuned kernel for an operator, shape and target, from an autotune
+ * tuning database, for compilers and runtimes that do not run autotune themselves.
+ *
+ *   autotune_db* db;
+ *   if (autotune_db_open("autotune.db", &db) != AUTOTUNE_OK) { puts(autotune_last_error()); ... }
+ *   const autotune_kernel* k;
+ *   if (autotune_lookup(db, "gemm", "M=1024,N=1024,K=1024", "", "cuda:sm_90",
+ *                       AUTOTUNE_LOOKUP_NEAREST, &k) == AUTOTUNE_OK) {
+ *     compile autotune_kernel_source(k) (NVRTC for "cuda", a C compiler with OpenMP for "c"),
+ *     then launch autotune_kernel_entry(k, i) with its grid, block and dynamic shared memory for
+ *     i = 0 .. autotune_kernel_num_launches(k) - 1, passing the inputs, the output and the
+ *     workspaces as pointers (float32, row-major, in the layout `autotune ops` documents).
+ *   }
+ *   autotune_db_close(db);
+ *
+ * Stability: a C ABI. Functions are only added, never changed; AUTOTUNE_LOOKUP_ABI_VERSION grows when
+ * one is added. Structures are opaque.
+ * Threads: every function may be called from any thread at once, except that autotune_db_close must
+ * not race with calls on the same handle.
+ * Lifetimes: strings and kernels returned are owned by the database handle and valid until
+ * autotune_db_close. The handle reads the database once, at open: records written later are seen by
+ * a handle opened later.
+ * Speed: each distinct query is answered once (replay, lowering and code generation) and then from
+ * memory, by a hash lookup.
+ */
+#ifndef AUTOTUNE_LOOKUP_H_
+#define AUTOTUNE_LOOKUP_H_
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define AUTOTUNE_API __attribute__((visibility("default")))
+#else
+#define AUTOTUNE_API
+#endif
+
+#define AUTOTUNE_LOOKUP_ABI_VERSION 1
+
+typedef struct autotune_db autotune_db;
+typedef struct autotune_kernel autotune_kernel;
+
+typedef enum autotune_status {
+  AUTOTUNE_OK = 0,
+  AUTOTUNE_NOT_FOUND = 1,        /* no record for the query (nor, with NEAREST, one that transfers) */
+  AUTOTUNE_INVALID_ARGUMENT = 2, /* unknown operator or target, malformed shape, null pointer */
+  AUTOTUNE_DB_ERROR = 3,         /* the database cannot be opened or read */
+  AUTOTUNE_INTERNAL_ERROR = 4    /* a bug: please report autotune_last_error() */
+} autotune_status;
+
+/* Flags of autotune_lookup. */
+#define AUTOTUNE_LOOKUP_EXACT 0u
+#define AUTOTUNE_LOOKUP_NEAREST 1u /* without an exact record, adapt the best traces of nearby shapes */
+
+/* AUTOTUNE_LOOKUP_ABI_VERSION of the library loaded (may exceed the header's). */
+AUTOTUNE_API int autotune_lookup_abi_version(void);
+/* The autotune version, "0.1.0". */
+AUTOTUNE_API const char* autotune_version(void);
+/* Why the last call that failed on this thread failed: one line, valid until the thread's next call. */
+AUTOTUNE_API const char* autotune_last_error(void);
+
+/* Opens a tuning database read-only (it is never written) and loads its best records. */
+AUTOTUNE_API autotune_status autotune_db_open(const char* path, autotune_db** out);
+/* Frees the handle and every kernel and string it returned. Null is allowed. */
+AUTOTUNE_API void autotune_db_close(autotune_db* db);
+/* Records loaded (the best few of every workload and target). */
+AUTOTUNE_API int64_t autotune_db_num_records(const autotune_db* db);
+
+/* The best kernel for operator `op` ("gemm", "batch_matmul", "conv2d") at `shape`
+ * ("M=1024,N=1024,K=1024"; parameters and defaults as `autotune ops` lists them), with the fused
+ * `epilogue` ("", "bias", "relu", "bias,relu"; NULL means ""), on `target` ("cuda", "cuda:sm_90",
+ * "cpu"). On AUTOTUNE_OK, *out is set; otherwise *out is NULL and autotune_last_error() says why. */
+AUTOTUNE_API autotune_status autotune_lookup(autotune_db* db, const char* op, const char* shape, const char* epilogue,
+                                             const char* target, unsigned flags, const autotune_kernel** out);
+
+/* 1: from a record of exactly this workload; 0: approximate (a trace of a nearby shape, replayed). */
+AUTOTUNE_API int autotune_kernel_is_exact(const autotune_kernel* k);
+/* "cuda" (CUDA C++) or "c" (C11; parallel loops use OpenMP pragmas). */
+AUTOTUNE_API const char* autotune_kernel_language(const autotune_kernel* k);
+AUTOTUNE_API const char* autotune_kernel_source(const autotune_kernel* k);
+/* Kernels to launch, in order (c: 1, a function called once). */
+AUTOTUNE_API int autotune_kernel_num_launches(const autotune_kernel* k);
+/* Entry point (extern "C" symbol) of launch i; NULL when i is out of range. */
+AUTOTUNE_API const char* autotune_kernel_entry(const autotune_kernel* k, int launch);
+/* Grid and block dimensions (x, y, z) of launch i; {1,1,1} for c and for an index out of range. */
+AUTOTUNE_API void autotune_kernel_grid(const autotune_kernel* k, int launch, int64_t dims[3]);
+AUTOTUNE_API void autotune_kernel_block(const autotune_kernel* k, int launch, int64_t dims[3]);
+/* Dynamic shared memory bytes of launch i (0: the kernel's shared memory is static). */
+AUTOTUNE_API int64_t autotune_kernel_dynamic_shared_bytes(const autotune_kernel* k, int launch);
+/* Pointer parameters of every kernel: num_params tensors (inputs, then the output), then
+ * num_workspaces scratch buffers of autotune_kernel_workspace_bytes(k, i) bytes each. */
+AUTOTUNE_API int autotune_kernel_num_params(const autotune_kernel* k);
+AUTOTUNE_API int autotune_kernel_num_workspaces(const autotune_kernel* k);
+AUTOTUNE_API int64_t autotune_kernel_workspace_bytes(const autotune_kernel* k, int workspace);
+/* The measured median latency (ms) and throughput (GFLOP/s) of the record used, at its own shape. */
+AUTOTUNE_API double autotune_kernel_latency_ms(const autotune_kernel* k);
+AUTOTUNE_API double autotune_kernel_gflops(const autotune_kernel* k);
+/* Exact: the latency; approximate: the requested FLOPs at the record's measured throughput. */
+AUTOTUNE_API double autotune_kernel_estimated_latency_ms(const autotune_kernel* k);
+/* The workload whose record was used ("gemm[M=1024,N=1024,K=512]"), and the target it was measured
+ * on ("cuda:sm_90 (NVIDIA H200; driver 580.82; toolkit 13.0)"). */
+AUTOTUNE_API const char* autotune_kernel_measured_workload(const autotune_kernel* k);
+AUTOTUNE_API const char* autotune_kernel_target(const autotune_kernel* k);
+/* The schedule as an autotune trace (JSON), as applied to the requested shape. */
+AUTOTUNE_API const char* autotune_kernel_trace(const autotune_kernel* k);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AUTOTUNE_LOOKUP_H_ */
