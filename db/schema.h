@@ -20,11 +20,8 @@ inline constexpr int kSchemaVersion = 2;
 // "ATDB": set on every database we create; an SQLite file without it is another application's.
 inline constexpr int kApplicationId = 0x41544442;
 
-// The current schema (version kSchemaVersion), as a new database gets it.
-extern const char* const kSchemaSql;
-
-// The first schema, exactly as version 1 created it. It is kept (and must never be edited) because the
-// migrations are tested from it: a test builds a version-1 file with it and opens it.
+// The first schema, exactly as version 1 created it; never edit it. A new database is created with it
+// and then migrated to kSchemaVersion, like an old file; a test builds a version-1 file with it.
 extern const char* const kSchemaV1Sql;
 
 // Upgrades a database from `from_version` to from_version + 1.
@@ -40,7 +37,7 @@ std::vector<std::string> TablesOf(int version);
 
 // Both run inside the caller's transaction and set user_version (and application_id) with the DDL,
 // so a schema change commits or rolls back as one.
-// Creates the current schema in an empty database.
+// Creates the current schema in an empty database (version 1, then the migrations).
 Result<void> CreateSchema(sqlite::Connection& conn);
 // Applies the migrations from `from_version` (1 <= from_version <= kSchemaVersion) up to kSchemaVersion.
 Result<void> MigrateSchema(sqlite::Connection& conn, int from_version);

@@ -9,49 +9,22 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tests/cli/run_cli.h"
+
 namespace {
 
-struct RunResult {
-  int status = -1;
-  std::string out;  // stdout
-  std::string err;  // stderr
-};
-
-RunResult RunCli(const std::string& args) {
-  // One file per call: ctest runs the tests of this file in parallel processes.
-  static int calls = 0;
-  const std::string err_file =
-      ::testing::TempDir() + "autotune_cli_stderr_" + std::to_string(getpid()) + "_" + std::to_string(calls++) + ".txt";
-  const std::string cmd = std::string(AUTOTUNE_CLI) + " " + args + " 2>" + err_file;
-  RunResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  std::ifstream in(err_file);
-  r.err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  std::remove(err_file.c_str());
-  return r;
-}
+using autotune::testing::Lines;
+using autotune::testing::RunCli;
 
 // Files of one test process only, so parallel runs do not collide.
 std::string TempPath(const std::string& name) {
   return ::testing::TempDir() + "autotune_cli_" + std::to_string(getpid()) + "_" + name;
 }
 
-int Lines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
-
 const char* kGemm = "--op gemm --shape M=16,N=24,K=8";
 
 TEST(Cli, HelpOnEveryCommand) {
-  for (const char* sub : {"", "ops", "show", "measure", "targets"}) {
+  for (const char* sub : {"", "ops", "show", "measure", "targets", "lookup", "db"}) {
     auto r = RunCli(std::string(sub) + " --help");
     EXPECT_EQ(r.status, 0) << sub;
     EXPECT_NE(r.out.find("Usage:"), std::string::npos) << sub;

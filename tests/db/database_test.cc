@@ -18,21 +18,6 @@ namespace {
 
 using namespace autotune::db::testing;
 
-std::unique_ptr<TuningDatabase> OpenNew(const std::string& name) {
-  auto db = TuningDatabase::Open(TempPath(name));
-  EXPECT_TRUE(db) << (db ? "" : db.error().message);
-  return std::move(db).value();
-}
-
-std::vector<TuningRecord> AllRecords(TuningDatabase& db) {
-  std::vector<TuningRecord> out;
-  EXPECT_TRUE(db.ForEachRecord([&](const TuningRecord& r) {
-    out.push_back(r);
-    return true;
-  }));
-  return out;
-}
-
 bool Exists(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0;

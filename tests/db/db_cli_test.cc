@@ -10,46 +10,20 @@
 #include <nlohmann/json.hpp>
 
 #include "db/database.h"
+#include "tests/cli/run_cli.h"
 #include "tests/db/db_test_util.h"
 
 namespace autotune::db {
 namespace {
 
 using namespace autotune::db::testing;
+using autotune::testing::Lines;
+using autotune::testing::RunCli;
 using nlohmann::json;
-
-struct RunResult {
-  int status = -1;
-  std::string out;  // stdout
-  std::string err;  // stderr
-};
-
-RunResult RunCli(const std::string& args) {
-  static int calls = 0;
-  const std::string err_file = TempPath("stderr_" + std::to_string(calls++) + ".txt");
-  const std::string cmd = std::string(AUTOTUNE_CLI) + " " + args + " 2>" + err_file;
-  RunResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  r.err = ReadBytes(err_file);
-  std::remove(err_file.c_str());
-  return r;
-}
 
 bool Exists(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0;
-}
-
-int Lines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
 }
 
 const char* kShape = "--op gemm --shape M=64,N=64,K=64";

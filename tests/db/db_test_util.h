@@ -15,12 +15,14 @@
 #include <unordered_set>
 #include <vector>
 
+#include "db/database.h"
 #include "db/record.h"
 #include "db/schema.h"
 #include "db/sqlite.h"
 #include "search/default_schedule.h"
 #include "tir/ops/operator.h"
 #include "tir/schedule/trace.h"
+#include "tests/db/lookup/lookup_fixture.h"
 #include "tir/version.h"
 
 namespace autotune::db::testing {
@@ -40,19 +42,10 @@ inline tir::Workload Gemm(const std::string& shape = "M=64,N=64,K=64", const std
 inline TuningRecord MakeRecord(const tir::Workload& w, uint64_t seed, const TargetInfo& target, double median_ms) {
   auto sch = search::RandomSchedule(w, tir::TargetKind::kCpu, seed);
   EXPECT_TRUE(sch) << (sch ? "" : sch.error().message);
-  TuningRecord r;
-  r.workload = WorkloadInfo::From(w);
-  r.target = target;
-  r.trace_json = sch->trace().ToJson().dump();
-  r.trace_hash = HashTraceJson(r.trace_json);
-  r.trace_format_version = tir::kTraceFormatVersion;
+  TuningRecord r = MakeRecord(*sch, target, median_ms);
   r.latencies_ms = {median_ms * 0.99, median_ms, median_ms * 1.25};
-  r.median_ms = median_ms;
-  r.gflops = w.flops / (median_ms * 1e6);
-  r.correct = true;
   r.max_rel_error = 1.5e-7;
   r.measured_at = "2026-11-29T09:37:21Z";
-  r.autotune_version = kVersion;
   r.info_json = R"({"build_s":0.25,"registers":32})";
   return r;
 }
@@ -90,6 +83,23 @@ inline std::string TempPath(const std::string& name) {
   const std::string path = ::testing::TempDir() + "autotune_db_" + std::to_string(getpid()) + "_" + name;
   for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((path + suffix).c_str());
   return path;
+}
+
+// A new database in a TempPath.
+inline std::unique_ptr<TuningDatabase> OpenNew(const std::string& name) {
+  auto db = TuningDatabase::Open(TempPath(name));
+  EXPECT_TRUE(db) << (db ? "" : db.error().message);
+  return std::move(db).value();
+}
+
+// Every record, in insertion order.
+inline std::vector<TuningRecord> AllRecords(TuningDatabase& db) {
+  std::vector<TuningRecord> out;
+  EXPECT_TRUE(db.ForEachRecord([&](const TuningRecord& r) {
+    out.push_back(r);
+    return true;
+  }));
+  return out;
 }
 
 inline std::string ReadBytes(const std::string& path) {

@@ -16,21 +16,6 @@ namespace {
 using namespace autotune::db::testing;
 using nlohmann::json;
 
-std::unique_ptr<TuningDatabase> OpenNew(const std::string& name) {
-  auto db = TuningDatabase::Open(TempPath(name));
-  EXPECT_TRUE(db) << (db ? "" : db.error().message);
-  return std::move(db).value();
-}
-
-std::vector<TuningRecord> AllRecords(TuningDatabase& db) {
-  std::vector<TuningRecord> out;
-  EXPECT_TRUE(db.ForEachRecord([&](const TuningRecord& r) {
-    out.push_back(r);
-    return true;
-  }));
-  return out;
-}
-
 // Two workloads (one with an epilogue), three targets, a failed record, varied details.
 std::vector<TuningRecord> Mixed() {
   const auto a = Gemm(), b = Gemm("M=128,N=32,K=64", "bias,relu");

@@ -48,15 +48,6 @@ std::map<std::string, std::string> SchemaShape(sqlite::Connection& conn) {
   return out;
 }
 
-std::vector<TuningRecord> AllRecords(TuningDatabase& db) {
-  std::vector<TuningRecord> out;
-  EXPECT_TRUE(db.ForEachRecord([&](const TuningRecord& r) {
-    out.push_back(r);
-    return true;
-  }));
-  return out;
-}
-
 std::vector<TuningRecord> SomeRecords() {
   const auto w = Gemm();
   auto records = DistinctRecords(w, CpuTarget(), 3);

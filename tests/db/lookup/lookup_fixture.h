@@ -14,7 +14,8 @@ inline const TargetInfo kTestCpu{"cpu", "x86_64", "Test CPU", "", "cc (test) 12"
 inline const TargetInfo kTestH200{"cuda", "sm_90", "NVIDIA H200", "580.82", "13.0"};
 inline const TargetInfo kTestA100{"cuda", "sm_80", "NVIDIA A100", "550.54", "12.4"};
 
-// A valid record of `schedule` with the median `ms` (three repeats around it).
+// A valid record of `schedule` with the median `ms` (three repeats around it); the database tests
+// (tests/db/db_test_util.h) make their records with it too.
 TuningRecord MakeRecord(const tir::Schedule& schedule, const TargetInfo& target, double ms);
 
 // Writes the fixture into `path` (created; must not exist). What it holds, by (target, workload):
