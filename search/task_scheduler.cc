@@ -1,0 +1,128 @@
+#include "search/task_scheduler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "tir/check.h"
+
+namespace autotune::search {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+}  // namespace
+
+TaskScheduler::TaskScheduler(std::vector<double> weights)
+    : weights_(std::move(weights)), history_(weights_.size()), finished_(weights_.size(), false) {
+  for (double w : weights_) AUTOTUNE_CHECK(std::isfinite(w) && w > 0, "task weights must be positive");
+}
+
+void TaskScheduler::Record(int task, double best_latency_ms, int trials) {
+  AUTOTUNE_CHECK(task >= 0 && task < static_cast<int>(weights_.size()), "TaskScheduler::Record: no such task");
+  AUTOTUNE_CHECK(!std::isnan(best_latency_ms) && best_latency_ms >= 0, "TaskScheduler::Record: bad latency");
+  auto& h = history_[task];
+  AUTOTUNE_CHECK(trials >= (h.empty() ? 0 : h.back().first), "TaskScheduler::Record: trials went down");
+  // The objective is the best so far: a re-measured best that came out slower keeps the earlier one.
+  if (!h.empty()) best_latency_ms = std::min(best_latency_ms, h.back().second);
+  h.emplace_back(trials, best_latency_ms);
+}
+
+void TaskScheduler::Finish(int task) {
+  AUTOTUNE_CHECK(task >= 0 && task < static_cast<int>(weights_.size()), "TaskScheduler::Finish: no such task");
+  finished_[task] = true;
+}
+
+int TaskScheduler::Rounds(int task) const {
+  AUTOTUNE_CHECK(task >= 0 && task < static_cast<int>(weights_.size()), "TaskScheduler::Rounds: no such task");
+  return static_cast<int>(history_[task].size());
+}
+
+double TaskScheduler::WeightedLatency() const {
+  double total = 0;
+  for (size_t i = 0; i < weights_.size(); ++i) {
+    if (history_[i].empty()) return kInf;
+    total += weights_[i] * history_[i].back().second;
+  }
+  return total;
+}
+
+// The largest finite best latency of any task (finished ones too), or +infinity when none has one:
+// the stand-in latency of a task that has none after its priority rounds.
+double TaskScheduler::WorstKnownLatency() const {
+  double worst = -1;
+  for (const auto& h : history_) {
+    if (!h.empty() && std::isfinite(h.back().second)) worst = std::max(worst, h.back().second);
+  }
+  return worst < 0 ? kInf : worst;
+}
+
+bool TaskScheduler::HasPriority(int task) const {
+  const auto& h = history_[task];
+  return h.empty() || (std::isinf(h.back().second) && static_cast<int>(h.size()) < kNoResultPriorityRounds);
+}
+
+double TaskScheduler::Gain(int task, double worst_known) const {
+  const auto& h = history_[task];
+  const double rounds = static_cast<double>(h.size());
+  const auto [trials, latency] = h.back();
+  if (std::isinf(latency)) {
+    // No latency after its priority rounds: optimism alone, with the worst latency we know.
+    return std::isinf(worst_known) ? 0.0 : weights_[task] * kOptimism * worst_known / rounds;
+  }
+  // The backward window: the last kBackwardWindow rounds, starting no earlier than the first round
+  // that had a latency (a drop from +infinity is no rate).
+  const int last = static_cast<int>(h.size()) - 1;
+  int start = std::max(0, last - kBackwardWindow);
+  while (std::isinf(h[start].second)) ++start;
+  double recent = 0;
+  if (h[last].first > h[start].first) {
+    const double per_trial = (h[start].second - latency) / (h[last].first - h[start].first);
+    recent = per_trial * (trials / rounds);  // times the trials of one of its rounds
+  }
+  const double optimistic = latency / rounds;
+  return weights_[task] * (recent + kOptimism * optimistic);
+}
+
+double TaskScheduler::ExpectedGain(int task) const {
+  AUTOTUNE_CHECK(task >= 0 && task < static_cast<int>(weights_.size()), "TaskScheduler::ExpectedGain: no such task");
+  if (HasPriority(task)) return kInf;
+  return Gain(task, WorstKnownLatency());
+}
+
+int TaskScheduler::Next() const {
+  const int n = static_cast<int>(weights_.size());
+  // Rule 1: first rounds, in order.
+  for (int i = 0; i < n; ++i) {
+    if (!finished_[i] && history_[i].empty()) return i;
+  }
+  // Rule 2: tasks without a latency, for their first few rounds; the fewest rounds first.
+  int pick = -1;
+  for (int i = 0; i < n; ++i) {
+    if (finished_[i] || !HasPriority(i)) continue;
+    if (pick < 0 || history_[i].size() < history_[pick].size()) pick = i;
+  }
+  if (pick >= 0) return pick;
+  const double worst = WorstKnownLatency();
+  if (std::isinf(worst)) {
+    // No task has a latency at all: share the rounds evenly.
+    for (int i = 0; i < n; ++i) {
+      if (finished_[i]) continue;
+      if (pick < 0 || history_[i].size() < history_[pick].size()) pick = i;
+    }
+    return pick;
+  }
+  // Rule 3: the largest expected gain; strict > keeps ties at the lower index.
+  double best_gain = -1;
+  for (int i = 0; i < n; ++i) {
+    if (finished_[i]) continue;
+    const double gain = Gain(i, worst);
+    if (gain > best_gain) {
+      best_gain = gain;
+      pick = i;
+    }
+  }
+  return pick;
+}
+
+}  // namespace autotune::search

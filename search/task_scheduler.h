@@ -1,0 +1,71 @@
+// Shares one trial budget among the tasks of a job: each round goes to the task whose next round is
+// expected to reduce the weighted total latency (sum of weight * best latency) the most, after every
+// task got a first round (Ansor's gradient-based task scheduler is the reference point).
+//
+// The rule Next() follows, deterministic (no randomness; ties go to the lower index), over the
+// tasks that are not finished:
+//  1. A task that has had no round yet: the first such task, in order.
+//  2. A task with no valid latency yet (+infinity) that has had fewer than kNoResultPriorityRounds
+//     rounds: the one with the fewest rounds. Such a task makes the objective infinite, so it gets a
+//     few rounds before anything else, but not forever: a workload whose every candidate fails must
+//     not eat the budget of the others.
+//  3. Otherwise the task with the largest expected reduction of weight * latency from one more
+//     round: weight * (recent + kOptimism * optimistic), where
+//       recent     = the backward-window gradient: the drop of its best latency per trial over its
+//                    last kBackwardWindow rounds (counting only rounds that had a latency), times the
+//                    trials of one of its rounds (its trials so far / its rounds);
+//       optimistic = latency / rounds so far: the per-round gain if the latency kept falling to zero
+//                    at its average rate so far (Ansor's forward estimate). It shrinks as the task gets
+//                    rounds, so a stalled task still gets one now and then, and is never starved.
+//     Ansor adds the two with weights 0.2 and 0.8; we weight the optimistic term by 0.1 so that a task
+//     that is improving gets more rounds than a stalled one of the same weight.
+//     A task still without a latency after its priority rounds competes with the optimistic term
+//     alone, using as its latency the largest best latency of any task (the worst case we know);
+//     when no task has a latency at all, the unfinished task with the fewest rounds goes next.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace autotune::search {
+
+class TaskScheduler {
+ public:
+  // weights[i] > 0: how often task i occurs.
+  explicit TaskScheduler(std::vector<double> weights);
+
+  // The task of the next round; -1 when every task is finished (see Finish).
+  int Next() const;
+  // After a round of `task`: its best latency so far (ms; +infinity while nothing valid was
+  // measured) and the trials it has used in all (never fewer than before). A best latency above
+  // the one recorded before (a re-measured best that came out slower) keeps the earlier one.
+  void Record(int task, double best_latency_ms, int trials);
+  // A task whose space is exhausted (nothing new to measure) gets no more rounds.
+  void Finish(int task);
+  // The objective: sum over tasks of weight * best latency (+infinity while a task has none).
+  // Finished tasks count with their last best latency.
+  double WeightedLatency() const;
+
+  // Rounds recorded for `task` so far.
+  int Rounds(int task) const;
+  // What rule 3 above expects one more round of `task` to gain (weight * ms); +infinity for a task
+  // that rules 1 or 2 would pick; 0 for a task without a latency while no task has one. For progress
+  // displays and tests.
+  double ExpectedGain(int task) const;
+
+  static constexpr int kBackwardWindow = 3;
+  static constexpr double kOptimism = 0.1;
+  static constexpr int kNoResultPriorityRounds = 3;
+
+ private:
+  std::vector<double> weights_;
+  std::vector<std::vector<std::pair<int, double>>> history_;  // per task: (trials, best ms) after each round
+  std::vector<bool> finished_;
+
+  double WorstKnownLatency() const;
+  bool HasPriority(int task) const;  // rules 1 and 2
+  double Gain(int task, double worst_known) const;  // rule 3
+};
+
+}  // namespace autotune::search

@@ -1,0 +1,17 @@
+// A tuning task: one workload of a job and how much it counts. A network's layers become tasks whose
+// weight is how often the layer occurs, so the job minimizes the weighted total latency.
+#pragma once
+
+#include <string>
+
+namespace autotune::search {
+
+struct TuneTaskSpec {
+  std::string op;        // "conv2d"
+  std::string shape;     // "N=1,C=64,H=56,W=56,K=64,R=3,S=3,pad=1"
+  std::string epilogue;  // "", "bias", "relu", "bias,relu"
+  double weight = 1;     // occurrences in the network (> 0)
+  std::string name;      // optional label, e.g. "layer2.0.conv1"
+};
+
+}  // namespace autotune::search
