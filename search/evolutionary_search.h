@@ -1,0 +1,66 @@
+// Evolutionary search over the schedules of one workload on one target (Ansor/MetaSchedule style,
+// plus crossover): a population of valid schedules (the best measured ones from this job and the
+// database, plus fresh samples of the schedule space) evolves for a few generations by mutation of
+// its sampling decisions (tile sizes, unroll depth, vector width) and crossover of two parents'
+// decisions, with parents picked in proportion to the cost model's score. Every candidate is a trace
+// replayed on a fresh state (ARCHITECTURE.md convention 7) and checked (lowering; the GPU validity
+// check for cuda) before it is scored. A batch is the best-scored candidates never measured on this
+// target plus an epsilon-greedy share of random ones.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "search/cost_model.h"
+#include "tir/ops/workload.h"
+#include "tir/schedule/schedule.h"
+#include "tir/support/random.h"
+
+namespace autotune::search {
+
+struct EvolutionConfig {
+  int population = 2048;         // candidates per generation
+  int generations = 4;           // generations per proposed batch
+  double mutation_prob = 0.85;   // a child is mutated (else copied or crossed over)
+  double crossover_prob = 0.25;  // a child is the crossover of two parents (before mutation)
+  double eps_greedy = 0.05;      // share of a batch picked at random among the valid new candidates
+  int seeds_from_measured = 64;  // best measured schedules put into the initial population
+};
+
+// A schedule to measure, and its trace's identity.
+struct Candidate {
+  tir::Schedule schedule;
+  std::string trace_hash;  // db::HashTraceJson(schedule.trace().ToJson().dump())
+  double score = 0;        // the cost model's, 0 for an epsilon-greedy pick
+};
+
+class EvolutionarySearch {
+ public:
+  EvolutionarySearch(const tir::Workload& workload, tir::TargetKind target, EvolutionConfig config, uint64_t seed);
+
+  // Up to `n` distinct candidates whose trace hashes are not in `measured`; fewer (maybe none) when
+  // the space has no more. `best_measured` are the fastest measured schedules so far (fastest first),
+  // which seed the population. Deterministic for a seed, the same inputs and the same model scores.
+  std::vector<Candidate> NextBatch(int n, CostModel& model, const std::unordered_set<std::string>& measured,
+                                   const std::vector<tir::Schedule>& best_measured);
+
+  // Counters for progress and tests.
+  struct Stats {
+    int64_t sampled = 0;    // fresh samples drawn
+    int64_t mutated = 0;    // children made by mutation
+    int64_t crossed = 0;    // children made by crossover
+    int64_t invalid = 0;    // candidates dropped by replay, lowering or the validity check
+  };
+  const Stats& stats() const { return stats_; }
+
+ private:
+  tir::Workload workload_;
+  tir::TargetKind target_;
+  EvolutionConfig config_;
+  Random rng_;
+  Stats stats_;
+};
+
+}  // namespace autotune::search

@@ -1,0 +1,430 @@
+// Mutators, crossover and the evolutionary search: every child replays and lowers, mutators change
+// exactly one decision, crossover mixes whole decisions, and NextBatch proposes distinct, valid,
+// unmeasured candidates deterministically, following the model's ranking. Small populations keep
+// the lowering cost (the search's real cost) low.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <set>
+
+#include "db/record.h"
+#include "search/cost_model.h"
+#include "search/crossover.h"
+#include "search/default_schedule.h"
+#include "search/evolutionary_search.h"
+#include "search/mutation.h"
+#include "tir/analysis/gpu_validity.h"
+#include "tir/lower/lower.h"
+#include "tir/ops/operator.h"
+
+namespace autotune::search {
+namespace {
+
+using tir::TargetKind;
+using tir::Trace;
+
+tir::Workload Make(const std::string& op, const std::string& shape) {
+  auto w = tir::MakeWorkload(op, shape);
+  EXPECT_TRUE(w) << w.error().message;
+  return *w;
+}
+tir::Workload Gemm() { return Make("gemm", "M=64,N=128,K=96"); }
+tir::Workload Conv() { return Make("conv2d", "N=1,C=16,H=14,W=14,K=32,R=3,S=3,pad=1"); }
+
+std::string HashOf(const Trace& t) { return db::HashTraceJson(t.ToJson().dump()); }
+
+// Lowers, and for cuda checks the GPU limits; returns the error message or "".
+std::string Check(const tir::Schedule& sch, bool gpu_limits) {
+  auto f = tir::Lower(sch.state());
+  if (!f) return "lower: " + f.error().message;
+  if (gpu_limits && sch.target() == TargetKind::kCuda) {
+    auto u = tir::CheckGpuValidity(*f);
+    if (!u) return "gpu validity: " + u.error().message;
+  }
+  return "";
+}
+
+// The indices of the sampling instructions whose decisions differ.
+std::vector<size_t> DiffDecisions(const Trace& a, const Trace& b) {
+  std::vector<size_t> out;
+  for (size_t i : a.SamplingInstructions()) {
+    if (a.instructions()[i].decision != b.instructions()[i].decision) out.push_back(i);
+  }
+  return out;
+}
+
+int64_t Product(const nlohmann::json& tiles) {
+  int64_t p = 1;
+  for (const auto& t : tiles) p *= t.get<int64_t>();
+  return p;
+}
+
+struct Case {
+  const char* name;
+  tir::Workload workload;
+  TargetKind target;
+};
+std::vector<Case> Cases() {
+  return {{"gemm cpu", Gemm(), TargetKind::kCpu},
+          {"gemm cuda", Gemm(), TargetKind::kCuda},
+          {"conv2d cpu", Conv(), TargetKind::kCpu},
+          {"conv2d cuda", Conv(), TargetKind::kCuda}};
+}
+
+TEST(Mutation, BuiltinsAreRegisteredInOrderWithWeights) {
+  const auto& entries = BuiltinMutators().entries();
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries[0].mutator->Name(), "tile_size");
+  EXPECT_EQ(entries[1].mutator->Name(), "unroll");
+  EXPECT_EQ(entries[2].mutator->Name(), "vector_width");
+  for (const auto& e : entries) EXPECT_GT(e.weight, 0);
+  EXPECT_NE(BuiltinMutators().Find("unroll"), nullptr);
+  EXPECT_EQ(BuiltinMutators().Find("nope"), nullptr);
+}
+
+TEST(Mutation, EveryMutatorChangesExactlyItsDecisionAndReplays) {
+  Random rng(7);
+  for (const Case& c : Cases()) {
+    int gpu_valid = 0, children = 0;
+    // Parents that fit the GPU limits themselves, so that a mutant's validity reflects the mutation.
+    int parents = 0;
+    for (uint64_t seed = 1; parents < 3 && seed < 100; ++seed) {
+      auto parent = RandomSchedule(c.workload, c.target, seed);
+      ASSERT_TRUE(parent) << c.name << ": " << parent.error().message;
+      if (!Check(*parent, true).empty()) continue;
+      ++parents;
+      const Trace& pt = parent->trace();
+      for (const auto& e : BuiltinMutators().entries()) {
+        const std::string what = fmt::format("{} seed {} {}", c.name, seed, e.mutator->Name());
+        for (int k = 0; k < 4; ++k) {
+          auto child = e.mutator->Apply(pt, rng);
+          if (e.mutator->Name() == "vector_width" && c.target == TargetKind::kCpu) {
+            // The cpu template samples no load width.
+            EXPECT_FALSE(child) << what;
+            continue;
+          }
+          ASSERT_TRUE(child) << what;
+          EXPECT_TRUE(SameStructure(pt, *child)) << what;
+          const auto diff = DiffDecisions(pt, *child);
+          ASSERT_EQ(diff.size(), 1u) << what;
+          const auto& before = pt.instructions()[diff[0]];
+          const auto& after = child->instructions()[diff[0]];
+          if (e.mutator->Name() == "tile_size") {
+            ASSERT_EQ(after.kind, "sample_perfect_tile") << what;
+            EXPECT_EQ(Product(after.decision), Product(before.decision)) << what;
+            const int64_t max_inner = after.attrs["max_innermost"].get<int64_t>();
+            if (max_inner > 0) {
+              EXPECT_LE(after.decision.back().get<int64_t>(), max_inner) << what;
+            }
+          } else {
+            ASSERT_EQ(after.kind, "sample_categorical") << what;
+            const int64_t d = after.decision.get<int64_t>();
+            EXPECT_GE(d, 0);
+            EXPECT_LT(d, static_cast<int64_t>(after.attrs["candidates"].size()));
+            // Told apart by the consumer: the unroll depth's value feeds annotate_unroll.
+            const std::string sym = after.outputs.at(0);
+            bool feeds_unroll = false;
+            for (const auto& inst : child->instructions()) {
+              if (inst.kind == "annotate_unroll" && inst.inputs.dump().find('"' + sym + '"') != std::string::npos) {
+                feeds_unroll = true;
+              }
+            }
+            EXPECT_EQ(feeds_unroll, e.mutator->Name() == "unroll") << what;
+          }
+          auto replayed = tir::Schedule::Replay(c.workload, c.target, *child);
+          ASSERT_TRUE(replayed) << what << ": " << replayed.error().message << "\n" << child->ToText();
+          EXPECT_EQ(HashOf(replayed->trace()), HashOf(*child)) << what;
+          EXPECT_EQ(Check(*replayed, false), "") << what << "\n" << child->ToText();
+          ++children;
+          gpu_valid += Check(*replayed, true).empty();
+        }
+      }
+    }
+    EXPECT_EQ(parents, 3) << c.name;
+    // Most mutants of valid parents fit the GPU limits; a few may exceed them (the search drops those).
+    EXPECT_GT(gpu_valid, children / 2) << c.name;
+  }
+}
+
+TEST(Mutation, RegistryMutateFallsBackToApplicableMutators) {
+  auto parent = RandomSchedule(Gemm(), TargetKind::kCpu, 3);
+  ASSERT_TRUE(parent);
+  MutatorRegistry only_vector;
+  only_vector.Register(MakeVectorWidthMutator(), 1.0);
+  Random rng(1);
+  EXPECT_FALSE(only_vector.Mutate(parent->trace(), rng));  // no load width on cpu
+  MutatorRegistry reg;
+  reg.Register(MakeVectorWidthMutator(), 100.0);
+  reg.Register(MakeUnrollMutator(), 1.0);
+  std::string applied;
+  auto child = reg.Mutate(parent->trace(), rng, &applied);
+  ASSERT_TRUE(child);
+  EXPECT_EQ(applied, "unroll");
+  EXPECT_EQ(DiffDecisions(parent->trace(), *child).size(), 1u);
+}
+
+TEST(Mutation, TileSizeMutationRespectsMaxInnermost) {
+  // A decision whose innermost is at the limit: no factor may move into it.
+  auto parent = RandomSchedule(Make("gemm", "M=32,N=32,K=32"), TargetKind::kCuda, 5);
+  ASSERT_TRUE(parent);
+  Random rng(3);
+  auto mutator = MakeTileSizeMutator();
+  for (int k = 0; k < 200; ++k) {
+    auto child = mutator->Apply(parent->trace(), rng);
+    ASSERT_TRUE(child);
+    for (size_t i : child->SamplingInstructions()) {
+      const auto& inst = child->instructions()[i];
+      if (inst.kind != "sample_perfect_tile") continue;
+      const int64_t max_inner = inst.attrs["max_innermost"].get<int64_t>();
+      if (max_inner > 0) {
+        EXPECT_LE(inst.decision.back().get<int64_t>(), max_inner);
+      }
+    }
+  }
+}
+
+TEST(Crossover, ChildTakesEachDecisionFromOneParentAndReplays) {
+  Random rng(11);
+  for (const Case& c : Cases()) {
+    int mixed = 0;
+    for (uint64_t seed = 1; seed <= 4; ++seed) {
+      auto a = RandomSchedule(c.workload, c.target, seed);
+      auto b = RandomSchedule(c.workload, c.target, seed + 100);
+      ASSERT_TRUE(a && b) << c.name;
+      ASSERT_TRUE(SameStructure(a->trace(), b->trace())) << c.name;
+      auto child = Crossover(a->trace(), b->trace(), rng);
+      ASSERT_TRUE(child) << c.name;
+      EXPECT_TRUE(SameStructure(a->trace(), *child)) << c.name;
+      bool from_a = false, from_b = false;
+      for (size_t i : child->SamplingInstructions()) {
+        const auto& d = child->instructions()[i].decision;
+        const auto& da = a->trace().instructions()[i].decision;
+        const auto& db = b->trace().instructions()[i].decision;
+        EXPECT_TRUE(d == da || d == db) << c.name << " instruction " << i;
+        if (da != db) {
+          from_a |= d == da;
+          from_b |= d == db;
+        }
+      }
+      mixed += from_a && from_b;
+      auto replayed = tir::Schedule::Replay(c.workload, c.target, *child);
+      ASSERT_TRUE(replayed) << c.name << ": " << replayed.error().message;
+      EXPECT_EQ(Check(*replayed, false), "") << c.name << "\n" << child->ToText();
+    }
+    EXPECT_GT(mixed, 0) << c.name << ": no child mixed its parents' decisions";
+  }
+}
+
+TEST(Crossover, NotApplicableToDifferentStructures) {
+  auto cpu = RandomSchedule(Gemm(), TargetKind::kCpu, 1);
+  auto cuda = RandomSchedule(Gemm(), TargetKind::kCuda, 1);
+  auto conv = RandomSchedule(Conv(), TargetKind::kCpu, 1);
+  ASSERT_TRUE(cpu && cuda && conv);
+  Random rng(1);
+  EXPECT_FALSE(SameStructure(cpu->trace(), cuda->trace()));
+  EXPECT_FALSE(Crossover(cpu->trace(), cuda->trace(), rng));
+  EXPECT_FALSE(Crossover(cpu->trace(), conv->trace(), rng));
+}
+
+// Scores from a function of the trace: deterministic, and lets a test prefer a feature.
+class FakeModel final : public CostModel {
+ public:
+  explicit FakeModel(std::function<double(const Trace&)> f) : f_(std::move(f)) {}
+  std::string Name() const override { return "fake"; }
+  std::vector<double> Predict(const tir::Workload&, const std::vector<const tir::Schedule*>& c) override {
+    ++calls;
+    std::vector<double> s;
+    for (const auto* sch : c) s.push_back(f_(sch->trace()));
+    return s;
+  }
+  void Update(const tir::Workload&, const std::vector<const tir::Schedule*>&,
+              const std::vector<measure::MeasureResult>&) override {}
+  int calls = 0;
+
+ private:
+  std::function<double(const Trace&)> f_;
+};
+
+// The innermost tile size of the first tiling decision.
+int64_t FirstInnermostTile(const Trace& t) {
+  for (const auto& inst : t.instructions()) {
+    if (inst.kind == "sample_perfect_tile") return inst.decision.back().get<int64_t>();
+  }
+  return 0;
+}
+
+// A deterministic score in [1, 2) from the trace hash: "random" ranking that is the same every run.
+double HashScore(const Trace& t) {
+  const std::string h = HashOf(t);
+  return 1.0 + static_cast<double>(std::stoull(h.substr(0, 12), nullptr, 16)) / static_cast<double>(1ULL << 48);
+}
+
+EvolutionConfig SmallConfig() {
+  EvolutionConfig c;
+  c.population = 64;
+  c.generations = 2;
+  return c;
+}
+
+void ExpectValidBatch(const std::vector<Candidate>& batch, const tir::Workload& w, TargetKind target,
+                      const std::unordered_set<std::string>& measured, const std::string& what) {
+  std::set<std::string> hashes;
+  for (const auto& c : batch) {
+    EXPECT_EQ(c.trace_hash, HashOf(c.schedule.trace())) << what;
+    EXPECT_TRUE(hashes.insert(c.trace_hash).second) << what << ": duplicate candidate";
+    EXPECT_EQ(measured.count(c.trace_hash), 0u) << what << ": already measured";
+    EXPECT_EQ(c.schedule.target(), target);
+    EXPECT_EQ(c.schedule.workload().CanonicalText(), w.CanonicalText());
+    EXPECT_EQ(Check(c.schedule, true), "") << what << "\n" << c.schedule.trace().ToText();
+  }
+}
+
+TEST(EvolutionarySearch, BatchesAreDistinctValidAndUnmeasured) {
+  for (TargetKind target : {TargetKind::kCpu, TargetKind::kCuda}) {
+    const std::string what = tir::TargetKindName(target);
+    const tir::Workload w = Gemm();
+    EvolutionarySearch search(w, target, SmallConfig(), 42);
+    FakeModel model(HashScore);
+    std::unordered_set<std::string> measured;
+    auto first = search.NextBatch(16, model, measured, {});
+    ASSERT_EQ(first.size(), 16u) << what;
+    ExpectValidBatch(first, w, target, measured, what);
+    EXPECT_EQ(model.calls, 1 + SmallConfig().generations) << what;
+    // The epsilon share: round(0.05 * 16) = 1, at least 1; random picks come last with score 0.
+    EXPECT_EQ(first.back().score, 0.0) << what;
+    for (size_t i = 0; i + 1 < first.size(); ++i) EXPECT_GT(first[i].score, 0.0) << what;
+    // The greedy part follows the model's ranking.
+    for (size_t i = 0; i + 2 < first.size(); ++i) EXPECT_GE(first[i].score, first[i + 1].score) << what;
+    const auto& s = search.stats();
+    EXPECT_GE(s.sampled, 64) << what;
+    EXPECT_GT(s.mutated, 0) << what;
+    EXPECT_GT(s.crossed, 0) << what;
+
+    // Measured ones seed the next population but are never proposed again.
+    std::vector<tir::Schedule> best;
+    for (const auto& c : first) {
+      measured.insert(c.trace_hash);
+      best.push_back(c.schedule);
+    }
+    auto second = search.NextBatch(16, model, measured, best);
+    ASSERT_EQ(second.size(), 16u) << what;
+    ExpectValidBatch(second, w, target, measured, what);
+  }
+}
+
+TEST(EvolutionarySearch, EpsilonShareIsRandom) {
+  const tir::Workload w = Gemm();
+  EvolutionConfig config = SmallConfig();
+  config.eps_greedy = 0.25;
+  EvolutionarySearch search(w, TargetKind::kCpu, config, 5);
+  FakeModel model(HashScore);
+  auto batch = search.NextBatch(16, model, {}, {});
+  ASSERT_EQ(batch.size(), 16u);
+  int random = 0;
+  for (const auto& c : batch) random += c.score == 0.0;
+  EXPECT_EQ(random, 4);
+  config.eps_greedy = 0;
+  EvolutionarySearch greedy(w, TargetKind::kCpu, config, 5);
+  batch = greedy.NextBatch(16, model, {}, {});
+  ASSERT_EQ(batch.size(), 16u);
+  for (const auto& c : batch) EXPECT_GT(c.score, 0.0);
+}
+
+std::vector<std::string> Hashes(const std::vector<Candidate>& batch) {
+  std::vector<std::string> out;
+  for (const auto& c : batch) out.push_back(c.trace_hash);
+  return out;
+}
+
+TEST(EvolutionarySearch, DeterministicForASeed) {
+  const tir::Workload w = Conv();
+  auto run = [&](uint64_t seed, uint64_t model_seed) {
+    EvolutionarySearch search(w, TargetKind::kCuda, SmallConfig(), seed);
+    auto model = MakeRandomCostModel(model_seed);
+    auto first = search.NextBatch(8, *model, {}, {});
+    std::unordered_set<std::string> measured;
+    std::vector<tir::Schedule> best;
+    for (const auto& c : first) {
+      measured.insert(c.trace_hash);
+      best.push_back(c.schedule);
+    }
+    auto out = Hashes(first);
+    for (const auto& h : Hashes(search.NextBatch(8, *model, measured, best))) out.push_back(h);
+    return out;
+  };
+  const auto a = run(1, 9);
+  EXPECT_EQ(a.size(), 16u);
+  EXPECT_EQ(a, run(1, 9));
+  EXPECT_NE(a, run(2, 9));
+}
+
+TEST(EvolutionarySearch, FollowsTheModel) {
+  // A model that prefers a large innermost tile of the first tiling decision (the M axis, up to 64 on
+  // cpu) pulls the batch toward it, compared with a ranking that ignores it; and the generations
+  // (selection by score, mutation, crossover) pull further than ranking the initial samples alone.
+  const tir::Workload w = Make("gemm", "M=256,N=64,K=64");
+  auto mean_feature = [&](CostModel& model, int generations) {
+    EvolutionConfig config = SmallConfig();
+    config.generations = generations;
+    config.eps_greedy = 0;
+    EvolutionarySearch search(w, TargetKind::kCpu, config, 3);
+    auto batch = search.NextBatch(16, model, {}, {});
+    EXPECT_EQ(batch.size(), 16u);
+    double sum = 0;
+    for (const auto& c : batch) sum += static_cast<double>(FirstInnermostTile(c.schedule.trace()));
+    return sum / static_cast<double>(batch.size());
+  };
+  FakeModel prefers([](const Trace& t) { return static_cast<double>(FirstInnermostTile(t)); });
+  FakeModel indifferent(HashScore);
+  const double evolved = mean_feature(prefers, 3);
+  const double ranked = mean_feature(prefers, 0);
+  const double baseline = mean_feature(indifferent, 3);
+  std::printf("mean innermost tile: %.2f evolved, %.2f initial samples ranked, %.2f indifferent model\n", evolved,
+              ranked, baseline);
+  EXPECT_GT(ranked, 2 * baseline);
+  EXPECT_GT(evolved, ranked);
+}
+
+TEST(EvolutionarySearch, TinySpaceIsExhaustedWithoutHanging) {
+  // gemm 2x2x2 on cpu: 4 x 4 spatial tilings, 2 reduction tilings, 4 unroll depths = 128 schedules.
+  const tir::Workload w = Make("gemm", "M=2,N=2,K=2");
+  EvolutionarySearch search(w, TargetKind::kCpu, SmallConfig(), 1);
+  FakeModel model(HashScore);
+  std::unordered_set<std::string> measured;
+  auto batch = search.NextBatch(200, model, measured, {});
+  EXPECT_GT(batch.size(), 0u);
+  EXPECT_LE(batch.size(), 128u);
+  ExpectValidBatch(batch, w, TargetKind::kCpu, measured, "tiny");
+  int rounds = 0;
+  while (!batch.empty() && rounds < 40) {
+    for (const auto& c : batch) measured.insert(c.trace_hash);
+    batch = search.NextBatch(64, model, measured, {});
+    ExpectValidBatch(batch, w, TargetKind::kCpu, measured, "tiny");
+    ++rounds;
+  }
+  EXPECT_TRUE(batch.empty());
+  EXPECT_EQ(measured.size(), 128u);
+  EXPECT_TRUE(search.NextBatch(8, model, measured, {}).empty());
+}
+
+TEST(RandomCostModel, DeterministicScoresInRange) {
+  auto sch = RandomSchedule(Gemm(), TargetKind::kCpu, 1);
+  ASSERT_TRUE(sch);
+  std::vector<const tir::Schedule*> c(5, &*sch);
+  auto a = MakeRandomCostModel(3), b = MakeRandomCostModel(3);
+  EXPECT_EQ(a->Name(), "random");
+  const auto sa = a->Predict(Gemm(), c);
+  EXPECT_EQ(sa, b->Predict(Gemm(), c));
+  ASSERT_EQ(sa.size(), 5u);
+  for (double s : sa) {
+    EXPECT_GE(s, 0.0);
+    EXPECT_LT(s, 1.0);
+  }
+}
+
+}  // namespace
+}  // namespace autotune::search
