@@ -15,5 +15,6 @@ CommandRun AddMeasureCommand(CLI::App& app);
 CommandRun AddTargetsCommand(CLI::App& app);
 CommandRun AddDbCommand(CLI::App& app);
 CommandRun AddLookupCommand(CLI::App& app);
+CommandRun AddTuneCommand(CLI::App& app);
 
 }  // namespace autotune::cli

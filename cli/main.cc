@@ -2,7 +2,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cstring>
 #include <map>
+#include <vector>
 
 #include "cli/cli_error.h"
 #include "cli/command.h"
@@ -25,6 +27,16 @@ int main(int argc, char** argv) {
   add(AddTargetsCommand);
   add(AddDbCommand);
   add(AddLookupCommand);
+  add(AddTuneCommand);
+  // `autotune --op conv2d --shape ...` (options, no command) means `autotune tune ...`.
+  std::vector<char*> args(argv, argv + argc + 1);  // with argv's terminating null
+  if (argc > 1 && std::strncmp(argv[1], "--", 2) == 0 && std::strcmp(argv[1], "--help") != 0 &&
+      std::strcmp(argv[1], "--version") != 0) {
+    static char tune[] = "tune";
+    args.insert(args.begin() + 1, tune);
+    argc = static_cast<int>(args.size()) - 1;
+    argv = args.data();
+  }
   if (argc > 1 && argv[1][0] != '-') {
     std::string names;
     bool known = false;

@@ -24,7 +24,7 @@ std::string TempPath(const std::string& name) {
 const char* kGemm = "--op gemm --shape M=16,N=24,K=8";
 
 TEST(Cli, HelpOnEveryCommand) {
-  for (const char* sub : {"", "ops", "show", "measure", "targets", "lookup", "db"}) {
+  for (const char* sub : {"", "ops", "show", "measure", "targets", "lookup", "db", "tune"}) {
     auto r = RunCli(std::string(sub) + " --help");
     EXPECT_EQ(r.status, 0) << sub;
     EXPECT_NE(r.out.find("Usage:"), std::string::npos) << sub;

@@ -1,0 +1,388 @@
+// autotune tune: searches schedules for one workload (--op/--shape), a list of them (--tasks FILE)
+// or a network's layers (--network NAME --batch N), measures them, stores every result in the tuning
+// database and reports the best per task. Re-running the same command resumes the job: traces
+// measured before are never measured again. Ctrl-C finishes and stores the batch in flight, writes
+// the report and exits with 130 (a second Ctrl-C exits at once).
+#include <fmt/format.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_error.h"
+#include "cli/command.h"
+#include "db/database.h"
+#include "db/lookup/kernel_source.h"
+#include "measure/c_builder.h"
+#include "measure/cpu_runner.h"
+#include "measure/cuda_runner.h"
+#include "measure/nvrtc_builder.h"
+#include "measure/nvrtc_compiler.h"
+#include "search/cost_model.h"
+#include "search/measure_record.h"
+#include "search/networks.h"
+#include "search/task_file.h"
+#include "search/tuner.h"
+#include "tir/ops/operator.h"
+
+namespace autotune::cli {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr int kExitInterrupted = 130;  // 128 + SIGINT, what shells report for Ctrl-C
+
+struct TuneOptions {
+  std::string op, shape, epilogue;
+  std::string tasks_file;
+  std::string network;
+  int batch = 0;  // of --network
+  std::string target = "auto";
+  int trials = 1000;
+  int batch_size = 64;
+  int population = 0;  // 0: EvolutionConfig's default
+  std::string db_file = "autotune.db";
+  uint64_t seed = 1;
+  std::string json_file;
+  std::string out_dir;
+  measure::MeasureConfig config;
+};
+
+// ---- Ctrl-C ----------------------------------------------------------------------------------------
+
+std::atomic<bool> g_stop{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "the SIGINT handler needs a lock-free flag");
+
+void OnSigint(int) {
+  if (g_stop.load()) _exit(kExitInterrupted);
+  g_stop.store(true);
+  static const char kMsg[] =
+      "\nautotune: interrupted: storing the batch in flight, then writing the report (Ctrl-C again to quit now)\n";
+  ssize_t ignored = write(STDERR_FILENO, kMsg, sizeof kMsg - 1);
+  (void)ignored;
+}
+
+void InstallSigintHandler() {
+  struct sigaction sa {};
+  sa.sa_handler = OnSigint;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;  // the measurement's reads and waits go on; the flag is read between batches
+  sigaction(SIGINT, &sa, nullptr);
+}
+
+// ---- tasks -----------------------------------------------------------------------------------------
+
+std::vector<search::TuneTaskSpec> Tasks(const TuneOptions& o) {
+  const bool one = !o.op.empty() || !o.shape.empty();
+  const bool file = !o.tasks_file.empty();
+  const bool network = !o.network.empty();
+  if (int(one) + int(file) + int(network) != 1) {
+    throw UserError{one + file + network == 0
+                        ? "nothing to tune: give --op and --shape, --tasks FILE or --network NAME --batch N"
+                        : "give only one of --op/--shape, --tasks and --network"};
+  }
+  if (!o.epilogue.empty() && !one) throw UserError{"--epilogue goes with --op and --shape"};
+  if (o.batch != 0 && !network) throw UserError{"--batch goes with --network (the measurements per round are --batch-size)"};
+  if (one) {
+    if (o.op.empty()) throw UserError{"--shape needs --op"};
+    if (o.shape.empty()) throw UserError{"--op needs --shape"};
+    auto w = tir::MakeWorkload(o.op, o.shape, o.epilogue == "none" ? "" : o.epilogue);
+    if (!w) throw UserError{w.error().message};
+    search::TuneTaskSpec spec;
+    spec.op = o.op;
+    spec.shape = o.shape;
+    spec.epilogue = o.epilogue == "none" ? "" : o.epilogue;
+    return {spec};
+  }
+  if (file) {
+    auto tasks = search::LoadTaskFile(o.tasks_file);
+    if (!tasks) throw UserError{tasks.error().message};
+    if (tasks->empty()) throw UserError{fmt::format("task file '{}' lists no tasks", o.tasks_file)};
+    return std::move(tasks).value();
+  }
+  auto tasks = search::NetworkTasks(o.network, o.batch == 0 ? 1 : o.batch);
+  if (!tasks) throw UserError{tasks.error().message};
+  return std::move(tasks).value();
+}
+
+// ---- target ----------------------------------------------------------------------------------------
+
+struct Target {
+  tir::TargetKind kind = tir::TargetKind::kCpu;
+  db::TargetInfo info;
+};
+
+Target ResolveTarget(const std::string& requested, const measure::MeasureConfig& config) {
+  Target t;
+  if (requested == "cpu") {
+    t.info = search::CpuTargetInfo(config);
+    return t;
+  }
+  auto device = measure::QueryCudaDeviceIsolated(config.cuda_device);
+  Result<const measure::Nvrtc*> nvrtc = device ? measure::LoadNvrtc() : Result<const measure::Nvrtc*>(device.error());
+  if (device && nvrtc) {
+    fmt::print(stderr, "autotune: GPU {}\n", device->Describe());
+    t.kind = tir::TargetKind::kCuda;
+    t.info = search::CudaTargetInfo(*device, (*nvrtc)->VersionText());
+    return t;
+  }
+  const std::string why = device ? nvrtc.error().message : device.error().message;
+  if (requested == "cuda") throw UserError{fmt::format("the cuda target cannot run here: {}", why)};
+  fmt::print(stderr, "autotune: no usable GPU ({}); tuning for the cpu\n", why);
+  t.info = search::CpuTargetInfo(config);
+  return t;
+}
+
+// ---- progress --------------------------------------------------------------------------------------
+
+std::string Duration(double s) {
+  if (!std::isfinite(s) || s < 0) return "?";
+  const long v = std::lround(s);
+  if (v >= 3600) return fmt::format("{}h{:02}m", v / 3600, v / 60 % 60);
+  if (v >= 60) return fmt::format("{}m{:02}s", v / 60, v % 60);
+  return fmt::format("{}s", v);
+}
+
+std::string Gflops(double v) { return v >= 100 ? fmt::format("{:.0f}", v) : fmt::format("{:.3g}", v); }
+
+std::string BestText(const search::TaskReport& r) {
+  if (r.best_latency_ms <= 0) return "best -";
+  return fmt::format("best {:.4g} ms ({} GFLOP/s)", r.best_latency_ms, Gflops(r.best_gflops));
+}
+
+class Progress {
+ public:
+  explicit Progress(size_t tasks) : tty_(isatty(STDERR_FILENO) == 1), tasks_(tasks) {}
+
+  void Update(const search::TuneProgress& p) {
+    const auto& r = (*p.reports)[p.task];
+    const double rate = p.elapsed_s > 0 ? p.trials_done / p.elapsed_s : 0;
+    const double left = rate > 0 ? (p.trials_total - p.trials_done) / rate : NAN;
+    const std::string task = tasks_ > 1 ? fmt::format("task {}/{} {}", p.task + 1, tasks_, r.workload) : r.workload;
+    if (tty_) {
+      fmt::print(stderr, "\r[{}/{}] {}  {}  {:.2f} cand/s  ETA {}\x1b[K", p.trials_done, p.trials_total, task,
+                 BestText(r), rate, Duration(left));
+      open_line_ = true;
+    } else {
+      fmt::print(stderr, "autotune: [{}/{}] {}: {}; {:.2f} candidates/s, about {} left\n", p.trials_done,
+                 p.trials_total, task, BestText(r), rate, Duration(left));
+    }
+    std::fflush(stderr);
+  }
+  // Ends the rewritten line before anything else is printed.
+  void Done() {
+    if (open_line_) fmt::print(stderr, "\n");
+    open_line_ = false;
+  }
+
+ private:
+  bool tty_;
+  size_t tasks_;
+  bool open_line_ = false;
+};
+
+// ---- reports ---------------------------------------------------------------------------------------
+
+json NullIfZero(double v) { return v > 0 && std::isfinite(v) ? json(v) : json(nullptr); }
+
+// Weighted total latency; 0 when some task has no valid schedule.
+double WeightedLatency(const std::vector<search::TaskReport>& reports) {
+  double total = 0;
+  for (const auto& r : reports) {
+    if (r.best_latency_ms <= 0) return 0;
+    total += r.spec.weight * r.best_latency_ms;
+  }
+  return total;
+}
+
+void PrintTable(std::FILE* to, const std::vector<search::TaskReport>& reports) {
+  size_t width = 4;
+  for (const auto& r : reports) width = std::max(width, r.workload.size());
+  fmt::print(to, "{:<{}}  {:>10}  {:>9}  {:>6}  {:>6}\n", "task", width, "best ms", "GFLOP/s", "trials", "weight");
+  int trials = 0, failed = 0;
+  for (const auto& r : reports) {
+    const std::string ms = r.best_latency_ms > 0 ? fmt::format("{:.4f}", r.best_latency_ms) : "-";
+    const std::string gf = r.best_latency_ms > 0 ? fmt::format("{:.2f}", r.best_gflops) : "-";
+    fmt::print(to, "{:<{}}  {:>10}  {:>9}  {:>6}  {:>6}\n", r.workload, width, ms, gf, r.trials, fmt::format("{:g}", r.spec.weight));
+    trials += r.trials;
+    failed += r.failed;
+  }
+  const double total = WeightedLatency(reports);
+  fmt::print(to, "{:<{}}  {:>10}  {:>9}  {:>6}\n", "weighted total", width, total > 0 ? fmt::format("{:.4f}", total) : "-",
+             "", trials);
+  if (failed > 0) fmt::print(to, "({} of {} candidates failed: build errors, crashes, timeouts or wrong answers)\n", failed, trials);
+}
+
+void WriteText(const std::string& path, const std::string& text, const char* what) {
+  std::ofstream out(path);
+  if (!(out << text)) throw UserError{fmt::format("cannot write {} to '{}'", what, path)};
+}
+
+// DIR/<op>_<first 12 hex digits of the key>.cu|.c for every task with a valid schedule; returns the
+// file per task ("" when none).
+std::vector<std::string> WriteKernels(const std::string& dir, const std::vector<search::TaskReport>& reports,
+                                      tir::TargetKind target) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw UserError{fmt::format("cannot create the directory '{}': {}", dir, ec.message())};
+  std::vector<std::string> files(reports.size());
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const auto& r = reports[i];
+    if (r.best_trace_json.empty()) continue;
+    auto w = tir::MakeWorkload(r.spec.op, r.spec.shape, r.spec.epilogue);
+    auto trace = w ? tir::Trace::FromJson(json::parse(r.best_trace_json)) : Result<tir::Trace>(w.error());
+    auto sch = trace ? tir::Schedule::Replay(*w, target, *trace) : Result<tir::Schedule>(trace.error());
+    auto src = sch ? db::GenerateKernelSource(*sch) : Result<db::KernelSource>(sch.error());
+    if (!src) {
+      fmt::print(stderr, "autotune: no kernel source for {}: {}\n", r.workload, src.error().message);
+      continue;
+    }
+    const std::string path = (std::filesystem::path(dir) / fmt::format("{}_{}.{}", r.spec.op, w->Key().substr(0, 12),
+                                                                         src->language == "cuda" ? "cu" : "c"))
+                                 .string();
+    WriteText(path, src->code, "the kernel source");
+    files[i] = path;
+  }
+  return files;
+}
+
+json Report(const TuneOptions& o, const Target& target, const std::vector<search::TaskReport>& reports,
+            const std::vector<std::string>& kernel_files, double seconds, bool interrupted) {
+  json tasks = json::array();
+  int trials = 0, failed = 0;
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const auto& r = reports[i];
+    json curve = json::array();
+    for (double v : r.curve) curve.push_back(NullIfZero(v));
+    json t = {{"op", r.spec.op},
+              {"shape", r.spec.shape},
+              {"epilogue", r.spec.epilogue},
+              {"weight", r.spec.weight},
+              {"workload", r.workload},
+              {"best_latency_ms", NullIfZero(r.best_latency_ms)},
+              {"best_gflops", NullIfZero(r.best_gflops)},
+              {"trials", r.trials},
+              {"failed", r.failed},
+              {"seconds", r.seconds},
+              {"best_trace", r.best_trace_json.empty() ? json(nullptr) : json::parse(r.best_trace_json)},
+              {"curve", curve}};
+    if (!r.spec.name.empty()) t["name"] = r.spec.name;
+    if (i < kernel_files.size() && !kernel_files[i].empty()) t["kernel_file"] = kernel_files[i];
+    tasks.push_back(std::move(t));
+    trials += r.trials;
+    failed += r.failed;
+  }
+  return {{"target", tir::TargetKindName(target.kind)},
+          {"target_info", target.info.Text()},
+          {"db", o.db_file},
+          {"seed", o.seed},
+          {"trials_budget", o.trials},
+          {"batch_size", o.batch_size},
+          {"interrupted", interrupted},
+          {"tasks", tasks},
+          {"total",
+           {{"trials", trials},
+            {"failed", failed},
+            {"seconds", seconds},
+            {"weighted_latency_ms", NullIfZero(WeightedLatency(reports))}}}};
+}
+
+}  // namespace
+
+CommandRun AddTuneCommand(CLI::App& app) {
+  auto o = std::make_shared<TuneOptions>();
+  auto* cmd = app.add_subcommand(
+      "tune",
+      "Search schedules for an operator, a task list or a network, measure them and keep the fastest in the "
+      "tuning database (re-running resumes; Ctrl-C stores the batch in flight and exits with 130)");
+  cmd->add_option("--op", o->op, "operator (see `autotune ops`)");
+  cmd->add_option("--shape", o->shape, "shape parameters, e.g. M=1024,N=1024,K=1024");
+  cmd->add_option("--epilogue", o->epilogue, "fused epilogue: none, bias, relu or bias,relu");
+  cmd->add_option("--tasks", o->tasks_file, "JSON task list: [{\"op\", \"shape\", \"epilogue\", \"weight\", \"name\"}, ...]");
+  cmd->add_option("--network", o->network, "tune a network's layers: resnet18, resnet50, mobilenet_v2 or bert_base");
+  cmd->add_option("--batch", o->batch, "batch size of --network")->check(CLI::Range(1, 4096));
+  cmd->add_option("--target", o->target, "cpu, cuda or auto (cuda when a GPU and NVRTC are usable)")
+      ->capture_default_str();
+  cmd->add_option("--trials", o->trials, "measurements in the whole job")->check(CLI::Range(1, 100000000))->capture_default_str();
+  cmd->add_option("--batch-size", o->batch_size, "measurements per round")->check(CLI::Range(1, 100000))->capture_default_str();
+  cmd->add_option("--population", o->population, "candidates per generation of the evolutionary search")
+      ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--db", o->db_file, "tuning database (created if missing)")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "seed of the search")->capture_default_str();
+  cmd->add_option("--json", o->json_file, "write a JSON report to this file ('-' for stdout)");
+  cmd->add_option("--out", o->out_dir, "write the best kernel of every task to this directory");
+  auto& c = o->config;
+  cmd->add_option("--repeats", c.repeats, "timed repeats per candidate; the median is the figure")->check(CLI::Range(1, 1000));
+  cmd->add_option("--min-repeat-ms", c.min_repeat_ms, "each repeat runs the kernel at least this long")
+      ->check(CLI::Range(0.0, 60000.0));
+  cmd->add_option("--warmup", c.warmup, "untimed runs before timing")->check(CLI::Range(0, 1000));
+  cmd->add_option("--threads", c.num_threads, "CPU threads of the kernel (0: all cores)")->check(CLI::Range(0, 4096));
+  cmd->add_option("--build-timeout", c.build_timeout_s, "seconds allowed to compile a candidate")->check(CLI::Range(1.0, 3600.0));
+  cmd->add_option("--run-timeout", c.run_timeout_s, "seconds allowed to check and time a candidate")
+      ->check(CLI::Range(1.0, 3600.0));
+  cmd->add_option("--arch", c.cuda_arch, "cuda: GPU architecture to compile for (default: the GPU's, e.g. sm_90)");
+  cmd->add_option("--device", c.cuda_device, "cuda: GPU ordinal")->check(CLI::Range(0, 64));
+  return [o]() {
+    if (o->target != "cpu" && o->target != "cuda" && o->target != "auto") {
+      throw UserError{fmt::format("unknown target '{}' (expected cpu, cuda or auto)", o->target)};
+    }
+    const std::vector<search::TuneTaskSpec> tasks = Tasks(*o);
+    // Open the database first: a bad path or a corrupt file should not cost a measurement.
+    auto opened = db::TuningDatabase::Open(o->db_file);
+    if (!opened) throw UserError{opened.error().message};
+    std::unique_ptr<db::TuningDatabase> database = std::move(opened).value();
+    const Target target = ResolveTarget(o->target, o->config);
+
+    const bool cuda = target.kind == tir::TargetKind::kCuda;
+    auto builder = cuda ? measure::MakeNvrtcBuilder(o->config) : measure::MakeCBuilder(o->config);
+    auto runner = cuda ? measure::MakeCudaRunner(o->config) : measure::MakeCpuRunner(o->config);
+    auto model = search::MakeRandomCostModel(o->seed);
+    search::TuneConfig tc;
+    tc.target = target.kind;
+    tc.target_info = target.info;
+    tc.trials = o->trials;
+    tc.batch_size = o->batch_size;
+    tc.seed = o->seed;
+    if (o->population > 0) tc.evolution.population = o->population;
+
+    fmt::print(stderr, "autotune: tuning {} task{} on {}: {} trials in rounds of {}, database '{}'\n", tasks.size(),
+               tasks.size() == 1 ? "" : "s", target.info.Text(), o->trials, o->batch_size, o->db_file);
+    g_stop.store(false);
+    InstallSigintHandler();
+    Progress progress(tasks.size());
+    search::Tuner tuner(tc, *builder, *runner, *database, *model);
+    const auto start = std::chrono::steady_clock::now();
+    auto reports = tuner.Run(tasks, g_stop, [&](const search::TuneProgress& p) { progress.Update(p); });
+    progress.Done();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!reports) throw UserError{reports.error().message};
+    const bool interrupted = g_stop.load();
+
+    PrintTable(o->json_file == "-" ? stderr : stdout, *reports);
+    std::vector<std::string> kernel_files;
+    if (!o->out_dir.empty()) kernel_files = WriteKernels(o->out_dir, *reports, target.kind);
+    if (!o->json_file.empty()) {
+      const json report = Report(*o, target, *reports, kernel_files, seconds, interrupted);
+      if (o->json_file == "-") {
+        fmt::print("{}\n", report.dump(2));
+      } else {
+        WriteText(o->json_file, report.dump(2) + "\n", "the JSON report");
+      }
+    }
+    if (interrupted) {
+      fmt::print(stderr, "autotune: interrupted; every measured batch is in '{}': run the same command to resume\n",
+                 o->db_file);
+      return kExitInterrupted;
+    }
+    return 0;
+  };
+}
+
+}  // namespace autotune::cli

@@ -1,0 +1,284 @@
+#include "search/tuner.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <unordered_set>
+#include <utility>
+
+#include "db/record.h"
+#include "search/default_schedule.h"
+#include "search/measure_record.h"
+#include "search/task_scheduler.h"
+#include "tir/lower/lower.h"
+#include "tir/ops/operator.h"
+#include "tir/support/random.h"
+
+namespace autotune::search {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// Measured schedules that seed a task's population (the database's best plus this job's).
+constexpr int kBestKept = 64;
+
+double Seconds(Clock::time_point since) { return std::chrono::duration<double>(Clock::now() - since).count(); }
+
+// The search seed of task `index`: the job seed and the index mixed through the engine's own
+// splitmix64 seeding, so tasks search independently and a job is reproducible from its seed.
+uint64_t TaskSeed(uint64_t job_seed, size_t index) {
+  Random mix(job_seed ^ (0x9e3779b97f4a7c15ULL * (static_cast<uint64_t>(index) + 1)));
+  return mix.Next();
+}
+
+// A measured valid schedule.
+struct MeasuredSchedule {
+  double ms = 0;
+  tir::Schedule schedule;
+  std::string trace_hash;
+};
+
+// What the loop keeps per task.
+struct TaskState {
+  tir::Workload workload;
+  std::string key;
+  bool started = false;  // the database was read and the search made (on the task's first round)
+  bool finished = false;
+  bool default_proposed = false;  // the first round considered the default schedule
+  std::optional<EvolutionarySearch> search;
+  std::unordered_set<std::string> measured;  // trace hashes measured on this target: database + this job
+  std::vector<MeasuredSchedule> best;        // fastest first, at most kBestKept
+  double best_ms = kInf;                     // the reported best (this device only)
+};
+
+// Inserts a valid measured schedule into `best` (fastest first, ties in arrival order), keeping
+// at most kBestKept.
+void AddBest(std::vector<MeasuredSchedule>& best, MeasuredSchedule m) {
+  auto it = std::upper_bound(best.begin(), best.end(), m.ms,
+                             [](double ms, const MeasuredSchedule& e) { return ms < e.ms; });
+  if (it - best.begin() >= kBestKept) return;
+  best.insert(it, std::move(m));
+  if (static_cast<int>(best.size()) > kBestKept) best.pop_back();
+}
+
+// A failure that an interrupt (Ctrl-C reaches the compiler and kernel children too) can cause; such
+// results of the batch in flight when the job is stopped are not stored, so a resumed job measures
+// those candidates again instead of taking them for failed forever.
+bool InterruptCanCause(measure::ErrorKind k) {
+  return k == measure::ErrorKind::kBuildError || k == measure::ErrorKind::kBuildTimeout ||
+         k == measure::ErrorKind::kRunError || k == measure::ErrorKind::kRunTimeout;
+}
+
+bool Valid(const measure::MeasureResult& r) { return r.ok() && r.correct && r.median_ms > 0; }
+
+}  // namespace
+
+Tuner::Tuner(TuneConfig config, measure::Builder& builder, measure::Runner& runner, db::TuningDatabase& db,
+             CostModel& model)
+    : config_(std::move(config)), builder_(builder), runner_(runner), db_(db), model_(model) {}
+
+Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& tasks, const std::atomic<bool>& stop,
+                                           const std::function<void(const TuneProgress&)>& on_batch) {
+  const auto job_start = Clock::now();
+  const tir::TargetKind target = config_.target;
+  const db::TargetInfo& target_info = config_.target_info;
+  const db::TargetQuery query{target_info.kind, target_info.arch};
+
+  std::vector<TaskReport> reports(tasks.size());
+  std::vector<TaskState> states;
+  states.reserve(tasks.size());
+  std::vector<double> weights;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const TuneTaskSpec& spec = tasks[i];
+    auto w = tir::MakeWorkload(spec.op, spec.shape, spec.epilogue);
+    if (!w) return MakeError(fmt::format("task {} ({} {}): {}", i, spec.op, spec.shape, w.error().message));
+    if (!(spec.weight > 0) || !std::isfinite(spec.weight)) {
+      return MakeError(fmt::format("task {} ({} {}): the weight must be a positive number, not {}", i, spec.op,
+                                   spec.shape, spec.weight));
+    }
+    reports[i].spec = spec;
+    reports[i].workload = w->CanonicalText();
+    TaskState st;
+    st.workload = std::move(w).value();
+    st.key = st.workload.Key();
+    states.push_back(std::move(st));
+    weights.push_back(spec.weight);
+  }
+  if (tasks.empty()) return reports;
+
+  // Reads what earlier jobs measured and makes the task's search, on the task's first round.
+  auto start_task = [&](size_t i) -> Result<void> {
+    TaskState& st = states[i];
+    auto measured = db_.MeasuredTraceHashes(st.key, target_info);
+    if (!measured) return MakeError(fmt::format("reading '{}': {}", db_.path(), measured.error().message));
+    st.measured = std::move(*measured);
+    auto stored = db_.Best(st.key, query, kBestKept);
+    if (!stored) return MakeError(fmt::format("reading '{}': {}", db_.path(), stored.error().message));
+    for (const db::TuningRecord& rec : *stored) {
+      if (!rec.valid() || rec.median_ms <= 0) continue;
+      auto j = nlohmann::json::parse(rec.trace_json, nullptr, /*allow_exceptions=*/false);
+      if (j.is_discarded()) continue;
+      auto trace = tir::Trace::FromJson(j);
+      if (!trace) continue;
+      auto sch = tir::Schedule::Replay(st.workload, target, *trace);
+      if (!sch) continue;  // a record of an older schedule space: it no longer replays
+      // Records of another device with this architecture seed the population, but only this
+      // device's count as the best found.
+      if (rec.target.device == target_info.device && rec.median_ms < st.best_ms) {
+        st.best_ms = rec.median_ms;
+        reports[i].best_latency_ms = rec.median_ms;
+        reports[i].best_gflops = st.workload.flops / (rec.median_ms * 1e6);
+        reports[i].best_trace_json = rec.trace_json;
+      }
+      AddBest(st.best, MeasuredSchedule{rec.median_ms, std::move(sch).value(), rec.trace_hash});
+    }
+    st.search.emplace(st.workload, target, config_.evolution, TaskSeed(config_.seed, i));
+    st.started = true;
+    return {};
+  };
+
+  TaskScheduler scheduler(weights);
+  int trials_done = 0;
+  while (!stop.load() && trials_done < config_.trials) {
+    const int t = scheduler.Next();
+    if (t < 0) break;
+    if (t >= static_cast<int>(tasks.size()) || states[t].finished) {
+      return MakeError(fmt::format("internal error: the task scheduler picked task {}, which is finished or unknown", t));
+    }
+    TaskState& st = states[t];
+    TaskReport& report = reports[t];
+    const auto round_start = Clock::now();
+    if (!st.started) {
+      if (auto r = start_task(t); !r) return r.error();
+    }
+
+    // ---- propose ----
+    const int n = std::min(std::max(1, config_.batch_size), config_.trials - trials_done);
+    std::vector<Candidate> batch;
+    std::unordered_set<std::string> proposed = st.measured;
+    if (!st.default_proposed) {
+      st.default_proposed = true;
+      // The first batch of the task holds its default schedule, so the best is never slower than it.
+      auto def = DefaultSchedule(st.workload, target);
+      if (def) {
+        std::string hash = db::HashTraceJson(def->trace().ToJson().dump());
+        if (!proposed.count(hash)) {
+          proposed.insert(hash);
+          batch.push_back(Candidate{std::move(def).value(), std::move(hash), 0});
+        }
+      }
+    }
+    if (static_cast<int>(batch.size()) < n) {
+      std::vector<tir::Schedule> best_schedules;
+      best_schedules.reserve(st.best.size());
+      for (const auto& b : st.best) best_schedules.push_back(b.schedule);
+      auto more = st.search->NextBatch(n - static_cast<int>(batch.size()), model_, proposed, best_schedules);
+      for (auto& c : more) {
+        if (!proposed.insert(c.trace_hash).second) continue;  // the search promises distinct new traces
+        batch.push_back(std::move(c));
+      }
+    }
+    if (batch.empty()) {
+      // Nothing new in this task's space: it gets no more rounds.
+      st.finished = true;
+      scheduler.Finish(t);
+      report.seconds += Seconds(round_start);
+      continue;
+    }
+
+    // ---- build and run ----
+    std::vector<measure::BuildResult> builds(batch.size());
+    std::vector<measure::BuildInput> inputs;
+    std::vector<size_t> input_of;  // inputs[k] is batch[input_of[k]]
+    tir::LowerOptions lo;
+    lo.name = "kernel_" + st.workload.op;
+    for (size_t k = 0; k < batch.size(); ++k) {
+      auto f = tir::Lower(batch[k].schedule.state(), lo);
+      if (!f) {
+        builds[k].error_kind = measure::ErrorKind::kInvalidSchedule;
+        builds[k].error_message = f.error().message;
+        continue;
+      }
+      inputs.push_back(measure::BuildInput::FromFunc(std::move(f).value()));
+      input_of.push_back(k);
+    }
+    if (!inputs.empty()) {
+      auto built = builder_.Build(inputs);
+      for (size_t k = 0; k < input_of.size(); ++k) {
+        if (k < built.size()) {
+          builds[input_of[k]] = std::move(built[k]);
+        } else {
+          builds[input_of[k]].error_kind = measure::ErrorKind::kBuildError;
+          builds[input_of[k]].error_message = "the builder returned no result";
+        }
+      }
+    }
+    std::vector<measure::MeasureResult> results = runner_.Run(st.workload, builds);
+    if (results.size() != builds.size()) {
+      return MakeError(fmt::format("internal error: the runner returned {} results for {} candidates", results.size(),
+                                   builds.size()));
+    }
+
+    // ---- store ----
+    const bool interrupted = stop.load();
+    std::vector<db::TuningRecord> records;
+    std::vector<const tir::Schedule*> kept_schedules;
+    std::vector<measure::MeasureResult> kept_results;
+    std::vector<size_t> kept;
+    for (size_t k = 0; k < batch.size(); ++k) {
+      if (interrupted && InterruptCanCause(results[k].error_kind)) continue;
+      records.push_back(MakeTuningRecord(st.workload, batch[k].schedule.trace(), target_info, results[k], &builds[k]));
+      kept.push_back(k);
+    }
+    if (!records.empty()) {
+      auto stored = db_.CommitBatch(records);
+      if (!stored) return MakeError(fmt::format("storing results in '{}': {}", db_.path(), stored.error().message));
+    }
+    for (size_t k : kept) {
+      kept_schedules.push_back(&batch[k].schedule);
+      kept_results.push_back(results[k]);
+    }
+    if (!kept.empty()) model_.Update(st.workload, kept_schedules, kept_results);
+
+    // ---- account ----
+    for (size_t idx = 0; idx < kept.size(); ++idx) {
+      const size_t k = kept[idx];
+      const measure::MeasureResult& r = results[k];
+      st.measured.insert(batch[k].trace_hash);
+      ++report.trials;
+      ++trials_done;
+      if (!Valid(r)) {
+        ++report.failed;
+        continue;
+      }
+      if (r.median_ms < st.best_ms) {
+        st.best_ms = r.median_ms;
+        report.best_latency_ms = r.median_ms;
+        report.best_gflops = st.workload.flops / (r.median_ms * 1e6);
+        report.best_trace_json = records[idx].trace_json;
+      }
+      AddBest(st.best, MeasuredSchedule{r.median_ms, batch[k].schedule, batch[k].trace_hash});
+    }
+    report.curve.push_back(std::isfinite(st.best_ms) ? st.best_ms : 0);
+    report.seconds += Seconds(round_start);
+    scheduler.Record(t, st.best_ms, report.trials);
+    if (on_batch) {
+      TuneProgress p;
+      p.task = t;
+      p.trials_done = trials_done;
+      p.trials_total = config_.trials;
+      p.elapsed_s = Seconds(job_start);
+      p.reports = &reports;
+      on_batch(p);
+    }
+    if (interrupted) break;
+  }
+  return reports;
+}
+
+}  // namespace autotune::search

@@ -1,0 +1,75 @@
+// The tuning loop of a job: rounds go to tasks as the TaskScheduler decides; each round proposes a
+// batch with the task's EvolutionarySearch, builds and measures it (Builder and Runner: local, remote
+// or a scripted fake in tests), stores every result in the database in one transaction, updates the
+// cost model, and records the best-so-far curve. The first batch of a task includes its default
+// schedule, so the best found is never slower than the default. Traces measured on this target in
+// any earlier job (the database) are never measured again, so re-running a job resumes it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "db/database.h"
+#include "measure/builder.h"
+#include "measure/runner.h"
+#include "search/cost_model.h"
+#include "search/evolutionary_search.h"
+#include "search/tune_task.h"
+#include "tir/ops/workload.h"
+
+namespace autotune::search {
+
+struct TuneConfig {
+  tir::TargetKind target = tir::TargetKind::kCpu;
+  db::TargetInfo target_info;  // how the database names this target (CpuTargetInfo / CudaTargetInfo)
+  int trials = 1000;           // measurements in the whole job (all tasks)
+  int batch_size = 64;         // measurements per round
+  uint64_t seed = 1;
+  EvolutionConfig evolution;
+};
+
+// Per task, what `autotune tune --json` reports.
+struct TaskReport {
+  TuneTaskSpec spec;
+  std::string workload;          // canonical text
+  double best_latency_ms = 0;    // 0 when nothing valid was measured
+  double best_gflops = 0;
+  int trials = 0;                // measured in this job
+  int failed = 0;                // of which not valid (any error kind, wrong answers)
+  double seconds = 0;            // wall time spent on this task's rounds
+  std::string best_trace_json;   // "" when nothing valid
+  std::vector<double> curve;     // best-so-far latency (ms) after each measured batch of this job
+};
+
+// What the loop tells its observer after every batch (progress display, log lines).
+struct TuneProgress {
+  int task = 0;
+  int trials_done = 0;   // in the whole job
+  int trials_total = 0;
+  double elapsed_s = 0;
+  const std::vector<TaskReport>* reports = nullptr;
+};
+
+class Tuner {
+ public:
+  Tuner(TuneConfig config, measure::Builder& builder, measure::Runner& runner, db::TuningDatabase& db,
+        CostModel& model);
+  // Tunes the tasks (validated workloads) until the trial budget is spent, every task's space is
+  // exhausted, or `stop` becomes true (checked between batches: the batch in flight is finished
+  // and stored first). Database errors end the job with an error; candidate failures never do.
+  Result<std::vector<TaskReport>> Run(const std::vector<TuneTaskSpec>& tasks, const std::atomic<bool>& stop,
+                                      const std::function<void(const TuneProgress&)>& on_batch);
+
+ private:
+  TuneConfig config_;
+  measure::Builder& builder_;
+  measure::Runner& runner_;
+  db::TuningDatabase& db_;
+  CostModel& model_;
+};
+
+}  // namespace autotune::search

@@ -1,0 +1,422 @@
+// The tuning loop without a GPU and without timing: a fake builder (C codegen, no compiler) and a
+// scripted fake runner whose latency is a hash of the generated source, with some candidates
+// reported as BUILD_ERROR, WRONG_ANSWER or a "correct: false" result faster than anything valid.
+// Resume, several tasks under the scheduler, stopping, determinism and the choice of the best.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "db/database.h"
+#include "search/cost_model.h"
+#include "search/default_schedule.h"
+#include "search/measure_record.h"
+#include "search/tuner.h"
+#include "tir/codegen/codegen_c.h"
+#include "tir/ops/operator.h"
+
+namespace autotune::search {
+namespace {
+
+uint64_t Fnv1a(const std::string& s) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
+  return h;
+}
+
+// Generates C (the real codegen, so the source identifies the schedule) without compiling it.
+class FakeBuilder : public measure::Builder {
+ public:
+  std::vector<measure::BuildResult> Build(const std::vector<measure::BuildInput>& inputs) override {
+    std::vector<measure::BuildResult> out;
+    for (const auto& in : inputs) {
+      measure::BuildResult b;
+      auto src = tir::CodegenC(in.func);
+      if (!src) {
+        b.error_kind = measure::ErrorKind::kBuildError;
+        b.error_message = src.error().message;
+      } else {
+        b.source = src->code;
+        b.entry = src->entry;
+        b.artifact = "fake.so";
+      }
+      out.push_back(std::move(b));
+    }
+    return out;
+  }
+};
+
+// One measurement the fake runner made.
+struct FakeCall {
+  uint64_t source_hash = 0;
+  measure::MeasureResult result;
+};
+
+// Scripted results from the source's hash: 1 in 6 BUILD_ERROR, 1 in 6 WRONG_ANSWER (with a tiny
+// latency), 1 in 12 "no error but not correct" (tiny latency too); the rest valid, 1..11 ms.
+class FakeRunner : public measure::Runner {
+ public:
+  std::vector<measure::MeasureResult> Run(const tir::Workload& workload,
+                                          const std::vector<measure::BuildResult>& builds) override {
+    ++runs;
+    std::vector<measure::MeasureResult> out;
+    for (const auto& b : builds) {
+      measure::MeasureResult r;
+      const uint64_t h = Fnv1a(workload.Key() + b.source);
+      if (!b.ok()) {
+        r = measure::MeasureResult::Error(b.error_kind, b.error_message);
+      } else if (h % 6 == 1) {
+        r = measure::MeasureResult::Error(measure::ErrorKind::kBuildError, "scripted build error");
+      } else if (h % 6 == 2) {
+        r = measure::MeasureResult::Error(measure::ErrorKind::kWrongAnswer, "scripted wrong answer");
+        r.latencies_ms = {0.001};
+        r.median_ms = 0.001;
+        r.max_rel_error = 0.5;
+      } else if (h % 12 == 3) {
+        r.latencies_ms = {0.0005};
+        r.median_ms = 0.0005;
+        r.correct = false;  // no error kind, but the check failed: not valid either
+      } else {
+        const double ms = 1.0 + static_cast<double>(h % 1000) / 100.0;
+        r.latencies_ms = {ms, ms, ms};
+        r.median_ms = ms;
+        r.correct = true;
+        r.max_rel_error = 1e-7;
+      }
+      calls.push_back({h, r});
+      out.push_back(r);
+    }
+    if (on_run) on_run(runs);
+    return out;
+  }
+
+  int runs = 0;
+  std::vector<FakeCall> calls;
+  std::function<void(int)> on_run;  // after each Run, with the number of runs so far
+};
+
+db::TargetInfo TestTarget() { return {"cpu", "x86_64", "Test CPU", "", "cc (test) 12.2"}; }
+
+std::string TempDb(const std::string& name) {
+  const std::string path = ::testing::TempDir() + "autotune_tuner_" + std::to_string(getpid()) + "_" + name + ".db";
+  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path + suffix).c_str());
+  return path;
+}
+
+std::unique_ptr<db::TuningDatabase> OpenDb(const std::string& path) {
+  auto db = db::TuningDatabase::Open(path);
+  EXPECT_TRUE(db) << (db ? "" : db.error().message);
+  return std::move(db).value();
+}
+
+TuneConfig Config(uint64_t seed, int trials, int batch_size) {
+  TuneConfig c;
+  c.target = tir::TargetKind::kCpu;
+  c.target_info = TestTarget();
+  c.trials = trials;
+  c.batch_size = batch_size;
+  c.seed = seed;
+  c.evolution.population = 24;
+  c.evolution.generations = 2;
+  return c;
+}
+
+TuneTaskSpec Task(const std::string& op, const std::string& shape, const std::string& epilogue = "", double weight = 1) {
+  TuneTaskSpec t;
+  t.op = op;
+  t.shape = shape;
+  t.epilogue = epilogue;
+  t.weight = weight;
+  return t;
+}
+
+const TuneTaskSpec kGemm = Task("gemm", "M=64,N=48,K=32");
+
+struct Job {
+  FakeBuilder builder;
+  FakeRunner runner;
+  std::vector<TaskReport> reports;
+  int batches = 0;
+};
+
+// Runs a job on the database at `path`; `stop` may be set by the runner's or the batch callback.
+void RunJob(Job& job, const std::string& path, const TuneConfig& config, const std::vector<TuneTaskSpec>& tasks,
+            std::atomic<bool>& stop, const std::function<void(const TuneProgress&)>& on_batch = {}) {
+  auto db = OpenDb(path);
+  auto model = MakeRandomCostModel(config.seed);
+  Tuner tuner(config, job.builder, job.runner, *db, *model);
+  auto r = tuner.Run(tasks, stop, [&](const TuneProgress& p) {
+    ++job.batches;
+    EXPECT_EQ(p.trials_total, config.trials);
+    EXPECT_LE(p.trials_done, config.trials);
+    ASSERT_NE(p.reports, nullptr);
+    if (on_batch) on_batch(p);
+  });
+  ASSERT_TRUE(r) << r.error().message;
+  job.reports = std::move(r).value();
+}
+
+void RunJob(Job& job, const std::string& path, const TuneConfig& config, const std::vector<TuneTaskSpec>& tasks) {
+  std::atomic<bool> stop{false};
+  RunJob(job, path, config, tasks, stop);
+}
+
+// Every record of the database, in insertion (= measurement) order.
+std::vector<db::TuningRecord> Records(const std::string& path) {
+  auto db = OpenDb(path);
+  std::vector<db::TuningRecord> out;
+  auto r = db->ForEachRecord([&](const db::TuningRecord& rec) {
+    out.push_back(rec);
+    return true;
+  });
+  EXPECT_TRUE(r);
+  return out;
+}
+
+std::vector<std::string> Hashes(const std::vector<db::TuningRecord>& records) {
+  std::vector<std::string> out;
+  for (const auto& r : records) out.push_back(r.trace_hash);
+  return out;
+}
+
+int TotalTrials(const std::vector<TaskReport>& reports) {
+  int n = 0;
+  for (const auto& r : reports) n += r.trials;
+  return n;
+}
+
+std::string DefaultTraceJson(const TuneTaskSpec& t) {
+  auto w = tir::MakeWorkload(t.op, t.shape, t.epilogue);
+  EXPECT_TRUE(w);
+  auto sch = DefaultSchedule(*w, tir::TargetKind::kCpu);
+  EXPECT_TRUE(sch);
+  return sch->trace().ToJson().dump();
+}
+
+TEST(Tuner, MeasuresTheBudgetStoresEveryResultAndStartsWithTheDefault) {
+  const std::string path = TempDb("budget");
+  Job job;
+  RunJob(job, path, Config(7, 20, 6), {kGemm});
+  ASSERT_EQ(job.reports.size(), 1u);
+  const TaskReport& r = job.reports[0];
+  EXPECT_EQ(r.trials, 20);
+  EXPECT_EQ(job.runner.calls.size(), 20u);
+  EXPECT_EQ(job.runner.runs, 4);  // 6 + 6 + 6 + 2
+  EXPECT_EQ(job.batches, 4);
+  ASSERT_EQ(r.curve.size(), 4u);
+  for (size_t i = 1; i < r.curve.size(); ++i) {
+    if (r.curve[i - 1] > 0) {  // 0 until something valid was measured
+      EXPECT_GT(r.curve[i], 0);
+      EXPECT_LE(r.curve[i], r.curve[i - 1]) << "the best so far never gets slower";
+    }
+  }
+  EXPECT_EQ(r.workload, "gemm[M=64,N=48,K=32]");
+
+  const auto records = Records(path);
+  ASSERT_EQ(records.size(), 20u);
+  EXPECT_EQ(records[0].trace_json, DefaultTraceJson(kGemm)) << "the first measurement is the default schedule";
+  const auto hashes = Hashes(records);
+  EXPECT_EQ(std::set<std::string>(hashes.begin(), hashes.end()).size(), 20u);
+  int failed = 0;
+  for (const auto& rec : records) failed += !rec.valid();
+  EXPECT_EQ(r.failed, failed);
+  EXPECT_GT(failed, 0) << "the script fails some candidates";
+}
+
+TEST(Tuner, FailedCandidatesNeverBecomeTheBest) {
+  const std::string path = TempDb("best");
+  Job job;
+  RunJob(job, path, Config(3, 30, 10), {kGemm});
+  double best_valid = 0;
+  bool faster_invalid = false;
+  for (const auto& c : job.runner.calls) {
+    if (c.result.ok() && c.result.correct) {
+      if (best_valid == 0 || c.result.median_ms < best_valid) best_valid = c.result.median_ms;
+    } else if (c.result.median_ms > 0) {
+      faster_invalid = true;
+    }
+  }
+  ASSERT_GT(best_valid, 0);
+  ASSERT_TRUE(faster_invalid) << "the script must offer a faster invalid result";
+  const TaskReport& r = job.reports[0];
+  EXPECT_EQ(r.best_latency_ms, best_valid);
+  EXPECT_EQ(r.curve.back(), best_valid);
+  auto w = tir::MakeWorkload(kGemm.op, kGemm.shape);
+  auto db = OpenDb(path);
+  auto best = db->Best(w->Key(), db::TargetQuery{"cpu", "x86_64"}, 1);
+  ASSERT_TRUE(best);
+  ASSERT_EQ(best->size(), 1u);
+  EXPECT_TRUE((*best)[0].valid());
+  EXPECT_EQ((*best)[0].trace_json, r.best_trace_json);
+  EXPECT_NEAR(r.best_gflops, w->flops / (best_valid * 1e6), 1e-9);
+}
+
+TEST(Tuner, ResumingNeverMeasuresATraceAgain) {
+  const std::string path = TempDb("resume");
+  Job first;
+  RunJob(first, path, Config(5, 16, 8), {kGemm});
+  ASSERT_EQ(first.reports[0].trials, 16);
+  const auto after_first = Records(path);
+  ASSERT_EQ(after_first.size(), 16u);
+
+  // The same job again: only new traces, and the best so far carries over.
+  Job second;
+  RunJob(second, path, Config(5, 16, 8), {kGemm});
+  EXPECT_EQ(second.reports[0].trials, 16);
+  EXPECT_EQ(second.runner.calls.size(), 16u);
+  const auto after_second = Records(path);
+  ASSERT_EQ(after_second.size(), 32u) << "every measurement of the second job is a new record";
+  std::set<std::string> first_hashes;
+  for (const auto& r : after_first) first_hashes.insert(r.trace_hash);
+  for (size_t i = 16; i < after_second.size(); ++i) {
+    EXPECT_EQ(first_hashes.count(after_second[i].trace_hash), 0u) << "measured again: " << after_second[i].trace_json;
+  }
+  EXPECT_NE(after_second[16].trace_json, DefaultTraceJson(kGemm)) << "the default was measured by the first job";
+  ASSERT_GT(first.reports[0].best_latency_ms, 0);
+  EXPECT_LE(second.reports[0].best_latency_ms, first.reports[0].best_latency_ms);
+  ASSERT_FALSE(second.reports[0].curve.empty());
+  EXPECT_LE(second.reports[0].curve.front(), first.reports[0].best_latency_ms) << "the curve starts from the stored best";
+}
+
+TEST(Tuner, SharesTheBudgetAmongTasks) {
+  const std::string path = TempDb("tasks");
+  const std::vector<TuneTaskSpec> tasks = {kGemm, Task("batch_matmul", "B=2,M=16,N=32,K=16", "", 2),
+                                           Task("conv2d", "N=1,C=8,H=10,W=10,K=16,R=3,S=3,pad=1", "bias,relu", 3)};
+  Job job;
+  RunJob(job, path, Config(11, 40, 4), tasks);
+  ASSERT_EQ(job.reports.size(), 3u);
+  EXPECT_EQ(TotalTrials(job.reports), 40);
+  const auto records = Records(path);
+  EXPECT_EQ(records.size(), 40u);
+  std::map<std::string, int> per_workload;
+  for (const auto& r : records) ++per_workload[r.workload.CanonicalText()];
+  for (const auto& r : job.reports) {
+    EXPECT_GT(r.trials, 0) << r.workload;
+    EXPECT_EQ(per_workload[r.workload], r.trials) << r.workload;
+    EXPECT_EQ(r.spec.weight, tasks[&r - job.reports.data()].weight);
+  }
+  EXPECT_EQ(job.reports[2].workload, "conv2d[N=1,C=8,H=10,W=10,K=16,R=3,S=3,stride=1,pad=1,dilation=1,groups=1]+bias,relu");
+}
+
+TEST(Tuner, ASmallSpaceIsExhaustedAndTheJobEnds) {
+  // gemm 1x1x2 has a handful of schedules: the job ends early, having measured each once.
+  const std::string path = TempDb("exhaust");
+  const TuneTaskSpec tiny = Task("gemm", "M=1,N=1,K=2");
+  Job job;
+  RunJob(job, path, Config(1, 500, 16), {tiny});
+  EXPECT_LT(job.reports[0].trials, 500);
+  EXPECT_GT(job.reports[0].trials, 0);
+  EXPECT_EQ(Records(path).size(), static_cast<size_t>(job.reports[0].trials));
+  Job again;
+  RunJob(again, path, Config(1, 500, 16), {tiny});
+  EXPECT_EQ(again.reports[0].trials, 0);
+  EXPECT_EQ(again.runner.runs, 0);
+  EXPECT_EQ(again.reports[0].best_latency_ms, job.reports[0].best_latency_ms) << "reported from the database";
+}
+
+TEST(Tuner, StopStoresTheBatchInFlightAndNothingAfter) {
+  const std::string path = TempDb("stop");
+  std::atomic<bool> stop{false};
+  Job job;
+  // Stop while the second batch is being measured.
+  job.runner.on_run = [&](int runs) {
+    if (runs == 2) stop = true;
+  };
+  RunJob(job, path, Config(9, 100, 8), {kGemm}, stop);
+  EXPECT_EQ(job.runner.runs, 2) << "no batch after the stop";
+  EXPECT_EQ(job.batches, 2);
+  const auto records = Records(path);
+  // The batch in flight is stored, except failures an interrupt can cause (a Ctrl-C reaches the
+  // compiler and kernel processes too): those are left to be measured again on resume.
+  int interrupt_failures = 0;
+  for (size_t i = 8; i < job.runner.calls.size(); ++i) {
+    interrupt_failures += job.runner.calls[i].result.error_kind == measure::ErrorKind::kBuildError;
+  }
+  EXPECT_EQ(records.size(), 16u - interrupt_failures);
+  EXPECT_EQ(job.reports[0].trials, static_cast<int>(records.size()));
+  for (size_t i = 8; i < records.size(); ++i) EXPECT_NE(records[i].error_kind, "BUILD_ERROR");
+
+  // Stopping from the progress callback: exactly one batch.
+  const std::string path2 = TempDb("stop2");
+  std::atomic<bool> stop2{false};
+  Job job2;
+  RunJob(job2, path2, Config(9, 100, 8), {kGemm}, stop2, [&](const TuneProgress&) { stop2 = true; });
+  EXPECT_EQ(job2.runner.runs, 1);
+  EXPECT_EQ(Records(path2).size(), 8u);
+
+  // Stopped before it starts: nothing at all.
+  const std::string path3 = TempDb("stop3");
+  std::atomic<bool> stopped{true};
+  Job job3;
+  RunJob(job3, path3, Config(9, 100, 8), {kGemm}, stopped);
+  EXPECT_EQ(job3.runner.runs, 0);
+  EXPECT_EQ(job3.reports[0].trials, 0);
+  EXPECT_TRUE(Records(path3).empty());
+}
+
+TEST(Tuner, SameSeedSameMeasurementsDifferentSeedDifferent) {
+  const std::vector<TuneTaskSpec> tasks = {kGemm, Task("conv2d", "N=1,C=4,H=8,W=8,K=8,R=3,S=3,pad=1")};
+  auto run = [&](const std::string& name, uint64_t seed) {
+    const std::string path = TempDb(name);
+    Job job;
+    RunJob(job, path, Config(seed, 24, 6), tasks);
+    return Hashes(Records(path));
+  };
+  const auto a = run("det_a", 42);
+  const auto b = run("det_b", 42);
+  const auto c = run("det_c", 43);
+  ASSERT_EQ(a.size(), 24u);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+}
+
+TEST(Tuner, RecordsOfAnotherDeviceSeedTheSearchButAreNotReportedAsTheBest) {
+  const std::string path = TempDb("other_device");
+  auto w = tir::MakeWorkload(kGemm.op, kGemm.shape);
+  ASSERT_TRUE(w);
+  auto sch = RandomSchedule(*w, tir::TargetKind::kCpu, 77);
+  ASSERT_TRUE(sch);
+  measure::MeasureResult fast;
+  fast.latencies_ms = {0.0001};
+  fast.median_ms = 0.0001;
+  fast.correct = true;
+  db::TargetInfo other = TestTarget();
+  other.device = "Other CPU";
+  {
+    auto db = OpenDb(path);
+    ASSERT_TRUE(db->CommitBatch({MakeTuningRecord(*w, sch->trace(), other, fast, nullptr)}));
+  }
+  Job job;
+  RunJob(job, path, Config(4, 8, 4), {kGemm});
+  EXPECT_EQ(job.reports[0].trials, 8);
+  EXPECT_GT(job.reports[0].best_latency_ms, 0.0001);
+}
+
+TEST(Tuner, UnknownWorkloadIsAnError) {
+  const std::string path = TempDb("bad");
+  auto db = OpenDb(path);
+  auto model = MakeRandomCostModel(1);
+  FakeBuilder builder;
+  FakeRunner runner;
+  Tuner tuner(Config(1, 10, 5), builder, runner, *db, *model);
+  std::atomic<bool> stop{false};
+  auto r = tuner.Run({Task("gemv", "M=4")}, stop, nullptr);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("gemv"), std::string::npos) << r.error().message;
+  EXPECT_EQ(runner.runs, 0);
+  TuneTaskSpec weightless = kGemm;
+  weightless.weight = 0;
+  auto w = tuner.Run({weightless}, stop, nullptr);
+  ASSERT_FALSE(w);
+  EXPECT_NE(w.error().message.find("weight"), std::string::npos) << w.error().message;
+}
+
+}  // namespace
+}  // namespace autotune::search
