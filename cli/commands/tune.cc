@@ -5,6 +5,7 @@
 // the report and exits with 130 (a second Ctrl-C exits at once).
 #include <fmt/format.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -60,8 +61,23 @@ struct TuneOptions {
 std::atomic<bool> g_stop{false};
 static_assert(std::atomic<bool>::is_always_lock_free, "the SIGINT handler needs a lock-free flag");
 
-void OnSigint(int) {
-  if (g_stop.load()) _exit(kExitInterrupted);
+std::atomic<int64_t> g_first_interrupt_ms{0};
+
+int64_t MonotonicMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);  // async-signal-safe
+  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+// SIGINT (Ctrl-C) and SIGTERM (timeout, job schedulers) stop the job gracefully. A second one quits at
+// once, but only when it comes a second or more after the first: `timeout` and `kill -INT -PGID`
+// deliver one interrupt twice (to the process and to its group), which must not count as two.
+void OnInterrupt(int) {
+  if (g_stop.load()) {
+    if (MonotonicMs() - g_first_interrupt_ms.load() >= 1000) _exit(kExitInterrupted);
+    return;
+  }
+  g_first_interrupt_ms.store(MonotonicMs());
   g_stop.store(true);
   static const char kMsg[] =
       "\nautotune: interrupted: storing the batch in flight, then writing the report (Ctrl-C again to quit now)\n";
@@ -71,10 +87,11 @@ void OnSigint(int) {
 
 void InstallSigintHandler() {
   struct sigaction sa {};
-  sa.sa_handler = OnSigint;
+  sa.sa_handler = OnInterrupt;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;  // the measurement's reads and waits go on; the flag is read between batches
   sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
 }
 
 // ---- tasks -----------------------------------------------------------------------------------------
