@@ -1,10 +1,16 @@
 #include "search/evolutionary_search.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstddef>
+#include <exception>
+#include <functional>
 #include <limits>
+#include <mutex>
 #include <optional>
+#include <system_error>
+#include <thread>
 #include <utility>
 
 #include "db/record.h"
@@ -28,48 +34,197 @@ constexpr int kMaxFruitlessAttempts = 256;
 // Attempts to fill a population of `population` (or to breed as many children).
 int AttemptBound(int population) { return 4 * population + 64; }
 
+// The threads to use for a configured count (0: one per hardware thread).
+int ThreadCount(int configured) {
+  if (configured > 0) return configured;
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+// Runs fn(0) .. fn(n - 1) on up to `threads` threads, the calling one included, and returns when all
+// have run. Which thread runs which index is unspecified: fn must be pure apart from writing its own
+// output slot. The first exception fn throws is rethrown here once every thread has joined.
+void ParallelFor(int threads, size_t n, const std::function<void(size_t)>& fn) {
+  const size_t workers = std::min(n, static_cast<size_t>(std::max(1, threads)));
+  if (workers <= 1) {
+    for (size_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  std::exception_ptr error;
+  auto work = [&] {
+    try {
+      for (size_t i = next.fetch_add(1); i < n; i = next.fetch_add(1)) fn(i);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!error) error = std::current_exception();
+    }
+  };
+  std::vector<std::thread> helpers;
+  helpers.reserve(workers - 1);
+  for (size_t t = 1; t < workers; ++t) {
+    try {
+      helpers.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // no more threads to be had: the ones running (at least this one) do the rest
+    }
+  }
+  work();
+  for (auto& t : helpers) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
+// Candidates handled per parallel step: enough to keep every thread busy, and only a few per thread
+// beyond what is still needed, since those past the point where a one-at-a-time loop would have
+// stopped are computed and then dropped.
+int ChunkSize(size_t needed, int attempts_left, int threads) {
+  const auto t = static_cast<size_t>(threads);
+  return static_cast<int>(std::min(static_cast<size_t>(attempts_left), std::clamp(needed, 4 * t, 64 * t)));
+}
+
 // A valid candidate: its schedule and its trace hash.
 struct Member {
   tir::Schedule schedule;
   std::string hash;
 };
 
+// A trace to replay and its hash (empty: nothing to try, a plain copy of a parent), with how it was bred.
+struct Proposal {
+  tir::Trace trace;
+  std::string hash;
+  bool crossed = false;
+  bool mutated = false;
+};
+
+// The pure, expensive part of admitting a candidate, computed ahead on any thread: the schedule
+// (sampled from a seed or replayed; unset when that failed), its trace JSON and hash, and whether
+// it lowers and passes the checks (unset: not computed, Admit computes it if it needs it).
+struct Prepared {
+  bool done = false;  // the schedule was computed
+  std::optional<tir::Schedule> schedule;
+  std::string json, hash;
+  std::optional<bool> valid;
+};
+
 // What one NextBatch has seen: every trace hash tried (valid or not, so nothing is lowered twice) and
 // every valid candidate, kept as compact trace JSON (a schedule state is much larger) for the
-// epsilon-greedy picks.
+// epsilon-greedy picks. The seen set, the archive and the stats change on the calling thread only,
+// in candidate order; the Prepare functions compute ahead, in parallel, what admitting needs.
 class Pool {
  public:
-  Pool(const tir::Workload& workload, tir::TargetKind target, EvolutionarySearch::Stats& stats)
-      : workload_(workload), target_(target), stats_(stats) {}
+  Pool(const tir::Workload& workload, tir::TargetKind target, int threads, EvolutionarySearch::Stats& stats)
+      : workload_(workload), target_(target), threads_(threads), stats_(stats) {}
 
   bool Seen(const std::string& hash) const { return seen_.count(hash) > 0; }
 
-  // Replays `trace` (whose hash is `hash`) and admits it if it is new and valid.
-  std::optional<Member> AdmitTrace(const tir::Trace& trace, const std::string& hash) {
+  // Replays (and lowers and checks) in parallel the proposals that admitting them in order may need:
+  // those with a hash not seen yet, first occurrences; the others are left not done.
+  std::vector<Prepared> PrepareTraces(const std::vector<Proposal>& proposals) const {
+    std::vector<Prepared> out(proposals.size());
+    std::vector<size_t> to_replay;
+    std::unordered_set<std::string> firsts;  // membership only
+    for (size_t i = 0; i < proposals.size(); ++i) {
+      const std::string& h = proposals[i].hash;
+      if (!h.empty() && !Seen(h) && firsts.insert(h).second) to_replay.push_back(i);
+    }
+    ParallelFor(threads_, to_replay.size(), [&](size_t j) {
+      const size_t i = to_replay[j];
+      out[i] = Prepare(tir::Schedule::Replay(workload_, target_, proposals[i].trace));
+    });
+    // Lower only what AdmitTrace in order will check: follow its updates of the seen set.
+    std::unordered_set<std::string> sim;  // membership only
+    std::vector<size_t> to_check;
+    for (size_t i : to_replay) {
+      const std::string& h = proposals[i].hash;
+      if (sim.count(h)) continue;
+      const Prepared& p = out[i];
+      if (p.schedule) {
+        if (!Seen(p.hash) && !sim.count(p.hash)) to_check.push_back(i);
+        sim.insert(p.hash);
+      }
+      sim.insert(h);
+    }
+    Check(out, to_check);
+    return out;
+  }
+
+  // Samples the template from each seed in parallel, and lowers and checks those that admitting them
+  // in order will check: valid samples whose hash is neither seen nor `known`, first occurrences.
+  std::vector<Prepared> PrepareSamples(const std::vector<uint64_t>& seeds,
+                                       const std::function<bool(const std::string&)>& known) const {
+    std::vector<Prepared> out(seeds.size());
+    ParallelFor(threads_, seeds.size(),
+                [&](size_t i) { out[i] = Prepare(RandomSchedule(workload_, target_, seeds[i])); });
+    std::unordered_set<std::string> sim;  // membership only
+    std::vector<size_t> to_check;
+    for (size_t i = 0; i < out.size(); ++i) {
+      const Prepared& p = out[i];
+      if (p.schedule && !known(p.hash) && !Seen(p.hash) && sim.insert(p.hash).second) to_check.push_back(i);
+    }
+    Check(out, to_check);
+    return out;
+  }
+
+  // Replays `trace` (whose hash is `hash`; `p` is what PrepareTraces computed for it, maybe nothing)
+  // and admits it if it is new and valid.
+  std::optional<Member> AdmitTrace(const tir::Trace& trace, const std::string& hash, Prepared p) {
     if (Seen(hash)) return std::nullopt;
-    auto sch = tir::Schedule::Replay(workload_, target_, trace);
-    if (!sch) {
+    if (!p.done) p = Prepare(tir::Schedule::Replay(workload_, target_, trace));
+    if (!p.schedule) {
       seen_.insert(hash);
       ++stats_.invalid;
       return std::nullopt;
     }
-    auto json = sch->trace().ToJson().dump();
-    auto replayed_hash = db::HashTraceJson(json);
-    auto member = Admit(std::move(*sch), std::move(json), std::move(replayed_hash));
+    auto member = Admit(std::move(*p.schedule), std::move(p.json), std::move(p.hash), p.valid);
     seen_.insert(hash);  // a no-op unless replay normalized the trace
     return member;
   }
 
   // Admits a schedule of this workload and target, whose trace has this compact JSON and hash, if
-  // it is new and valid.
-  std::optional<Member> Admit(tir::Schedule sch, std::string json, std::string hash) {
+  // it is new and valid (`valid`: computed ahead; unset: checked here).
+  std::optional<Member> Admit(tir::Schedule sch, std::string json, std::string hash, std::optional<bool> valid) {
     if (!seen_.insert(hash).second) return std::nullopt;
-    if (!Valid(sch)) {
+    if (!(valid ? *valid : Valid(sch))) {
       ++stats_.invalid;
       return std::nullopt;
     }
     archive_.push_back({std::move(json), hash});
     return Member{std::move(sch), std::move(hash)};
+  }
+
+  // Fresh samples until `want` are admitted (each goes to `take`), `max_attempts` were drawn, or
+  // `max_fruitless` in a row were duplicates (seen, or `known`). Exactly what a one-sample-at-a-time
+  // loop does, a chunk at a time: the chunk's seeds are drawn first, sampled and checked in parallel,
+  // merged in order up to where that loop would stop, and `rng` is left where that loop leaves it.
+  void SampleFresh(Random& rng, size_t want, int max_attempts, int max_fruitless,
+                   const std::function<bool(const std::string&)>& known, const std::function<void(Member)>& take) {
+    size_t taken = 0;
+    for (int attempts = 0, fruitless = 0; taken < want && attempts < max_attempts && fruitless < max_fruitless;) {
+      Random ahead = rng;
+      std::vector<uint64_t> seeds(static_cast<size_t>(ChunkSize(want - taken, max_attempts - attempts, threads_)));
+      for (uint64_t& seed : seeds) seed = ahead.Next();
+      std::vector<Prepared> prepared = PrepareSamples(seeds, known);
+      size_t used = 0;
+      for (; used < seeds.size() && taken < want && fruitless < max_fruitless; ++used) {
+        Prepared& p = prepared[used];
+        ++stats_.sampled;
+        if (!p.schedule) {
+          ++stats_.invalid;
+          continue;
+        }
+        if (known(p.hash) || Seen(p.hash)) {
+          ++fruitless;
+          continue;
+        }
+        fruitless = 0;
+        if (auto m = Admit(std::move(*p.schedule), std::move(p.json), std::move(p.hash), p.valid)) {
+          take(std::move(*m));
+          ++taken;
+        }
+      }
+      attempts += static_cast<int>(used);
+      for (size_t i = 0; i < used; ++i) rng.Next();
+    }
   }
 
   struct Entry {
@@ -80,7 +235,28 @@ class Pool {
   const std::vector<Entry>& archive() const { return archive_; }
 
  private:
-  // Lowering is what makes the search expensive; the GPU check is cheap after it.
+  // A sampled or replayed schedule, its trace JSON and hash (pure: runs on any thread).
+  static Prepared Prepare(Result<tir::Schedule> sch) {
+    Prepared p;
+    p.done = true;
+    if (sch) {
+      p.json = sch->trace().ToJson().dump();
+      p.hash = db::HashTraceJson(p.json);
+      p.schedule = std::move(*sch);
+    }
+    return p;
+  }
+
+  // Checks out[i] for each i of `which` in parallel.
+  void Check(std::vector<Prepared>& out, const std::vector<size_t>& which) const {
+    ParallelFor(threads_, which.size(), [&](size_t j) {
+      Prepared& p = out[which[j]];
+      p.valid = Valid(*p.schedule);
+    });
+  }
+
+  // Lowering is what makes the search expensive; the GPU check is cheap after it. Pure: runs on any
+  // thread (the tir code has no global mutable state).
   bool Valid(const tir::Schedule& sch) const {
     auto f = tir::Lower(sch.state());
     if (!f) return false;
@@ -90,6 +266,7 @@ class Pool {
 
   const tir::Workload& workload_;
   tir::TargetKind target_;
+  int threads_;
   EvolutionarySearch::Stats& stats_;
   std::unordered_set<std::string> seen_;  // membership only: never iterated
   std::vector<Entry> archive_;
@@ -151,6 +328,29 @@ size_t PickOther(const std::vector<double>& weights, size_t first, Random& rng) 
   return static_cast<size_t>((static_cast<int64_t>(first) + 1 + rng.UniformInt(0, n - 2)) % n);
 }
 
+// One child's random choices: a parent by weight, maybe crossover with a second, maybe a mutation.
+// A plain copy gets no hash: it adds nothing, the parent itself competes in the next selection.
+Proposal Breed(const std::vector<Member>& parents, const std::vector<double>& weights, const EvolutionConfig& config,
+               Random& rng) {
+  const auto first = static_cast<size_t>(rng.Categorical(weights));
+  Proposal p{parents[first].schedule.trace(), std::string()};
+  if (parents.size() >= 2 && rng.UniformReal() < config.crossover_prob) {
+    const size_t second = PickOther(weights, first, rng);
+    if (auto child = Crossover(p.trace, parents[second].schedule.trace(), rng)) {
+      p.trace = std::move(*child);
+      p.crossed = true;
+    }
+  }
+  if (rng.UniformReal() < config.mutation_prob) {
+    if (auto child = BuiltinMutators().Mutate(p.trace, rng)) {
+      p.trace = std::move(*child);
+      p.mutated = true;
+    }
+  }
+  if (p.crossed || p.mutated) p.hash = HashOf(p.trace);
+  return p;
+}
+
 }  // namespace
 
 EvolutionarySearch::EvolutionarySearch(const tir::Workload& workload, tir::TargetKind target, EvolutionConfig config,
@@ -162,35 +362,31 @@ std::vector<Candidate> EvolutionarySearch::NextBatch(int n, CostModel& model,
                                                      const std::vector<tir::Schedule>& best_measured) {
   if (n <= 0) return {};
   const size_t population = static_cast<size_t>(std::max(1, config_.population));
-  Pool pool(workload_, target_, stats_);
+  const int threads = ThreadCount(config_.num_threads);
+  Pool pool(workload_, target_, threads, stats_);
 
   // Initial population: the best measured schedules (replayed here, so they are schedules of this
   // workload and target whatever their origin), then fresh samples of the template.
   std::vector<Member> members;
   const size_t from_measured =
       std::min(best_measured.size(), static_cast<size_t>(std::max(0, config_.seeds_from_measured)));
-  for (size_t i = 0; i < from_measured && members.size() < population; ++i) {
-    const tir::Trace& t = best_measured[i].trace();
-    if (auto m = pool.AdmitTrace(t, HashOf(t))) members.push_back(std::move(*m));
+  {
+    std::vector<Proposal> seeds;
+    for (size_t i = 0; i < from_measured; ++i) {
+      const tir::Trace& t = best_measured[i].trace();
+      seeds.push_back({t, HashOf(t)});
+    }
+    std::vector<Prepared> prepared = pool.PrepareTraces(seeds);
+    for (size_t i = 0; i < seeds.size() && members.size() < population; ++i) {
+      if (auto m = pool.AdmitTrace(seeds[i].trace, seeds[i].hash, std::move(prepared[i]))) {
+        members.push_back(std::move(*m));
+      }
+    }
   }
-  for (int attempts = 0, fruitless = 0; members.size() < population &&
-                                        attempts < AttemptBound(static_cast<int>(population)) &&
-                                        fruitless < kMaxFruitlessAttempts;
-       ++attempts) {
-    auto sch = RandomSchedule(workload_, target_, rng_.Next());
-    ++stats_.sampled;
-    if (!sch) {
-      ++stats_.invalid;
-      continue;
-    }
-    auto json = sch->trace().ToJson().dump();
-    auto hash = db::HashTraceJson(json);
-    if (pool.Seen(hash)) {
-      ++fruitless;
-      continue;
-    }
-    fruitless = 0;
-    if (auto m = pool.Admit(std::move(*sch), std::move(json), std::move(hash))) members.push_back(std::move(*m));
+  const auto nothing_known = [](const std::string&) { return false; };
+  if (members.size() < population) {
+    pool.SampleFresh(rng_, population - members.size(), AttemptBound(static_cast<int>(population)),
+                     kMaxFruitlessAttempts, nothing_known, [&](Member m) { members.push_back(std::move(m)); });
   }
 
   // `members` stays sorted best first; its first `population` are the parents of a generation.
@@ -202,37 +398,36 @@ std::vector<Candidate> EvolutionarySearch::NextBatch(int n, CostModel& model,
       scores.erase(scores.begin() + static_cast<std::ptrdiff_t>(population), scores.end());
     }
     const std::vector<double> weights = SelectionWeights(scores);
+    // Children a chunk at a time: the chunk's random choices in order on a copy of the engine, then
+    // replay, lowering and checks in parallel, then admission in order up to where a one-child-at-a-
+    // time loop would stop; the engine then moves to the state that loop would leave it in.
     std::vector<Member> children;
-    for (int attempts = 0, fruitless = 0; children.size() < population &&
-                                          attempts < AttemptBound(static_cast<int>(population)) &&
-                                          fruitless < kMaxFruitlessAttempts;
-         ++attempts) {
-      const auto first = static_cast<size_t>(rng_.Categorical(weights));
-      tir::Trace trace = members[first].schedule.trace();
-      bool crossed = false, mutated = false;
-      if (members.size() >= 2 && rng_.UniformReal() < config_.crossover_prob) {
-        const size_t second = PickOther(weights, first, rng_);
-        if (auto child = Crossover(trace, members[second].schedule.trace(), rng_)) {
-          trace = std::move(*child);
-          crossed = true;
+    const int bound = AttemptBound(static_cast<int>(population));
+    for (int attempts = 0, fruitless = 0;
+         children.size() < population && attempts < bound && fruitless < kMaxFruitlessAttempts;) {
+      const int chunk = ChunkSize(population - children.size(), bound - attempts, threads);
+      Random ahead = rng_;
+      std::vector<Proposal> bred;
+      std::vector<Random> after;  // after[i]: the engine after child i's choices
+      for (int i = 0; i < chunk; ++i) {
+        bred.push_back(Breed(members, weights, config_, ahead));
+        after.push_back(ahead);
+      }
+      std::vector<Prepared> prepared = pool.PrepareTraces(bred);
+      size_t used = 0;
+      for (; used < bred.size() && children.size() < population && fruitless < kMaxFruitlessAttempts; ++used) {
+        const Proposal& p = bred[used];
+        if (p.hash.empty() || pool.Seen(p.hash)) {
+          ++fruitless;
+          continue;
         }
+        fruitless = 0;
+        stats_.crossed += p.crossed;
+        stats_.mutated += p.mutated;
+        if (auto m = pool.AdmitTrace(p.trace, p.hash, std::move(prepared[used]))) children.push_back(std::move(*m));
       }
-      if (rng_.UniformReal() < config_.mutation_prob) {
-        if (auto child = BuiltinMutators().Mutate(trace, rng_)) {
-          trace = std::move(*child);
-          mutated = true;
-        }
-      }
-      // A plain copy adds nothing: the parent itself competes in the next selection.
-      const std::string hash = (crossed || mutated) ? HashOf(trace) : std::string();
-      if (hash.empty() || pool.Seen(hash)) {
-        ++fruitless;
-        continue;
-      }
-      fruitless = 0;
-      stats_.crossed += crossed;
-      stats_.mutated += mutated;
-      if (auto m = pool.AdmitTrace(trace, hash)) children.push_back(std::move(*m));
+      attempts += static_cast<int>(used);
+      if (used > 0) rng_ = after[used - 1];
     }
     // Parents and children are scored in one call (scores are comparable within a call only).
     for (auto& c : children) members.push_back(std::move(c));
@@ -275,26 +470,12 @@ std::vector<Candidate> EvolutionarySearch::NextBatch(int n, CostModel& model,
   // Still short: the population held too few unmeasured candidates (a small space, most of it
   // measured). Fresh samples, checked against `measured` before they are lowered, find the rest;
   // the bounds make an exhausted space cost a bounded number of cheap draws, never a hang.
-  const int fill_attempts = 4 * (n + static_cast<int>(population)) + 4 * kMaxFruitlessAttempts;
-  for (int attempts = 0, fruitless = 0; static_cast<int>(batch.size()) < n && attempts < fill_attempts &&
-                                        fruitless < 4 * kMaxFruitlessAttempts;
-       ++attempts) {
-    auto sch = RandomSchedule(workload_, target_, rng_.Next());
-    ++stats_.sampled;
-    if (!sch) {
-      ++stats_.invalid;
-      continue;
-    }
-    auto json = sch->trace().ToJson().dump();
-    auto hash = db::HashTraceJson(json);
-    if (measured.count(hash) || pool.Seen(hash)) {
-      ++fruitless;
-      continue;
-    }
-    fruitless = 0;
-    if (auto m = pool.Admit(std::move(*sch), std::move(json), std::move(hash))) {
-      batch.push_back({std::move(m->schedule), m->hash, 0.0});
-    }
+  if (static_cast<int>(batch.size()) < n) {
+    const int fill_attempts = 4 * (n + static_cast<int>(population)) + 4 * kMaxFruitlessAttempts;
+    pool.SampleFresh(
+        rng_, static_cast<size_t>(n) - batch.size(), fill_attempts, 4 * kMaxFruitlessAttempts,
+        [&](const std::string& h) { return measured.count(h) > 0; },
+        [&](Member m) { batch.push_back({std::move(m.schedule), std::move(m.hash), 0.0}); });
   }
   return batch;
 }

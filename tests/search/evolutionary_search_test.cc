@@ -411,6 +411,51 @@ TEST(EvolutionarySearch, TinySpaceIsExhaustedWithoutHanging) {
   EXPECT_TRUE(search.NextBatch(8, model, measured, {}).empty());
 }
 
+// Everything a search proposes and counts over a few batches, as text.
+std::string Transcript(const tir::Workload& w, TargetKind target, EvolutionConfig config, int n, int rounds) {
+  EvolutionarySearch search(w, target, config, 7);
+  auto model = MakeRandomCostModel(11);
+  std::unordered_set<std::string> measured;
+  std::vector<tir::Schedule> best;
+  std::string out;
+  for (int r = 0; r < rounds; ++r) {
+    for (const auto& c : search.NextBatch(n, *model, measured, best)) {
+      out += fmt::format("{} {}\n", c.trace_hash, c.score);
+      measured.insert(c.trace_hash);
+      best.push_back(c.schedule);
+    }
+    const auto& s = search.stats();
+    out += fmt::format("stats {} {} {} {}\n", s.sampled, s.mutated, s.crossed, s.invalid);
+  }
+  return out;
+}
+
+TEST(EvolutionarySearch, SameBatchesForAnyThreadCount) {
+  // Every random choice is made on the calling thread before the parallel step, so the thread count
+  // changes nothing: not the candidates, their order or scores, nor the counters.
+  struct Run {
+    std::string what;
+    tir::Workload workload;
+    TargetKind target;
+    int n, rounds;
+  };
+  std::vector<Run> runs;
+  for (const auto& c : Cases()) runs.push_back({c.name, c.workload, c.target, 16, 2});
+  // A tiny space (128 schedules): duplicates, the fruitless bound, and the fill-up with fresh samples.
+  runs.push_back({"tiny gemm cpu", Make("gemm", "M=2,N=2,K=2"), TargetKind::kCpu, 20, 8});
+  for (const auto& run : runs) {
+    EvolutionConfig config = SmallConfig();
+    config.num_threads = 1;
+    const std::string one = Transcript(run.workload, run.target, config, run.n, run.rounds);
+    EXPECT_NE(one.find('\n'), std::string::npos) << run.what;
+    for (int threads : {2, 8}) {
+      config.num_threads = threads;
+      EXPECT_EQ(Transcript(run.workload, run.target, config, run.n, run.rounds), one)
+          << run.what << ", " << threads << " threads";
+    }
+  }
+}
+
 TEST(RandomCostModel, DeterministicScoresInRange) {
   auto sch = RandomSchedule(Gemm(), TargetKind::kCpu, 1);
   ASSERT_TRUE(sch);
