@@ -5,6 +5,7 @@
 
 #include "cli/cli_error.h"
 #include "cli/command.h"
+#include "cli/measure_options.h"
 #include "cli/workload_options.h"
 #include "db/database.h"
 #include "measure/c_builder.h"
@@ -46,16 +47,8 @@ CommandRun AddMeasureCommand(CLI::App& app) {
   auto& c = opts->config;
   cmd->add_option("--json", opts->json_file, "write a JSON report to this file ('-' for stdout)");
   cmd->add_option("--db", opts->db_file, "store the result in this tuning database (created if missing)");
-  cmd->add_option("--repeats", c.repeats, "timed repeats; the median is reported")->check(CLI::Range(1, 1000));
-  cmd->add_option("--min-repeat-ms", c.min_repeat_ms, "each repeat runs the kernel at least this long")
-      ->check(CLI::Range(0.0, 60000.0));
-  cmd->add_option("--warmup", c.warmup, "untimed runs before timing")->check(CLI::Range(0, 1000));
-  cmd->add_option("--threads", c.num_threads, "CPU threads of the kernel (0: all cores)")->check(CLI::Range(0, 4096));
-  cmd->add_option("--build-timeout", c.build_timeout_s, "seconds allowed to compile")->check(CLI::Range(1.0, 3600.0));
-  cmd->add_option("--run-timeout", c.run_timeout_s, "seconds allowed to check and time")->check(CLI::Range(1.0, 3600.0));
   cmd->add_option("--seed", c.seed, "seed of the random inputs");
-  cmd->add_option("--arch", c.cuda_arch, "cuda: GPU architecture to compile for (default: the GPU's, e.g. sm_90)");
-  cmd->add_option("--device", c.cuda_device, "cuda: GPU ordinal")->check(CLI::Range(0, 64));
+  AddMeasureOptions(*cmd, c);
   return [opts]() {
     const tir::Workload w = opts->wl.MakeWorkload();
     const tir::TargetKind target = opts->wl.Target();

@@ -18,6 +18,7 @@
 
 #include "cli/cli_error.h"
 #include "cli/command.h"
+#include "cli/measure_options.h"
 #include "db/database.h"
 #include "db/lookup/kernel_source.h"
 #include "measure/c_builder.h"
@@ -335,17 +336,7 @@ CommandRun AddTuneCommand(CLI::App& app) {
   cmd->add_option("--seed", o->seed, "seed of the search")->capture_default_str();
   cmd->add_option("--json", o->json_file, "write a JSON report to this file ('-' for stdout)");
   cmd->add_option("--out", o->out_dir, "write the best kernel of every task to this directory");
-  auto& c = o->config;
-  cmd->add_option("--repeats", c.repeats, "timed repeats per candidate; the median is the figure")->check(CLI::Range(1, 1000));
-  cmd->add_option("--min-repeat-ms", c.min_repeat_ms, "each repeat runs the kernel at least this long")
-      ->check(CLI::Range(0.0, 60000.0));
-  cmd->add_option("--warmup", c.warmup, "untimed runs before timing")->check(CLI::Range(0, 1000));
-  cmd->add_option("--threads", c.num_threads, "CPU threads of the kernel (0: all cores)")->check(CLI::Range(0, 4096));
-  cmd->add_option("--build-timeout", c.build_timeout_s, "seconds allowed to compile a candidate")->check(CLI::Range(1.0, 3600.0));
-  cmd->add_option("--run-timeout", c.run_timeout_s, "seconds allowed to check and time a candidate")
-      ->check(CLI::Range(1.0, 3600.0));
-  cmd->add_option("--arch", c.cuda_arch, "cuda: GPU architecture to compile for (default: the GPU's, e.g. sm_90)");
-  cmd->add_option("--device", c.cuda_device, "cuda: GPU ordinal")->check(CLI::Range(0, 64));
+  AddMeasureOptions(*cmd, o->config);
   return [o]() {
     if (o->target != "cpu" && o->target != "cuda" && o->target != "auto") {
       throw UserError{fmt::format("unknown target '{}' (expected cpu, cuda or auto)", o->target)};
