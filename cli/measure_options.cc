@@ -1,5 +1,15 @@
 #include "cli/measure_options.h"
 
+#include <fmt/format.h>
+
+#include "cli/cli_error.h"
+#include "measure/c_builder.h"
+#include "measure/cpu_runner.h"
+#include "measure/cuda_runner.h"
+#include "measure/nvrtc_builder.h"
+#include "measure/nvrtc_compiler.h"
+#include "search/measure_record.h"
+
 namespace autotune::cli {
 
 void AddMeasureOptions(CLI::App& cmd, measure::MeasureConfig& c) {
@@ -15,6 +25,35 @@ void AddMeasureOptions(CLI::App& cmd, measure::MeasureConfig& c) {
       ->check(CLI::Range(1.0, 3600.0));
   cmd.add_option("--arch", c.cuda_arch, "cuda: GPU architecture to compile for (default: the GPU's, e.g. sm_90)");
   cmd.add_option("--device", c.cuda_device, "cuda: GPU ordinal")->check(CLI::Range(0, 64));
+}
+
+MeasureTarget ResolveMeasureTarget(const std::string& requested, const measure::MeasureConfig& config) {
+  MeasureTarget t;
+  if (requested == "cpu") {
+    t.info = search::CpuTargetInfo(config);
+    return t;
+  }
+  auto device = measure::QueryCudaDeviceIsolated(config.cuda_device);
+  Result<const measure::Nvrtc*> nvrtc = device ? measure::LoadNvrtc() : Result<const measure::Nvrtc*>(device.error());
+  if (device && nvrtc) {
+    fmt::print(stderr, "autotune: GPU {}\n", device->Describe());
+    t.kind = tir::TargetKind::kCuda;
+    t.info = search::CudaTargetInfo(*device, (*nvrtc)->VersionText());
+    return t;
+  }
+  const std::string why = device ? nvrtc.error().message : device.error().message;
+  if (requested == "cuda") throw UserError{fmt::format("the cuda target cannot run here: {}", why)};
+  fmt::print(stderr, "autotune: no usable GPU ({}); using the cpu\n", why);
+  t.info = search::CpuTargetInfo(config);
+  return t;
+}
+
+std::unique_ptr<measure::Builder> MakeBuilder(tir::TargetKind target, const measure::MeasureConfig& config) {
+  return target == tir::TargetKind::kCuda ? measure::MakeNvrtcBuilder(config) : measure::MakeCBuilder(config);
+}
+
+std::unique_ptr<measure::Runner> MakeRunner(tir::TargetKind target, const measure::MeasureConfig& config) {
+  return target == tir::TargetKind::kCuda ? measure::MakeCudaRunner(config) : measure::MakeCpuRunner(config);
 }
 
 }  // namespace autotune::cli

@@ -1,13 +1,32 @@
-// The measurement options every measuring command takes (measure, tune): repeats, timing, time limits,
-// CPU threads and the GPU to use, filled into a MeasureConfig.
+// What the measuring commands (measure, tune) share: the measurement flags filled into a
+// MeasureConfig, the target resolved to something this machine can measure (with how the database
+// names it), and the builder and runner of that target.
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <memory>
+#include <string>
 
+#include "db/target.h"
+#include "measure/builder.h"
 #include "measure/measure_config.h"
+#include "measure/runner.h"
+#include "tir/target.h"
 
 namespace autotune::cli {
 
 void AddMeasureOptions(CLI::App& cmd, measure::MeasureConfig& config);
+
+struct MeasureTarget {
+  tir::TargetKind kind = tir::TargetKind::kCpu;
+  db::TargetInfo info;
+};
+
+// "cpu", "cuda" or "auto" (cuda when a GPU and NVRTC are usable, else cpu, saying why on stderr).
+// "cuda" where it cannot run is a UserError naming the reason.
+MeasureTarget ResolveMeasureTarget(const std::string& requested, const measure::MeasureConfig& config);
+
+std::unique_ptr<measure::Builder> MakeBuilder(tir::TargetKind target, const measure::MeasureConfig& config);
+std::unique_ptr<measure::Runner> MakeRunner(tir::TargetKind target, const measure::MeasureConfig& config);
 
 }  // namespace autotune::cli

@@ -6,6 +6,7 @@
 
 #include "cli/cli_error.h"
 #include "cli/command.h"
+#include "cli/output.h"
 #include "db/lookup/kernel_lookup.h"
 
 namespace autotune::cli {
@@ -42,15 +43,6 @@ nlohmann::json AnswerJson(const db::LookupAnswer& a) {
           {"trace", nlohmann::json::parse(a.trace_json)}};
 }
 
-void WriteText(const std::string& path, const std::string& text, const char* what) {
-  if (path == "-") {
-    fmt::print("{}", text);
-    return;
-  }
-  std::ofstream out(path);
-  if (!(out << text)) throw UserError{fmt::format("cannot write the {} to '{}'", what, path)};
-}
-
 }  // namespace
 
 CommandRun AddLookupCommand(CLI::App& app) {
@@ -75,7 +67,7 @@ CommandRun AddLookupCommand(CLI::App& app) {
     db::LookupResult r = (*lookup)->Find({opts->op, opts->shape, opts->epilogue, opts->target, opts->nearest});
     if (r.status == db::LookupStatus::kInvalidArgument) throw UserError{r.message};
     if (r.status == db::LookupStatus::kNotFound) {
-      if (!opts->json_file.empty()) WriteText(opts->json_file, nlohmann::json{{"error", r.message}}.dump(2) + "\n", "JSON answer");
+      if (!opts->json_file.empty()) WriteOutput(opts->json_file, nlohmann::json{{"error", r.message}}.dump(2) + "\n", "the JSON answer");
       fmt::print(stderr, "autotune: {}{}\n", r.message, opts->nearest ? "" : " (--nearest allows an approximate answer)");
       return 1;
     }
@@ -92,8 +84,8 @@ CommandRun AddLookupCommand(CLI::App& app) {
                    l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], l.dynamic_shared_bytes);
       }
     }
-    if (!opts->json_file.empty()) WriteText(opts->json_file, AnswerJson(a).dump(2) + "\n", "JSON answer");
-    if (!opts->source_file.empty()) WriteText(opts->source_file, a.kernel.code, "kernel source");
+    if (!opts->json_file.empty()) WriteOutput(opts->json_file, AnswerJson(a).dump(2) + "\n", "the JSON answer");
+    if (!opts->source_file.empty()) WriteOutput(opts->source_file, a.kernel.code, "the kernel source");
     return 0;
   };
 }

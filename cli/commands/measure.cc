@@ -6,6 +6,7 @@
 #include "cli/cli_error.h"
 #include "cli/command.h"
 #include "cli/measure_options.h"
+#include "cli/output.h"
 #include "cli/workload_options.h"
 #include "db/database.h"
 #include "measure/c_builder.h"
@@ -27,15 +28,6 @@ struct MeasureOptions {
   measure::MeasureConfig config;
 };
 
-void WriteJson(const std::string& path, const nlohmann::json& j) {
-  if (path == "-") {
-    fmt::print("{}\n", j.dump(2));
-    return;
-  }
-  std::ofstream out(path);
-  if (!(out << j.dump(2) << "\n")) throw UserError{fmt::format("cannot write the JSON report to '{}'", path)};
-}
-
 }  // namespace
 
 CommandRun AddMeasureCommand(CLI::App& app) {
@@ -51,18 +43,10 @@ CommandRun AddMeasureCommand(CLI::App& app) {
   AddMeasureOptions(*cmd, c);
   return [opts]() {
     const tir::Workload w = opts->wl.MakeWorkload();
-    const tir::TargetKind target = opts->wl.Target();
-    db::TargetInfo target_info;
-    if (target == tir::TargetKind::kCuda) {
-      // No GPU or driver is a user-level problem with this command line: say so and stop.
-      auto device = measure::QueryCudaDeviceIsolated(opts->config.cuda_device);
-      if (!device) throw UserError{fmt::format("the cuda target cannot run here: {}", device.error().message)};
-      fmt::print(stderr, "autotune: GPU {}\n", device->Describe());
-      auto nvrtc = measure::LoadNvrtc();
-      target_info = search::CudaTargetInfo(*device, nvrtc ? (*nvrtc)->VersionText() : "");
-    } else {
-      target_info = search::CpuTargetInfo(opts->config);
-    }
+    // No GPU or driver is a user-level problem with this command line: say so and stop.
+    const MeasureTarget resolved = ResolveMeasureTarget(tir::TargetKindName(opts->wl.Target()), opts->config);
+    const tir::TargetKind target = resolved.kind;
+    const db::TargetInfo& target_info = resolved.info;
     // Open the database first: a bad path or a corrupt file should not cost a measurement.
     std::unique_ptr<db::TuningDatabase> database;
     if (!opts->db_file.empty()) {
@@ -86,10 +70,8 @@ CommandRun AddMeasureCommand(CLI::App& app) {
       result = measure::MeasureResult::Error(measure::ErrorKind::kInvalidSchedule, f.error().message);
     } else {
       fmt::print(stderr, "autotune: building {} for {}...\n", w.CanonicalText(), tir::TargetKindName(target));
-      auto builder = target == tir::TargetKind::kCuda ? measure::MakeNvrtcBuilder(opts->config)
-                                                      : measure::MakeCBuilder(opts->config);
-      auto runner = target == tir::TargetKind::kCuda ? measure::MakeCudaRunner(opts->config)
-                                                     : measure::MakeCpuRunner(opts->config);
+      auto builder = MakeBuilder(target, opts->config);
+      auto runner = MakeRunner(target, opts->config);
       auto builds = builder->Build({measure::BuildInput::FromFunc(*f)});
       fmt::print(stderr, "autotune: checking against the reference and timing ({} repeats of >= {} ms)...\n",
                  opts->config.repeats, opts->config.min_repeat_ms);
@@ -117,7 +99,7 @@ CommandRun AddMeasureCommand(CLI::App& app) {
       fmt::print(stderr, "autotune: {} '{}' ({})\n", *stored ? "stored in" : "already in", opts->db_file,
                  target_info.Text());
     }
-    if (!opts->json_file.empty()) WriteJson(opts->json_file, report);
+    if (!opts->json_file.empty()) WriteOutput(opts->json_file, report.dump(2) + "\n", "the JSON report");
     return result.ok() ? 0 : 1;
   };
 }

@@ -19,6 +19,7 @@
 #include "cli/cli_error.h"
 #include "cli/command.h"
 #include "cli/measure_options.h"
+#include "cli/output.h"
 #include "db/database.h"
 #include "db/lookup/kernel_source.h"
 #include "measure/c_builder.h"
@@ -130,34 +131,6 @@ std::vector<search::TuneTaskSpec> Tasks(const TuneOptions& o) {
   return std::move(tasks).value();
 }
 
-// ---- target ----------------------------------------------------------------------------------------
-
-struct Target {
-  tir::TargetKind kind = tir::TargetKind::kCpu;
-  db::TargetInfo info;
-};
-
-Target ResolveTarget(const std::string& requested, const measure::MeasureConfig& config) {
-  Target t;
-  if (requested == "cpu") {
-    t.info = search::CpuTargetInfo(config);
-    return t;
-  }
-  auto device = measure::QueryCudaDeviceIsolated(config.cuda_device);
-  Result<const measure::Nvrtc*> nvrtc = device ? measure::LoadNvrtc() : Result<const measure::Nvrtc*>(device.error());
-  if (device && nvrtc) {
-    fmt::print(stderr, "autotune: GPU {}\n", device->Describe());
-    t.kind = tir::TargetKind::kCuda;
-    t.info = search::CudaTargetInfo(*device, (*nvrtc)->VersionText());
-    return t;
-  }
-  const std::string why = device ? nvrtc.error().message : device.error().message;
-  if (requested == "cuda") throw UserError{fmt::format("the cuda target cannot run here: {}", why)};
-  fmt::print(stderr, "autotune: no usable GPU ({}); tuning for the cpu\n", why);
-  t.info = search::CpuTargetInfo(config);
-  return t;
-}
-
 // ---- progress --------------------------------------------------------------------------------------
 
 std::string Duration(double s) {
@@ -238,11 +211,6 @@ void PrintTable(std::FILE* to, const std::vector<search::TaskReport>& reports) {
   if (failed > 0) fmt::print(to, "({} of {} candidates failed: build errors, crashes, timeouts or wrong answers)\n", failed, trials);
 }
 
-void WriteText(const std::string& path, const std::string& text, const char* what) {
-  std::ofstream out(path);
-  if (!(out << text)) throw UserError{fmt::format("cannot write {} to '{}'", what, path)};
-}
-
 // DIR/<op>_<first 12 hex digits of the key>.cu|.c for every task with a valid schedule; returns the
 // file per task ("" when none).
 std::vector<std::string> WriteKernels(const std::string& dir, const std::vector<search::TaskReport>& reports,
@@ -265,13 +233,13 @@ std::vector<std::string> WriteKernels(const std::string& dir, const std::vector<
     const std::string path = (std::filesystem::path(dir) / fmt::format("{}_{}.{}", r.spec.op, w->Key().substr(0, 12),
                                                                          src->language == "cuda" ? "cu" : "c"))
                                  .string();
-    WriteText(path, src->code, "the kernel source");
+    WriteOutput(path, src->code, "the kernel source");
     files[i] = path;
   }
   return files;
 }
 
-json Report(const TuneOptions& o, const Target& target, const std::vector<search::TaskReport>& reports,
+json Report(const TuneOptions& o, const MeasureTarget& target, const std::vector<search::TaskReport>& reports,
             const std::vector<std::string>& kernel_files, double seconds, bool interrupted) {
   json tasks = json::array();
   int trials = 0, failed = 0;
@@ -346,11 +314,10 @@ CommandRun AddTuneCommand(CLI::App& app) {
     auto opened = db::TuningDatabase::Open(o->db_file);
     if (!opened) throw UserError{opened.error().message};
     std::unique_ptr<db::TuningDatabase> database = std::move(opened).value();
-    const Target target = ResolveTarget(o->target, o->config);
+    const MeasureTarget target = ResolveMeasureTarget(o->target, o->config);
 
-    const bool cuda = target.kind == tir::TargetKind::kCuda;
-    auto builder = cuda ? measure::MakeNvrtcBuilder(o->config) : measure::MakeCBuilder(o->config);
-    auto runner = cuda ? measure::MakeCudaRunner(o->config) : measure::MakeCpuRunner(o->config);
+    auto builder = MakeBuilder(target.kind, o->config);
+    auto runner = MakeRunner(target.kind, o->config);
     auto model = search::MakeRandomCostModel(o->seed);
     search::TuneConfig tc;
     tc.target = target.kind;
@@ -378,11 +345,7 @@ CommandRun AddTuneCommand(CLI::App& app) {
     if (!o->out_dir.empty()) kernel_files = WriteKernels(o->out_dir, *reports, target.kind);
     if (!o->json_file.empty()) {
       const json report = Report(*o, target, *reports, kernel_files, seconds, interrupted);
-      if (o->json_file == "-") {
-        fmt::print("{}\n", report.dump(2));
-      } else {
-        WriteText(o->json_file, report.dump(2) + "\n", "the JSON report");
-      }
+      WriteOutput(o->json_file, report.dump(2) + "\n", "the JSON report");
     }
     if (interrupted) {
       fmt::print(stderr, "autotune: interrupted; every measured batch is in '{}': run the same command to resume\n",

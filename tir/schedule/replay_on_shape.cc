@@ -49,35 +49,25 @@ std::vector<int64_t> AdaptTileSizes(const std::vector<int64_t>& recorded, int64_
 }
 
 Result<Schedule> ReplayOnShape(const Workload& workload, TargetKind target, const Trace& trace) {
-  Schedule sch(workload, target);
-  ReplayEnv env;
-  const InstructionRegistry& registry = BuiltinInstructions();
-  size_t n = 0;
-  for (const Instruction& recorded : trace.instructions()) {
-    ++n;
-    const InstructionKind* kind = registry.Find(recorded.kind);
-    if (!kind) return MakeError(fmt::format("trace instruction {}: unknown kind '{}'", n, recorded.kind));
-    Instruction inst = recorded;
-    if (inst.kind == "sample_perfect_tile" && inst.decision.is_array() && !inst.inputs.empty() &&
-        inst.inputs[0].is_string()) {
-      auto loop = env.loops.find(inst.inputs[0].get<std::string>());
-      const auto max_inner = inst.attrs.find("max_innermost");
-      if (loop != env.loops.end() && max_inner != inst.attrs.end() && max_inner->is_number_integer()) {
-        auto where = sch.Resolve(loop->second);
-        if (!where) return where.error();
-        const int64_t extent = sch.state().stages[where->first].iters[where->second].extent;
-        try {
-          inst.decision = AdaptTileSizes(inst.decision.get<std::vector<int64_t>>(), extent, max_inner->get<int64_t>());
-        } catch (const std::exception&) {
-          // Not a list of integers: the instruction's own replay reports it.
-        }
-      }
+  auto refit = [](const Schedule& sch, const ReplayEnv& env, Instruction& inst) -> Result<void> {
+    if (inst.kind != "sample_perfect_tile" || !inst.decision.is_array() || inst.inputs.empty() ||
+        !inst.inputs[0].is_string()) {
+      return {};
     }
-    if (auto r = kind->apply(sch, inst, env); !r) {
-      return MakeError(fmt::format("trace instruction {} ({}): {}", n, inst.kind, r.error().message));
+    auto loop = env.loops.find(inst.inputs[0].get<std::string>());
+    const auto max_inner = inst.attrs.find("max_innermost");
+    if (loop == env.loops.end() || max_inner == inst.attrs.end() || !max_inner->is_number_integer()) return {};
+    auto where = sch.Resolve(loop->second);
+    if (!where) return where.error();
+    const int64_t extent = sch.state().stages[where->first].iters[where->second].extent;
+    try {
+      inst.decision = AdaptTileSizes(inst.decision.get<std::vector<int64_t>>(), extent, max_inner->get<int64_t>());
+    } catch (const std::exception&) {
+      // Not a list of integers: the instruction's own replay reports it.
     }
-  }
-  return sch;
+    return {};
+  };
+  return Schedule::Replay(workload, target, trace, 1, refit);
 }
 
 }  // namespace autotune::tir

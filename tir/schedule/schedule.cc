@@ -13,18 +13,25 @@ Schedule::Schedule(const Workload& workload, TargetKind target, uint64_t seed)
   state_ = ScheduleState::Make(*workload.dag, target);
 }
 
-Result<Schedule> Schedule::Replay(const Workload& workload, TargetKind target, const Trace& trace, uint64_t seed) {
+Result<Schedule> Schedule::Replay(const Workload& workload, TargetKind target, const Trace& trace, uint64_t seed,
+                                  const InstructionRewrite& rewrite) {
   Schedule sch(workload, target, seed);
   ReplayEnv env;
   const InstructionRegistry& registry = BuiltinInstructions();
   size_t n = 0;
-  for (const Instruction& inst : trace.instructions()) {
+  for (const Instruction& recorded : trace.instructions()) {
     ++n;
-    const InstructionKind* kind = registry.Find(inst.kind);
-    if (!kind) return MakeError(fmt::format("trace instruction {}: unknown kind '{}'", n, inst.kind));
-    if (auto r = kind->apply(sch, inst, env); !r) {
-      return MakeError(fmt::format("trace instruction {} ({}): {}", n, inst.kind, r.error().message));
+    const InstructionKind* kind = registry.Find(recorded.kind);
+    if (!kind) return MakeError(fmt::format("trace instruction {}: unknown kind '{}'", n, recorded.kind));
+    Result<void> r;
+    if (rewrite) {
+      Instruction inst = recorded;
+      r = rewrite(sch, env, inst);
+      if (r) r = kind->apply(sch, inst, env);
+    } else {
+      r = kind->apply(sch, recorded, env);
     }
+    if (!r) return MakeError(fmt::format("trace instruction {} ({}): {}", n, recorded.kind, r.error().message));
   }
   return sch;
 }

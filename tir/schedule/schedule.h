@@ -29,6 +29,12 @@ struct LoopRV {
 struct IntRV {
   int id = -1;
 };
+struct ReplayEnv;
+class Schedule;
+// Called by Schedule::Replay before each instruction is applied; may change the copy it is given
+// (ReplayOnShape re-fits tile decisions to new extents). An error ends the replay.
+using InstructionRewrite = std::function<Result<void>(const Schedule& sch, const ReplayEnv& env, Instruction& inst)>;
+
 // A split factor: inferred (monostate), a literal, or a sampled integer.
 using FactorArg = std::variant<std::monostate, int64_t, IntRV>;
 
@@ -36,8 +42,9 @@ class Schedule {
  public:
   Schedule(const Workload& workload, TargetKind target, uint64_t seed = 1);
   // Replays `trace` on a fresh state of `workload`. Sampling instructions use their recorded
-  // decisions (an invalid decision is an error).
-  static Result<Schedule> Replay(const Workload& workload, TargetKind target, const Trace& trace, uint64_t seed = 1);
+  // decisions (an invalid decision is an error), unless `rewrite` changes them first.
+  static Result<Schedule> Replay(const Workload& workload, TargetKind target, const Trace& trace, uint64_t seed = 1,
+                                 const InstructionRewrite& rewrite = {});
 
   const ScheduleState& state() const { return state_; }
   const Trace& trace() const { return trace_; }
