@@ -29,8 +29,8 @@ std::vector<int64_t> Fill(int64_t extent, const std::vector<int64_t>& caps_inner
 
 }  // namespace
 
-TemplateDecisions DefaultDecisions(TargetKind target) {
-  TemplateDecisions d;
+SketchDecisions DefaultDecisions(TargetKind target) {
+  SketchDecisions d;
   if (target == TargetKind::kCuda) {
     // Levels: spatial [block, vthread, thread, inner, innermost]; reduce [outer, middle, inner].
     d.tiles = [](const TileRequest& r) -> std::optional<std::vector<int64_t>> {
@@ -55,15 +55,40 @@ TemplateDecisions DefaultDecisions(TargetKind target) {
   return d;
 }
 
+namespace {
+
+const SketchSpec* FirstSketch(TargetKind target) {
+  for (const auto& s : BuiltinSketches()) {
+    if (s.target == target) return &s;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 Result<Schedule> DefaultSchedule(const Workload& workload, TargetKind target) {
+  const SketchSpec* sketch = FirstSketch(target);
+  if (!sketch) return MakeError("no sketch for this target");
   Schedule sch(workload, target);
-  if (auto r = ApplyTilingTemplate(sch, DefaultDecisions(target)); !r) return r.error();
+  if (auto r = ApplySketch(sch, *sketch, DefaultDecisions(target)); !r) return r.error();
   return sch;
 }
 
 Result<Schedule> RandomSchedule(const Workload& workload, TargetKind target, uint64_t seed) {
   Schedule sch(workload, target, seed);
-  if (auto r = ApplyTilingTemplate(sch, TemplateDecisions{}); !r) return r.error();
+  const std::vector<const SketchSpec*> offered = ApplicableSketches(sch);
+  if (offered.empty()) return MakeError("no sketch applies to " + workload.KeyText());
+  const SketchSpec* sketch = offered[0];
+  if (offered.size() > 1) {
+    sketch = offered[static_cast<size_t>(sch.rng().UniformInt(0, static_cast<int64_t>(offered.size()) - 1))];
+  }
+  if (auto r = ApplySketch(sch, *sketch, SketchDecisions{}); !r) return r.error();
+  return sch;
+}
+
+Result<Schedule> RandomScheduleOfSketch(const Workload& workload, const SketchSpec& sketch, uint64_t seed) {
+  Schedule sch(workload, sketch.target, seed);
+  if (auto r = ApplySketch(sch, sketch, SketchDecisions{}); !r) return r.error();
   return sch;
 }
 

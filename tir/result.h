@@ -50,3 +50,15 @@ class [[nodiscard]] Result<void> {
 inline Error MakeError(std::string msg) { return Error{std::move(msg)}; }
 
 }  // namespace autotune
+
+// Unwraps a Result inside a function that returns a Result: `AT_TRY(x, f())` declares x as f()'s
+// value or returns f()'s error; `AT_TRY_VOID(g())` returns g()'s error if there is one.
+#define AT_TRY(var, expr)                 \
+  auto var##_result_ = (expr);            \
+  if (!var##_result_) return var##_result_.error(); \
+  auto var = std::move(var##_result_).value()
+#define AT_TRY_VOID(expr)                 \
+  do {                                    \
+    auto at_try_result_ = (expr);         \
+    if (!at_try_result_) return at_try_result_.error(); \
+  } while (0)

@@ -32,12 +32,12 @@ PrimFunc LowerOrEmpty(const ScheduleState& state) {
 PrimFunc TemplateGemm(const std::string& shape, std::vector<int64_t> spatial, std::vector<int64_t> reduce) {
   auto w = MakeWorkload("gemm", shape);
   EXPECT_TRUE(w);
-  search::TemplateDecisions d = search::DefaultDecisions(TargetKind::kCuda);
+  search::SketchDecisions d = search::DefaultDecisions(TargetKind::kCuda);
   d.tiles = [=](const search::TileRequest& r) -> std::optional<std::vector<int64_t>> {
     return r.reduce ? reduce : spatial;
   };
   Schedule s(*w, TargetKind::kCuda);
-  auto r = search::ApplyTilingTemplate(s, d);
+  auto r = search::ApplySketch(s, *search::FindSketch("cuda.tiled"), d);
   EXPECT_TRUE(r) << (r ? "" : r.error().message);
   return LowerOrEmpty(s.state());
 }

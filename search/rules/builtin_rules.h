@@ -1,0 +1,23 @@
+// The built-in schedule rules, one per file in this directory (search/sketch.h says which sketch
+// uses which, in what order).
+#pragma once
+
+#include <memory>
+
+#include "search/rules/schedule_rule.h"
+
+namespace autotune::search {
+
+std::unique_ptr<ScheduleRule> MakeSplitKRule();
+std::unique_ptr<ScheduleRule> MakeCacheWriteLocalRule();
+std::unique_ptr<ScheduleRule> MakeCacheReadSharedRule();
+std::unique_ptr<ScheduleRule> MakeInlinePaddingRule();
+std::unique_ptr<ScheduleRule> MakeInlineEpilogueRule();
+std::unique_ptr<ScheduleRule> MakeMultiLevelTilingGpuRule();
+std::unique_ptr<ScheduleRule> MakeCooperativeFetchRule();
+std::unique_ptr<ScheduleRule> MakeAutoUnrollRule();
+std::unique_ptr<ScheduleRule> MakeCombinePartialsRule();
+std::unique_ptr<ScheduleRule> MakeMultiLevelTilingCpuRule();
+std::unique_ptr<ScheduleRule> MakeEpilogueAtOuterTileRule();
+
+}  // namespace autotune::search

@@ -1,0 +1,36 @@
+// cache_read_shared (cuda): every buffer the accumulator reads gets a shared-memory copy, which the
+// block's threads fill together (cooperative_fetch places and spreads the copies). The padding stage
+// is copied as a stage (inline_padding then folds the padding into the copy).
+#include "search/rules/builtin_rules.h"
+#include "tir/te/compute_dag.h"
+
+namespace autotune::search {
+namespace {
+
+class CacheReadShared final : public ScheduleRule {
+ public:
+  std::string_view Name() const override { return "cache_read_shared"; }
+  bool AppliesTo(const tir::Schedule& fresh, const SketchRoles&) const override {
+    return fresh.target() == tir::TargetKind::kCuda;
+  }
+  Result<void> Apply(tir::Schedule& sch, SketchContext& ctx) const override {
+    AT_TRY(acc, sch.Resolve(ctx.accumulator));
+    for (const tir::BufferNode* b : tir::te::ReadBuffers(sch.state().stages[acc].op->body)) {
+      if (b->name == ctx.roles.pad) {
+        AT_TRY(pad, sch.GetStage(ctx.roles.pad));
+        AT_TRY(copy, sch.CacheRead(pad, tir::Scope::kShared, {ctx.accumulator}));
+        ctx.shared.push_back(copy);
+      } else {
+        AT_TRY(copy, sch.CacheReadInput(b->name, tir::Scope::kShared, {ctx.accumulator}));
+        ctx.shared.push_back(copy);
+      }
+    }
+    return {};
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ScheduleRule> MakeCacheReadSharedRule() { return std::make_unique<CacheReadShared>(); }
+
+}  // namespace autotune::search

@@ -1,0 +1,27 @@
+// cache_write_local (cuda): the tiled stage accumulates in registers; the stage itself becomes the
+// copy of the accumulators to its output buffer.
+#include "search/rules/builtin_rules.h"
+
+namespace autotune::search {
+namespace {
+
+class CacheWriteLocal final : public ScheduleRule {
+ public:
+  std::string_view Name() const override { return "cache_write_local"; }
+  bool AppliesTo(const tir::Schedule& fresh, const SketchRoles&) const override {
+    return fresh.target() == tir::TargetKind::kCuda;
+  }
+  Result<void> Apply(tir::Schedule& sch, SketchContext& ctx) const override {
+    AT_TRY(stage, sch.GetStage(ctx.roles.main));
+    AT_TRY(local, sch.CacheWrite(stage, tir::Scope::kLocal));
+    ctx.main_stage = stage;
+    ctx.accumulator = local;
+    return {};
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ScheduleRule> MakeCacheWriteLocalRule() { return std::make_unique<CacheWriteLocal>(); }
+
+}  // namespace autotune::search

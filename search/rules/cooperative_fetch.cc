@@ -1,0 +1,39 @@
+// cooperative_fetch (cuda): each shared copy is refilled at the outer reduction tile by all the
+// block's threads together, each loading `width` consecutive elements per step (1, 2 or 4: float2
+// and float4 loads where aligned).
+#include "search/rules/builtin_rules.h"
+#include "search/rules/rule_util.h"
+
+namespace autotune::search {
+namespace {
+
+class CooperativeFetch final : public ScheduleRule {
+ public:
+  std::string_view Name() const override { return "cooperative_fetch"; }
+  bool AppliesTo(const tir::Schedule& fresh, const SketchRoles&) const override {
+    return fresh.target() == tir::TargetKind::kCuda;
+  }
+  Result<void> Apply(tir::Schedule& sch, SketchContext& ctx) const override {
+    if (!ctx.tiled) return MakeError("cooperative_fetch needs multi-level tiling first");
+    for (const auto& copy : ctx.shared) {
+      AT_TRY_VOID(sch.ComputeAt(copy, ctx.reduce_outer));
+      AT_TRY(loops, sch.GetLoops(copy));
+      AT_TRY(fused, FuseIfMany(sch, loops));
+      AT_TRY(width, SampleChoice(sch, {1, 2, 4}, ctx.decisions.vector));
+      std::vector<tir::FactorArg> factors = {std::monostate{}};
+      for (const auto& f : ctx.thread_factors) factors.push_back(f);
+      factors.push_back(width);
+      AT_TRY(parts, sch.Split(fused, factors));
+      AT_TRY(t, FuseIfMany(sch, std::vector<tir::LoopRV>(parts.begin() + 1, parts.end() - 1)));
+      AT_TRY_VOID(sch.Bind(t, tir::ThreadTag::kThreadIdxX));
+      AT_TRY_VOID(sch.Vectorize(parts.back()));
+    }
+    return {};
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ScheduleRule> MakeCooperativeFetchRule() { return std::make_unique<CooperativeFetch>(); }
+
+}  // namespace autotune::search

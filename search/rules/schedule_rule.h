@@ -1,0 +1,67 @@
+// A schedule rule: one step of a sketch (Ansor's term for a schedule structure whose numbers are
+// still to be sampled), e.g. "tile the loops at block, thread and register levels" or "read the
+// inputs through shared memory". A sketch is an ordered list of rule names (search/sketch.cc); each
+// rule applies schedule primitives to a fresh schedule of the workload, sampling its decisions
+// through the Schedule (so the trace replays) unless SketchDecisions fixes them. Rules pass each
+// other what later steps need (the stage being tiled, its thread loop, ...) in the SketchContext.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "search/sketch_decisions.h"
+#include "tir/result.h"
+#include "tir/schedule/schedule.h"
+
+namespace autotune::search {
+
+// The stages a sketch works on, by name (names survive the primitives; stage handles are per schedule).
+struct SketchRoles {
+  std::string main;      // the reduction that does the work (after split-K: its partial-sums stage)
+  std::string pad;       // an elementwise producer of the reduction (padding), or ""
+  std::string epilogue;  // the elementwise consumer that writes the output, or ""
+  std::string combine;   // after split-K: the stage that sums the partials, else ""
+};
+
+// The roles of a fresh schedule's stages: one reduction, at most one producer stage, an optional
+// elementwise output stage after it.
+Result<SketchRoles> FindSketchRoles(const tir::ScheduleState& state);
+
+// What the rules of one sketch application share.
+struct SketchContext {
+  SketchContext(const SketchDecisions& d, SketchRoles r) : decisions(d), roles(std::move(r)) {}
+  const SketchDecisions& decisions;
+  SketchRoles roles;
+  tir::StageRV main_stage;               // a handle to roles.main, once a rule has looked it up
+  tir::StageRV accumulator;              // cuda: the stage that accumulates in registers (cache_write_local)
+  std::vector<tir::StageRV> shared;      // shared-memory copies of the accumulator's inputs
+  tir::LoopRV block_loop;                // the tiled stage's outermost loop (blockIdx on cuda, parallel on cpu)
+  tir::LoopRV thread_loop;               // cuda: the fused threadIdx loop
+  tir::LoopRV reduce_outer;              // cuda: the accumulator's outermost reduction loop
+  std::vector<tir::IntRV> thread_factors;  // cuda: threads per spatial axis (cooperative loads use them)
+  bool tiled = false;                    // multi-level tiling has run (the loops above are set)
+};
+
+class ScheduleRule {
+ public:
+  virtual ~ScheduleRule() = default;
+  virtual std::string_view Name() const = 0;
+  // Whether the rule makes sense for this workload on this schedule's target (checked on the fresh
+  // schedule, before any rule of the sketch runs). A sketch is offered only when all its rules apply.
+  virtual bool AppliesTo(const tir::Schedule& fresh, const SketchRoles& roles) const {
+    (void)fresh;
+    (void)roles;
+    return true;
+  }
+  virtual Result<void> Apply(tir::Schedule& sch, SketchContext& ctx) const = 0;
+};
+
+// The built-in rule of this name, or null.
+const ScheduleRule* FindScheduleRule(std::string_view name);
+// Every built-in rule's name, in registration order.
+std::vector<std::string> ScheduleRuleNames();
+
+}  // namespace autotune::search

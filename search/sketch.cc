@@ -1,0 +1,64 @@
+#include "search/sketch.h"
+
+#include <fmt/format.h>
+
+#include "search/rules/schedule_rule.h"
+
+namespace autotune::search {
+
+using namespace autotune::tir;
+
+const std::vector<SketchSpec>& BuiltinSketches() {
+  static const std::vector<SketchSpec> sketches = {
+      {"cuda.tiled", TargetKind::kCuda,
+       {"cache_write_local", "cache_read_shared", "inline_padding", "inline_epilogue", "multi_level_tiling_gpu",
+        "cooperative_fetch", "auto_unroll"}},
+      {"cuda.split_k", TargetKind::kCuda,
+       {"split_k", "cache_write_local", "cache_read_shared", "inline_padding", "multi_level_tiling_gpu",
+        "cooperative_fetch", "auto_unroll", "combine_partials"}},
+      {"cpu.tiled", TargetKind::kCpu,
+       {"inline_padding", "multi_level_tiling_cpu", "epilogue_at_outer_tile", "auto_unroll"}},
+  };
+  return sketches;
+}
+
+const SketchSpec* FindSketch(const std::string& name) {
+  for (const auto& s : BuiltinSketches()) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+std::vector<const SketchSpec*> ApplicableSketches(const Schedule& fresh) {
+  std::vector<const SketchSpec*> out;
+  auto roles = FindSketchRoles(fresh.state());
+  if (!roles) return out;
+  for (const auto& s : BuiltinSketches()) {
+    if (s.target != fresh.target()) continue;
+    bool all = true;
+    for (const auto& name : s.rules) {
+      const ScheduleRule* rule = FindScheduleRule(name);
+      all = all && rule && rule->AppliesTo(fresh, *roles);
+    }
+    if (all) out.push_back(&s);
+  }
+  return out;
+}
+
+Result<void> ApplySketch(Schedule& sch, const SketchSpec& sketch, const SketchDecisions& decisions) {
+  if (sketch.target != sch.target()) {
+    return MakeError(fmt::format("sketch {} is for another target", sketch.name));
+  }
+  AT_TRY(roles, FindSketchRoles(sch.state()));
+  SketchContext ctx(decisions, roles);
+  for (const auto& name : sketch.rules) {
+    const ScheduleRule* rule = FindScheduleRule(name);
+    if (!rule) return MakeError(fmt::format("sketch {}: no schedule rule named {}", sketch.name, name));
+    if (auto r = rule->Apply(sch, ctx); !r) {
+      return MakeError(fmt::format("sketch {}, rule {}: {}", sketch.name, name, r.error().message));
+    }
+  }
+  return {};
+}
+
+}  // namespace autotune::search

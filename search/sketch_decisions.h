@@ -1,0 +1,36 @@
+// The decisions a sketch samples, and how a caller fixes them instead: the default schedule fixes
+// all of them with heuristics, tests fix some, the search leaves them all to the sampler. A decider
+// returns the decision, or nullopt to sample it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace autotune::search {
+
+// What a tile decision is for; the decider may use it to pick sizes.
+struct TileRequest {
+  bool reduce = false;
+  int axis = 0;       // index among the spatial (or reduce) axes of the tiled stage
+  int num_axes = 1;   // how many spatial (or reduce) axes there are
+  int64_t extent = 1;
+  int levels = 1;
+  int64_t max_innermost = 0;
+};
+
+// Tile sizes for a request (outermost first).
+using TileDecider = std::function<std::optional<std::vector<int64_t>>(const TileRequest&)>;
+// The index of the chosen candidate of a categorical decision.
+using ChoiceDecider = std::function<std::optional<int64_t>(const std::vector<int64_t>& candidates)>;
+
+struct SketchDecisions {
+  TileDecider tiles = [](const TileRequest&) { return std::nullopt; };
+  ChoiceDecider unroll = [](const std::vector<int64_t>&) { return std::nullopt; };   // auto-unroll depth
+  ChoiceDecider vector = [](const std::vector<int64_t>&) { return std::nullopt; };   // cooperative load width
+  ChoiceDecider split_k = [](const std::vector<int64_t>&) { return std::nullopt; };  // partial sums
+  ChoiceDecider combine_threads = [](const std::vector<int64_t>&) { return std::nullopt; };  // threads summing them
+};
+
+}  // namespace autotune::search
