@@ -192,6 +192,8 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
     }
 
     // ---- build and run ----
+    const auto build_start = Clock::now();
+    report.search_seconds += std::chrono::duration<double>(build_start - round_start).count();
     std::vector<measure::BuildResult> builds(batch.size());
     std::vector<measure::BuildInput> inputs;
     std::vector<size_t> input_of;  // inputs[k] is batch[input_of[k]]
@@ -218,7 +220,10 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
         }
       }
     }
+    const auto run_start = Clock::now();
+    report.build_seconds += std::chrono::duration<double>(run_start - build_start).count();
     std::vector<measure::MeasureResult> results = runner_.Run(st.workload, builds);
+    report.run_seconds += Seconds(run_start);
     if (results.size() != builds.size()) {
       return MakeError(fmt::format("internal error: the runner returned {} results for {} candidates", results.size(),
                                    builds.size()));

@@ -40,7 +40,10 @@ struct TaskReport {
   double best_gflops = 0;
   int trials = 0;                // measured in this job
   int failed = 0;                // of which not valid (any error kind, wrong answers)
-  double seconds = 0;            // wall time spent on this task's rounds
+  double seconds = 0;            // wall time spent on this task's rounds, of which:
+  double search_seconds = 0;     //   proposing candidates (evolutionary search, cost model)
+  double build_seconds = 0;      //   lowering and compiling them
+  double run_seconds = 0;        //   checking and timing them
   std::string best_trace_json;   // "" when nothing valid
   std::vector<double> curve;     // best-so-far latency (ms) after each measured batch of this job
 };

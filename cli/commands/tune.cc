@@ -162,8 +162,9 @@ class Progress {
                  BestText(r), rate, Duration(left));
       open_line_ = true;
     } else {
-      fmt::print(stderr, "autotune: [{}/{}] {}: {}; {:.2f} candidates/s, about {} left\n", p.trials_done,
-                 p.trials_total, task, BestText(r), rate, Duration(left));
+      fmt::print(stderr, "autotune: [{}/{}] {}: {}; {:.2f} candidates/s, about {} left (search {:.0f} s, build {:.0f} s, run {:.0f} s)\n",
+                 p.trials_done, p.trials_total, task, BestText(r), rate, Duration(left), r.search_seconds,
+                 r.build_seconds, r.run_seconds);
     }
     std::fflush(stderr);
   }
@@ -257,6 +258,9 @@ json Report(const TuneOptions& o, const MeasureTarget& target, const std::vector
               {"trials", r.trials},
               {"failed", r.failed},
               {"seconds", r.seconds},
+              {"search_seconds", r.search_seconds},
+              {"build_seconds", r.build_seconds},
+              {"run_seconds", r.run_seconds},
               {"best_trace", r.best_trace_json.empty() ? json(nullptr) : json::parse(r.best_trace_json)},
               {"curve", curve}};
     if (!r.spec.name.empty()) t["name"] = r.spec.name;
