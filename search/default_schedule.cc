@@ -1,5 +1,9 @@
 #include "search/default_schedule.h"
 
+#include <memory>
+
+#include "search/rules/schedule_rule.h"
+
 namespace autotune::search {
 
 using namespace autotune::tir;
@@ -27,7 +31,81 @@ std::vector<int64_t> Fill(int64_t extent, const std::vector<int64_t>& caps_inner
   return t;
 }
 
+// Per-thread and per-block tiles of the output axes for a GPU, planned jointly: from the last
+// (contiguous) axis outward, the register tile takes up to kRegisterTile elements of the last axis
+// and a second level of up to 2 on the one before; then threads take up to kThreads in total; the
+// rest goes to blocks. Returns per axis [block, vthread, thread, inner, innermost].
+std::vector<std::vector<int64_t>> PlanGpuOutputTiles(const std::vector<int64_t>& extents) {
+  constexpr int64_t kRegisterTile = 8, kThreads = 128;
+  const size_t n = extents.size();
+  std::vector<std::vector<int64_t>> tiles(n, std::vector<int64_t>(5, 1));
+  std::vector<int64_t> rest = extents;
+  if (n >= 1) {
+    tiles[n - 1][4] = DivisorAtMost(rest[n - 1], kRegisterTile);
+    rest[n - 1] /= tiles[n - 1][4];
+  }
+  int64_t threads = 1;
+  for (size_t i = n; i-- > 0;) {
+    tiles[i][2] = DivisorAtMost(rest[i], kThreads / threads);
+    rest[i] /= tiles[i][2];
+    threads *= tiles[i][2];
+  }
+  // A second register level on the last axis that still has work left, for reuse of the other input.
+  for (size_t i = n; i-- > 0;) {
+    if (rest[i] > 1 && i + 1 < n) {
+      tiles[i][3] = DivisorAtMost(rest[i], 2);
+      rest[i] /= tiles[i][3];
+      break;
+    }
+  }
+  for (size_t i = 0; i < n; ++i) tiles[i][0] = rest[i];
+  return tiles;
+}
+
+// Split-K part count: the fewest parts that give about kPartialOutputs partial sums (enough parallel
+// work for a large GPU), keeping at least kMinPartLength of the reduction per part.
+int64_t PickPartCount(const std::vector<int64_t>& candidates, int64_t outputs, int64_t reduce_extent) {
+  constexpr int64_t kPartialOutputs = 256 * 1024, kMinPartLength = 16;
+  int64_t pick = -1;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (reduce_extent / candidates[i] < kMinPartLength) break;
+    pick = static_cast<int64_t>(i);
+    if (candidates[i] * outputs >= kPartialOutputs) break;
+  }
+  return std::max<int64_t>(pick, 0);
+}
+
 }  // namespace
+
+SketchDecisions DefaultDecisions(const Schedule& fresh, const SketchSpec& sketch) {
+  if (sketch.name != "cuda.split_k") return DefaultDecisions(sketch.target);
+  SketchDecisions d = DefaultDecisions(TargetKind::kCuda);
+  auto roles = FindSketchRoles(fresh.state());
+  if (!roles) return d;
+  const Stage& main = fresh.state().stages[fresh.state().FindStage(roles->main)];
+  std::vector<int64_t> extents;
+  int64_t outputs = 1, first_reduce = 0;
+  for (int id : main.root) {
+    if (main.iters[id].is_reduce) {
+      if (first_reduce == 0) first_reduce = main.iters[id].extent;
+    } else {
+      extents.push_back(main.iters[id].extent);
+      outputs *= main.iters[id].extent;
+    }
+  }
+  const auto plan = std::make_shared<std::vector<std::vector<int64_t>>>(PlanGpuOutputTiles(extents));
+  // The partial-sums stage's axes are [parts, the output axes...]: the parts all go to blocks.
+  d.tiles = [plan](const TileRequest& r) -> std::optional<std::vector<int64_t>> {
+    if (r.reduce) return Fill(r.extent, {1, r.axis == 0 ? 8 : 7}, r.levels);
+    if (r.axis == 0 || r.axis - 1 >= static_cast<int>(plan->size())) return Fill(r.extent, {}, r.levels);
+    return (*plan)[r.axis - 1];
+  };
+  d.split_k = [outputs, first_reduce](const std::vector<int64_t>& c) -> std::optional<int64_t> {
+    return PickPartCount(c, outputs, first_reduce);
+  };
+  d.combine_threads = [](const std::vector<int64_t>& c) -> std::optional<int64_t> { return c.size() > 2 ? 2 : 0; };
+  return d;
+}
 
 SketchDecisions DefaultDecisions(TargetKind target) {
   SketchDecisions d;
@@ -72,6 +150,18 @@ Result<Schedule> DefaultSchedule(const Workload& workload, TargetKind target) {
   Schedule sch(workload, target);
   if (auto r = ApplySketch(sch, *sketch, DefaultDecisions(target)); !r) return r.error();
   return sch;
+}
+
+std::vector<Schedule> DefaultSchedules(const Workload& workload, TargetKind target) {
+  std::vector<Schedule> out;
+  if (auto def = DefaultSchedule(workload, target)) out.push_back(std::move(*def));
+  const Schedule fresh(workload, target);
+  for (const SketchSpec* sketch : ApplicableSketches(fresh)) {
+    if (sketch == FirstSketch(target)) continue;
+    Schedule sch(workload, target);
+    if (ApplySketch(sch, *sketch, DefaultDecisions(fresh, *sketch))) out.push_back(std::move(sch));
+  }
+  return out;
 }
 
 Result<Schedule> RandomSchedule(const Workload& workload, TargetKind target, uint64_t seed) {

@@ -163,14 +163,12 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
     std::unordered_set<std::string> proposed = st.measured;
     if (!st.default_proposed) {
       st.default_proposed = true;
-      // The first batch of the task holds its default schedule, so the best is never slower than it.
-      auto def = DefaultSchedule(st.workload, target);
-      if (def) {
-        std::string hash = db::HashTraceJson(def->trace().ToJson().dump());
-        if (!proposed.count(hash)) {
-          proposed.insert(hash);
-          batch.push_back(Candidate{std::move(def).value(), std::move(hash), 0});
-        }
+      // The first batch of the task holds its default schedule, so the best is never slower than it,
+      // and the hand-picked schedule of every other sketch offered for the workload.
+      for (auto& def : DefaultSchedules(st.workload, target)) {
+        if (static_cast<int>(batch.size()) >= n) break;
+        std::string hash = db::HashTraceJson(def.trace().ToJson().dump());
+        if (proposed.insert(hash).second) batch.push_back(Candidate{std::move(def), std::move(hash), 0});
       }
     }
     if (static_cast<int>(batch.size()) < n) {

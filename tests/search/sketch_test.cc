@@ -1,0 +1,141 @@
+// Sketches and schedule rules: the table names only registered rules, which sketches are offered for
+// which workloads, errors of a bad sketch, and the hand-picked split-K schedule.
+#include "search/sketch.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "search/default_schedule.h"
+#include "search/rules/schedule_rule.h"
+#include "tir/analysis/gpu_validity.h"
+#include "tir/codegen/codegen_cuda.h"
+#include "tir/lower/lower.h"
+#include "tir/ops/operator.h"
+
+namespace autotune::search {
+namespace {
+
+using tir::TargetKind;
+
+const char* kLateConv = "N=1,C=512,H=7,W=7,K=512,R=3,S=3,stride=1,pad=1";
+
+tir::Workload Make(const std::string& op, const std::string& shape) {
+  auto w = tir::MakeWorkload(op, shape);
+  EXPECT_TRUE(w) << w.error().message;
+  return *w;
+}
+
+std::vector<std::string> Offered(const tir::Workload& w, TargetKind target) {
+  std::vector<std::string> names;
+  for (const SketchSpec* s : ApplicableSketches(tir::Schedule(w, target))) names.push_back(s->name);
+  return names;
+}
+
+bool HasInstruction(const tir::Schedule& sch, const std::string& kind) {
+  const nlohmann::json trace = sch.trace().ToJson();
+  for (const auto& inst : trace.at("instructions")) {
+    if (inst.at("kind") == kind) return true;
+  }
+  return false;
+}
+
+TEST(Sketches, TableNamesOnlyRegisteredRules) {
+  std::set<std::string> names;
+  for (const auto& s : BuiltinSketches()) {
+    EXPECT_TRUE(names.insert(s.name).second) << "duplicate sketch " << s.name;
+    EXPECT_FALSE(s.rules.empty()) << s.name;
+    for (const auto& r : s.rules) EXPECT_NE(FindScheduleRule(r), nullptr) << s.name << " names unknown rule " << r;
+  }
+  for (TargetKind t : {TargetKind::kCpu, TargetKind::kCuda}) {
+    bool any = false;
+    for (const auto& s : BuiltinSketches()) any = any || s.target == t;
+    EXPECT_TRUE(any) << tir::TargetKindName(t);
+  }
+  EXPECT_EQ(FindScheduleRule("no_such_rule"), nullptr);
+  EXPECT_EQ(ScheduleRuleNames().size(), 11u);
+}
+
+TEST(Sketches, SplitKIsOfferedForSmallOutputsWithLongReductionsOnly) {
+  EXPECT_EQ(Offered(Make("conv2d", kLateConv), TargetKind::kCuda),
+            (std::vector<std::string>{"cuda.tiled", "cuda.split_k"}));
+  EXPECT_EQ(Offered(Make("gemm", "M=4,N=64,K=4096"), TargetKind::kCuda),
+            (std::vector<std::string>{"cuda.tiled", "cuda.split_k"}));
+  // Many outputs: enough parallel work without partial sums.
+  EXPECT_EQ(Offered(Make("gemm", "M=1024,N=1024,K=1024"), TargetKind::kCuda),
+            (std::vector<std::string>{"cuda.tiled"}));
+  // A short reduction: nothing to split.
+  EXPECT_EQ(Offered(Make("gemm", "M=8,N=8,K=64"), TargetKind::kCuda), (std::vector<std::string>{"cuda.tiled"}));
+  // A prime reduction extent has no part count.
+  EXPECT_EQ(Offered(Make("gemm", "M=8,N=8,K=521"), TargetKind::kCuda), (std::vector<std::string>{"cuda.tiled"}));
+  EXPECT_EQ(Offered(Make("conv2d", kLateConv), TargetKind::kCpu), (std::vector<std::string>{"cpu.tiled"}));
+}
+
+TEST(Sketches, BadSketchesAreErrors) {
+  tir::Workload w = Make("gemm", "M=64,N=64,K=64");
+  tir::Schedule sch(w, TargetKind::kCuda);
+  auto r = ApplySketch(sch, SketchSpec{"mine", TargetKind::kCuda, {"cache_write_local", "no_such_rule"}}, {});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message, "sketch mine: no schedule rule named no_such_rule");
+  tir::Schedule cpu(w, TargetKind::kCpu);
+  auto other = ApplySketch(cpu, *FindSketch("cuda.tiled"), {});
+  ASSERT_FALSE(other);
+  EXPECT_NE(other.error().message.find("another target"), std::string::npos);
+  // Rules that need an earlier one say so.
+  tir::Schedule early(w, TargetKind::kCuda);
+  auto order = ApplySketch(early, SketchSpec{"backwards", TargetKind::kCuda, {"auto_unroll"}}, {});
+  ASSERT_FALSE(order);
+  EXPECT_NE(order.error().message.find("needs multi-level tiling first"), std::string::npos) << order.error().message;
+}
+
+TEST(Sketches, DefaultSchedulesCoverEveryOfferedSketch) {
+  tir::Workload conv = Make("conv2d", kLateConv);
+  auto defaults = DefaultSchedules(conv, TargetKind::kCuda);
+  ASSERT_EQ(defaults.size(), 2u);
+  auto first = DefaultSchedule(conv, TargetKind::kCuda);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(defaults[0].trace().ToJson(), first->trace().ToJson());
+  EXPECT_FALSE(HasInstruction(defaults[0], "rfactor"));
+  EXPECT_TRUE(HasInstruction(defaults[1], "rfactor"));
+  EXPECT_EQ(DefaultSchedules(conv, TargetKind::kCpu).size(), 1u);
+  EXPECT_EQ(DefaultSchedules(Make("gemm", "M=1024,N=1024,K=1024"), TargetKind::kCuda).size(), 1u);
+}
+
+TEST(Sketches, HandPickedSplitKOfTheLateConvolution) {
+  tir::Workload conv = Make("conv2d", kLateConv);
+  auto defaults = DefaultSchedules(conv, TargetKind::kCuda);
+  ASSERT_EQ(defaults.size(), 2u);
+  auto f = tir::Lower(defaults[1].state());
+  ASSERT_TRUE(f) << f.error().message;
+  auto usage = tir::CheckGpuValidity(*f);
+  ASSERT_TRUE(usage) << usage.error().message;
+  EXPECT_EQ(usage->kernels, 2);
+  auto m = tir::CodegenCuda(*f);
+  ASSERT_TRUE(m) << m.error().message;
+  ASSERT_EQ(m->kernels.size(), 2u);
+  // 16 parts of 32 channels (16 x 25088 = 401408 partial sums); per block 16 output channels x 7 rows
+  // of threads, each thread 2 channels x 7 columns; 16 x 16 blocks.
+  EXPECT_EQ(m->kernels[0].block[0], 112);
+  EXPECT_EQ(m->kernels[0].grid[0], 256);
+  ASSERT_EQ(m->workspace_bytes.size(), 1u);
+  EXPECT_EQ(m->workspace_bytes[0], 16 * 25088 * 4);
+  // The sum of the partials: one output element per thread, 256 threads.
+  EXPECT_EQ(m->kernels[1].block[0], 256);
+  EXPECT_EQ(m->kernels[1].grid[0], 98);
+}
+
+TEST(Sketches, RandomSchedulesDrawEveryOfferedSketch) {
+  tir::Workload conv = Make("conv2d", kLateConv);
+  int split = 0, plain = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    auto sch = RandomSchedule(conv, TargetKind::kCuda, seed);
+    if (!sch) continue;
+    (HasInstruction(*sch, "rfactor") ? split : plain)++;
+  }
+  EXPECT_GT(split, 5);
+  EXPECT_GT(plain, 5);
+}
+
+}  // namespace
+}  // namespace autotune::search
