@@ -1,8 +1,12 @@
 // multi_level_tiling_gpu: SSSRRSRS tiling of the stage that writes the accumulators out. Its spatial
 // loops are tiled at five levels [block, virtual thread, thread, inner, innermost (at most 16)] and
-// bound to blockIdx.x, vthread and threadIdx.x (each level fused over the axes); the accumulator is
+// bound to blockIdx.x, vthread and threadIdx.x (each level fused over the axes), except the leading
+// axes that go to blocks whole (split-K's parts: partial sums of different parts share no data, so
+// a block holding several would only multiply its shared memory); the accumulator is
 // computed per thread, its reduction loops tiled at three levels and ordered R R S R S so that the
 // outer reduction tile is where the shared copies are refilled.
+#include <fmt/format.h>
+
 #include "search/rules/builtin_rules.h"
 #include "search/rules/rule_util.h"
 
@@ -10,6 +14,9 @@ namespace autotune::search {
 namespace {
 
 constexpr int64_t kMaxInnermostSpatial = 16;
+// Reduction elements per axis and refill of the shared copies (middle x inner tile) in a sample.
+// Mutation may exceed it: the validity check judges those.
+constexpr int64_t kMaxReductionStep = 32;
 
 class MultiLevelTilingGpu final : public ScheduleRule {
  public:
@@ -24,7 +31,9 @@ class MultiLevelTilingGpu final : public ScheduleRule {
     const int ns = static_cast<int>(out_loops.size());
     std::vector<LoopRV> blocks, vthreads, threads, rests;
     std::vector<tir::IntRV> inner_factors;
-    for (int a = 0; a < ns; ++a) {
+    const int whole = std::min(ctx.block_only_axes, ns);
+    for (int a = 0; a < whole; ++a) blocks.push_back(out_loops[a]);
+    for (int a = whole; a < ns; ++a) {
       AT_TRY(extent, LoopExtent(sch, out_loops[a]));
       TileRequest req{false, a, ns, extent, 5, kMaxInnermostSpatial};
       AT_TRY(t, sch.SamplePerfectTile(out_loops[a], req.levels, req.max_innermost, d.tiles(req)));
@@ -51,8 +60,9 @@ class MultiLevelTilingGpu final : public ScheduleRule {
     AT_TRY_VOID(sch.ComputeAt(ctx.accumulator, tx));
     AT_TRY(ll, sch.GetLoops(ctx.accumulator));
     std::vector<LoopRV> s3, s4, r0, r1, r2;
-    for (int a = 0; a < ns; ++a) {
-      AT_TRY(parts, sch.Split(ll[a], {std::monostate{}, inner_factors[a]}));
+    std::vector<LoopRV> lorder(ll.begin(), ll.begin() + whole);  // extent 1 in a thread
+    for (int a = whole; a < ns; ++a) {
+      AT_TRY(parts, sch.Split(ll[a], {std::monostate{}, inner_factors[a - whole]}));
       s3.push_back(parts[0]);
       s4.push_back(parts[1]);
     }
@@ -61,12 +71,18 @@ class MultiLevelTilingGpu final : public ScheduleRule {
       AT_TRY(extent, LoopExtent(sch, ll[ns + r]));
       TileRequest req{true, r, nr, extent, 3, 0};
       AT_TRY(t, sch.SamplePerfectTile(ll[ns + r], req.levels, req.max_innermost, d.tiles(req)));
+      AT_TRY(middle, sch.Resolve(t[1]));
+      AT_TRY(inner, sch.Resolve(t[2]));
+      if (middle * inner > kMaxReductionStep) {
+        // Rejected before anything is lowered: most such samples overflow shared memory.
+        return MakeError(fmt::format("a reduction step of {} exceeds {}", middle * inner, kMaxReductionStep));
+      }
       AT_TRY(parts, sch.Split(ll[ns + r], {t[0], t[1], t[2]}));
       r0.push_back(parts[0]);
       r1.push_back(parts[1]);
       r2.push_back(parts[2]);
     }
-    std::vector<LoopRV> lorder = r0;
+    lorder.insert(lorder.end(), r0.begin(), r0.end());
     for (auto* group : {&r1, &s3, &r2, &s4}) lorder.insert(lorder.end(), group->begin(), group->end());
     AT_TRY_VOID(sch.Reorder(lorder));
     ctx.block_loop = bx;

@@ -35,6 +35,7 @@ struct SketchContext {
   SketchContext(const SketchDecisions& d, SketchRoles r) : decisions(d), roles(std::move(r)) {}
   const SketchDecisions& decisions;
   SketchRoles roles;
+  int block_only_axes = 0;               // leading spatial axes of roles.main tiled only at block level
   tir::StageRV main_stage;               // a handle to roles.main, once a rule has looked it up
   tir::StageRV accumulator;              // cuda: the stage that accumulates in registers (cache_write_local)
   std::vector<tir::StageRV> shared;      // shared-memory copies of the accumulator's inputs

@@ -69,6 +69,7 @@ class SplitK final : public ScheduleRule {
     AT_TRY(pid, sch.Resolve(partials));
     ctx.roles.combine = ctx.roles.main;
     ctx.roles.main = sch.state().stages[pid].name();
+    ctx.block_only_axes = 1;  // the parts
     return {};
   }
 };

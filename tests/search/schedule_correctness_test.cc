@@ -56,7 +56,8 @@ void CheckOperator(const std::string& op, const std::vector<Shape>& shapes, int 
     std::vector<std::string> names, cuda_names;
     for (TargetKind target : {TargetKind::kCpu, TargetKind::kCuda}) {
       const int per_shape = (randoms + static_cast<int>(shapes.size()) - 1) / static_cast<int>(shapes.size());
-      for (int k = -1; k < per_shape; ++k) {
+      // The default, then random schedules until per_shape were sampled (a sketch may reject a sample).
+      for (int k = -1, sampled = 0; sampled < per_shape && k < 10 * per_shape; ++k) {
         const uint64_t seed = 1000 * si + k + 1;
         const SketchSpec* sketch = target == TargetKind::kCuda ? FindSketch(cuda_sketch) : nullptr;
         auto sch = k < 0     ? DefaultSchedule(*w, target)
@@ -64,7 +65,9 @@ void CheckOperator(const std::string& op, const std::vector<Shape>& shapes, int 
                             : RandomSchedule(*w, target, seed);
         const std::string name = fmt::format("{} {} {}", w->CanonicalText(), tir::TargetKindName(target),
                                              k < 0 ? std::string("default") : fmt::format("seed {}", seed));
+        if (k >= 0 && !sch) continue;
         ASSERT_TRUE(sch) << name << ": " << sch.error().message;
+        sampled += k >= 0;
         auto f = tir::Lower(sch->state());
         ASSERT_TRUE(f) << name << ": " << f.error().message << "\n" << sch->trace().ToText();
         inputs.push_back(measure::BuildInput::FromFunc(*f));

@@ -297,7 +297,7 @@ TEST(CodegenCuda, DefaultAndRandomSchedulesOfEveryOperatorGenerate) {
     int randoms = 0;
     // The default schedule, then random ones until kRandoms could be sampled (the template may
     // reject a rare sample: that is the search's business, not codegen's).
-    for (int64_t seed = -1; randoms < kRandoms && seed < 2 * kRandoms; ++seed) {
+    for (int64_t seed = -1; randoms < kRandoms && seed < 5 * kRandoms; ++seed) {
       SCOPED_TRACE(fmt::format("{} {} {} seed {}", s.op, s.shape, s.epilogue, seed));
       auto sch = seed < 0 ? search::DefaultSchedule(*w, TargetKind::kCuda)
                           : search::RandomSchedule(*w, TargetKind::kCuda, static_cast<uint64_t>(1000 * si + seed));

@@ -209,8 +209,8 @@ TEST(GpuValidity, SharedMemoryHonorsStrides) {
 }
 
 TEST(GpuValidity, TooMuchSharedMemoryFromATemplateSchedule) {
-  // 256 x 256 block tiles with K steps of 128: 2 x 128 KB of shared memory.
-  PrimFunc f = TemplateGemm("M=512,N=512,K=256", {2, 1, 16, 1, 16}, {2, 128, 1});
+  // 1024 x 1024 block tiles with K steps of 32: 2 x 128 KB of shared memory.
+  PrimFunc f = TemplateGemm("M=1024,N=1024,K=256", {1, 2, 32, 1, 16}, {8, 32, 1});
   EXPECT_EQ(Reason(f), "262144 bytes of shared memory per block exceed the limit of 232448");
 }
 
