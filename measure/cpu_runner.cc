@@ -251,6 +251,7 @@ MeasureResult CpuRunner::RunOne(const tir::Workload& workload, const WorkloadDat
     return MeasureResult::Error(ErrorKind::kRunError, std::string("fork: ") + std::strerror(errno));
   }
   if (pid == 0) {
+    setpgid(0, 0);  // a Ctrl-C at the terminal is the parent's to handle (it finishes the batch)
     close(fds[0]);
     ChildMain(fds[1], args);
   }

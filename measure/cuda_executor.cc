@@ -578,6 +578,7 @@ Result<CudaDeviceInfo> CudaExecutor::Start() {
     return MakeError(std::string("fork: ") + std::strerror(errno));
   }
   if (pid == 0) {
+    setpgid(0, 0);  // a Ctrl-C at the terminal is the parent's to handle (it finishes the batch)
     close(sv[0]);
     ExecutorMain(sv[1], config_, parent);
   }

@@ -192,6 +192,9 @@ ProcessResult RunForked(const std::function<void(int fd)>& body, double timeout_
     return r;
   }
   if (pid == 0) {
+    // Its own process group: a Ctrl-C at the terminal is the parent's to handle (it finishes the
+    // work in flight), not a reason for this child to die mid-compile.
+    setpgid(0, 0);
     // A crash must end the child with its signal, quietly; and no orphan if the parent dies.
     for (int sig = 1; sig < NSIG; ++sig) {
       if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);

@@ -194,12 +194,15 @@ TEST(TuneCli, SigintStoresTheBatchWritesTheReportAndExits130) {
   std::vector<std::string> args = {AUTOTUNE_CLI, "tune",       "--op",         "gemm",        "--shape",
                                    "M=32,N=32,K=32", "--target", "cpu",          "--trials",    "100000",
                                    "--batch-size", "2",        "--population", "32",          "--repeats",
-                                   "1",            "--min-repeat-ms", "1",       "--warmup",    "0",
+                                   "2",            "--min-repeat-ms", "150",     "--warmup",    "0",
                                    "--threads",    "1",        "--db",         db_path,       "--json",
                                    report};
+  // Timing takes most of a round (2 x 150 ms per candidate), so the interrupt most likely lands while
+  // a runner child is timing a kernel.
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
+    setpgid(0, 0);  // its own process group, as a shell runs a job: Ctrl-C goes to the whole group
     FILE* f = std::freopen(log.c_str(), "w", stderr);
     if (!f) _exit(99);
     if (!std::freopen("/dev/null", "w", stdout)) _exit(99);
@@ -227,7 +230,9 @@ TEST(TuneCli, SigintStoresTheBatchWritesTheReportAndExits130) {
     waitpid(pid, nullptr, 0);
     FAIL() << "no batch within the time limit:\n" << ReadFile(log);
   }
-  ASSERT_EQ(kill(pid, SIGINT), 0);
+  // As a terminal's Ctrl-C: to every process of the group, the compiler and runner children included
+  // (they keep to their own groups, so the batch in flight completes).
+  ASSERT_EQ(kill(-pid, SIGINT), 0);
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFEXITED(status)) << "killed by a signal:\n" << ReadFile(log);
@@ -247,6 +252,9 @@ TEST(TuneCli, SigintStoresTheBatchWritesTheReportAndExits130) {
   auto stats = database->Stats();
   ASSERT_TRUE(stats);
   EXPECT_EQ(stats->records, trials) << "every measured batch, the one in flight included, is stored";
+  EXPECT_EQ(trials % 2, 0) << "batches of 2 are stored whole";
+  ASSERT_EQ(stats->targets.size(), 1u);
+  EXPECT_EQ(stats->targets[0].invalid, 0) << "no candidate was killed by the interrupt";
   EXPECT_GE(j["tasks"][0]["curve"].size(), 2u);
 }
 
