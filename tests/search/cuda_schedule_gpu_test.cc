@@ -1,4 +1,4 @@
-// On a GPU: the default CUDA schedule and 50 sampled ones of every operator, built by NVRTC and run
+// On a GPU: the default CUDA schedules (one per offered sketch) and 50 sampled ones of every operator, built by NVRTC and run
 // by the Driver API runner, give the answer of the naive reference kernel. Skips without a GPU.
 #include <gtest/gtest.h>
 
@@ -47,10 +47,17 @@ void CheckOnGpu(const std::vector<Case>& cases, int valid) {
     std::vector<measure::BuildInput> inputs;
     std::vector<std::string> names;
     int sampled = 0;
-    for (int k = -1; sampled < per_case && k < 100 * per_case; ++k) {
+    // The defaults of every offered sketch (k < 0), then samples (a sketch may reject one).
+    const std::vector<tir::Schedule> defaults = DefaultSchedules(*w, tir::TargetKind::kCuda);
+    ASSERT_FALSE(defaults.empty());
+    for (int k = -static_cast<int>(defaults.size()); sampled < per_case && k < 100 * per_case; ++k) {
       const uint64_t seed = 7000 + 1000 * ci + k;
-      auto sch = k < 0 ? DefaultSchedule(*w, tir::TargetKind::kCuda) : RandomSchedule(*w, tir::TargetKind::kCuda, seed);
-      ASSERT_TRUE(sch) << sch.error().message;
+      Result<tir::Schedule> sch = k < 0 ? Result<tir::Schedule>(defaults[defaults.size() + k])
+                                        : RandomSchedule(*w, tir::TargetKind::kCuda, seed);
+      if (!sch) {
+        ++rejected;
+        continue;
+      }
       auto f = tir::Lower(sch->state());
       ASSERT_TRUE(f) << f.error().message;
       if (auto ok = tir::CheckGpuValidity(*f); !ok) {
@@ -86,6 +93,14 @@ TEST(CudaScheduleGpu, Gemm) {
 
 TEST(CudaScheduleGpu, BatchMatmul) {
   CheckOnGpu({{"batch_matmul", "B=4,M=64,N=96,K=80", "relu"}, {"batch_matmul", "B=3,M=17,N=24,K=9", ""}}, 50);
+}
+
+// Small outputs with long reductions: half the samples are split-K (two kernels and a workspace).
+TEST(CudaScheduleGpu, SplitKShapes) {
+  CheckOnGpu({{"conv2d", "N=1,C=512,H=7,W=7,K=512,R=3,S=3,stride=1,pad=1", "bias,relu"},
+              {"gemm", "M=8,N=200,K=4096", ""},
+              {"batch_matmul", "B=2,M=16,N=64,K=1000", "relu"}},
+             40);
 }
 
 TEST(CudaScheduleGpu, Conv2d) {
