@@ -120,6 +120,8 @@ SketchDecisions DefaultDecisions(TargetKind target) {
     };
     d.unroll = [](const std::vector<int64_t>& c) -> std::optional<int64_t> { return c.size() > 3 ? 3 : 0; };
     d.vector = [](const std::vector<int64_t>& c) -> std::optional<int64_t> { return c.size() - 1; };
+    // Shared copies at the innermost outer reduction loop: the smallest copies.
+    d.compute_location = [](size_t count) -> std::optional<int64_t> { return static_cast<int64_t>(count) - 1; };
   } else {
     // Levels: spatial [parallel, outer, register block, vector]; reduce [outer, inner].
     d.tiles = [](const TileRequest& r) -> std::optional<std::vector<int64_t>> {

@@ -76,6 +76,13 @@ class TileSizeMutator final : public Mutator {
   }
 };
 
+// Uniform over the indices 0 .. count - 1 other than `current` (count >= 2).
+int64_t OtherIndex(int64_t count, int64_t current, Random& rng) {
+  int64_t next = rng.UniformInt(0, count - 2);
+  if (next >= current) ++next;
+  return next;
+}
+
 // Whether the value sampled by instruction `index` is an input of an instruction of kind `kind`.
 bool FeedsInstruction(const Trace& trace, size_t index, const std::string& kind) {
   const auto& insts = trace.instructions();
@@ -112,15 +119,32 @@ class CategoricalMutator final : public Mutator {
     const size_t index = eligible[rng.UniformInt(0, static_cast<int64_t>(eligible.size()) - 1)];
     const int64_t count = static_cast<int64_t>(insts[index].attrs["candidates"].size());
     const int64_t current = insts[index].decision.get<int64_t>();
-    // Uniform over the other candidates.
-    int64_t next = rng.UniformInt(0, count - 2);
-    if (next >= current) ++next;
-    return trace.WithDecision(index, next);
+    return trace.WithDecision(index, OtherIndex(count, current, rng));
   }
 
  private:
   std::string name_;
   std::string consumer_;
+};
+
+// Moves a stage to another of its candidate compute locations (a sample_compute_location decision).
+class ComputeLocationMutator final : public Mutator {
+ public:
+  std::string Name() const override { return "compute_location"; }
+  std::optional<Trace> Apply(const Trace& trace, Random& rng) const override {
+    const auto& insts = trace.instructions();
+    std::vector<size_t> eligible;
+    for (size_t i : trace.SamplingInstructions()) {
+      if (insts[i].kind == "sample_compute_location" && insts[i].decision.is_number_integer() &&
+          insts[i].inputs.size() >= 2) {
+        eligible.push_back(i);
+      }
+    }
+    if (eligible.empty()) return std::nullopt;
+    const size_t index = eligible[rng.UniformInt(0, static_cast<int64_t>(eligible.size()) - 1)];
+    return trace.WithDecision(index, OtherIndex(static_cast<int64_t>(insts[index].inputs.size()),
+                                                insts[index].decision.get<int64_t>(), rng));
+  }
 };
 
 }  // namespace
@@ -132,6 +156,7 @@ std::unique_ptr<Mutator> MakeUnrollMutator() {
 std::unique_ptr<Mutator> MakeVectorWidthMutator() {
   return std::make_unique<CategoricalMutator>("vector_width", "split");
 }
+std::unique_ptr<Mutator> MakeComputeLocationMutator() { return std::make_unique<ComputeLocationMutator>(); }
 
 void MutatorRegistry::Register(std::unique_ptr<Mutator> mutator, double weight) {
   AUTOTUNE_CHECK(mutator != nullptr, "a registered mutator must not be null");
@@ -165,9 +190,10 @@ std::optional<Trace> MutatorRegistry::Mutate(const Trace& trace, Random& rng, st
 
 void RegisterBuiltinMutators(MutatorRegistry& registry) {
   // The order is that of the weighted draw: changing it changes the candidates of a seed.
-  registry.Register(MakeTileSizeMutator(), 0.8);
+  registry.Register(MakeTileSizeMutator(), 0.75);
   registry.Register(MakeUnrollMutator(), 0.1);
   registry.Register(MakeVectorWidthMutator(), 0.1);
+  registry.Register(MakeComputeLocationMutator(), 0.05);
 }
 
 const MutatorRegistry& BuiltinMutators() {

@@ -31,9 +31,11 @@ std::unique_ptr<Mutator> MakeTileSizeMutator();
 // Picks another candidate of the sample_categorical that sets the auto-unroll depth (the one whose
 // value feeds annotate_unroll).
 std::unique_ptr<Mutator> MakeUnrollMutator();
-// Picks another candidate of a sample_categorical that sets a vector width (one whose value is a
-// split factor: the cooperative loads' width in the cuda template).
+// Picks another candidate of a sample_categorical whose value is a split factor: the cooperative
+// loads' width on cuda, and also split-K's part count and the combine kernel's threads.
 std::unique_ptr<Mutator> MakeVectorWidthMutator();
+// Picks another candidate loop of a sample_compute_location (where a shared copy is computed).
+std::unique_ptr<Mutator> MakeComputeLocationMutator();
 
 // The mutators in use, each with a non-negative weight (its share of the mutations).
 class MutatorRegistry {
@@ -54,8 +56,8 @@ class MutatorRegistry {
   std::vector<Entry> entries_;
 };
 
-// Tile sizes 0.8, unroll 0.1, vector width 0.1 (MetaSchedule's cuda defaults are 0.9 tile size and 0.08
-// unroll: the tiles decide the data reuse, so most mutations go there).
+// Tile sizes 0.75, unroll 0.1, vector width 0.1, compute location 0.05 (MetaSchedule's cuda defaults
+// are 0.9 tile size and 0.08 unroll: the tiles decide the data reuse, so most mutations go there).
 void RegisterBuiltinMutators(MutatorRegistry& registry);
 // The registry with the built-ins (built on first use by RegisterBuiltinMutators).
 const MutatorRegistry& BuiltinMutators();

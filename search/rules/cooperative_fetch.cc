@@ -1,5 +1,5 @@
-// cooperative_fetch (cuda): each shared copy is refilled at the outer reduction tile by all the
-// block's threads together, each loading `width` consecutive elements per step (1, 2 or 4: float2
+// cooperative_fetch (cuda): each shared copy is refilled at one of the outer reduction loops (a
+// sampled compute location; by default the innermost of them) by all the block's threads together, each loading `width` consecutive elements per step (1, 2 or 4: float2
 // and float4 loads where aligned).
 #include "search/rules/builtin_rules.h"
 #include "search/rules/rule_util.h"
@@ -16,7 +16,10 @@ class CooperativeFetch final : public ScheduleRule {
   Result<void> Apply(tir::Schedule& sch, SketchContext& ctx) const override {
     if (!ctx.tiled) return MakeError("cooperative_fetch needs multi-level tiling first");
     for (const auto& copy : ctx.shared) {
-      AT_TRY_VOID(sch.ComputeAt(copy, ctx.reduce_outer));
+      // At one of the outer reduction loops: further out, a larger copy refilled less often.
+      AT_TRY(at, sch.SampleComputeLocation(ctx.reduce_outer_loops,
+                                           ctx.decisions.compute_location(ctx.reduce_outer_loops.size())));
+      AT_TRY_VOID(sch.ComputeAt(copy, at));
       AT_TRY(loops, sch.GetLoops(copy));
       AT_TRY(fused, FuseIfMany(sch, loops));
       AT_TRY(width, SampleChoice(sch, {1, 2, 4}, ctx.decisions.vector));

@@ -7,16 +7,99 @@
 // outer reduction tile is where the shared copies are refilled.
 #include <fmt/format.h>
 
+#include <array>
+
 #include "search/rules/builtin_rules.h"
 #include "search/rules/rule_util.h"
+#include "tir/analysis/gpu_validity.h"
+#include "tir/support/perfect_tile.h"
 
 namespace autotune::search {
 namespace {
 
 constexpr int64_t kMaxInnermostSpatial = 16;
+// Limits of every CUDA GPU: threads per block, and accumulators a thread can keep in its 255 registers.
+constexpr int64_t kMaxThreadsPerBlock = tir::GpuLimits{}.max_threads_per_block;
+constexpr int64_t kMaxOutputsPerThread = 256;
+// Redraws of a sample that breaks one of the limits above (cheap: no primitive runs for them).
+constexpr int kJointDraws = 256;
 // Reduction elements per axis and refill of the shared copies (middle x inner tile) in a sample.
 // Mutation may exceed it: the validity check judges those.
 constexpr int64_t kMaxReductionStep = 32;
+
+// Registers a thread may use when a block has `threads` threads (the GPU validity check's budget).
+int64_t RegisterBudget(int64_t threads) {
+  const tir::GpuLimits limits;
+  const int64_t warps = (threads + 31) / 32;
+  return std::min(limits.max_registers_per_thread, limits.max_registers_per_block / (32 * warps));
+}
+
+// Threads per block and accumulators per thread of spatial tiles [block, vthread, thread, inner, innermost].
+std::pair<int64_t, int64_t> ThreadsAndAccumulators(const std::vector<std::vector<int64_t>>& tiles) {
+  int64_t threads = 1, accumulators = 1;
+  for (const auto& t : tiles) {
+    threads *= t[2];
+    accumulators *= t[1] * t[3] * t[4];
+  }
+  return {threads, accumulators};
+}
+
+// The spatial tiles of out_loops[whole..]: the decider's where it decides; the others drawn together
+// and redrawn (up to kJointDraws times) until the block has at most kMaxThreadsPerBlock threads and a
+// thread at most kMaxOutputsPerThread accumulators within its register budget. Drawn axis by axis,
+// most prime factors of a large extent land in the per-thread levels (1024 = 2^10 over five levels:
+// about 2^6 per axis per thread), which no GPU can hold: 1 in 300 gemm 1024^3 samples was valid, 299 in
+// 300 are now; among the valid ones the joint draw keeps the per-axis distribution.
+Result<std::vector<std::vector<int64_t>>> SpatialTiles(tir::Schedule& sch, const std::vector<tir::LoopRV>& loops,
+                                                       int whole, const SketchDecisions& d) {
+  const int ns = static_cast<int>(loops.size());
+  std::vector<std::vector<int64_t>> tiles(ns - whole);
+  std::vector<std::optional<std::vector<int64_t>>> decided(ns - whole);
+  std::vector<int64_t> extents(ns - whole);
+  for (int a = whole; a < ns; ++a) {
+    AT_TRY(extent, LoopExtent(sch, loops[a]));
+    extents[a - whole] = extent;
+    decided[a - whole] = d.tiles(TileRequest{false, a, ns, extent, 5, kMaxInnermostSpatial});
+  }
+  for (int draw = 0; draw < kJointDraws; ++draw) {
+    for (size_t i = 0; i < tiles.size(); ++i) {
+      tiles[i] = decided[i] ? *decided[i] : tir::RandomPerfectTile(sch.rng(), extents[i], 5, kMaxInnermostSpatial);
+    }
+    const auto [threads, accumulators] = ThreadsAndAccumulators(tiles);
+    if (threads <= kMaxThreadsPerBlock && accumulators <= kMaxOutputsPerThread &&
+        accumulators + tir::kRegisterOverhead <= RegisterBudget(threads)) {
+      return tiles;
+    }
+    bool any_random = false;
+    for (const auto& x : decided) any_random = any_random || !x;
+    if (!any_random) return tiles;  // decided tiles are taken as given (tests probe the validity check so)
+  }
+  const auto [threads, accumulators] = ThreadsAndAccumulators(tiles);
+  // Rejected before anything is lowered: the validity check would refuse these anyway.
+  if (threads > kMaxThreadsPerBlock) {
+    return MakeError(fmt::format("{} threads per block exceed {}", threads, kMaxThreadsPerBlock));
+  }
+  return MakeError(fmt::format("{} accumulators per thread exceed {}", accumulators, kMaxOutputsPerThread));
+}
+
+// Reduction tiles [outer, middle, inner] of one axis: the decider's, or drawn (redrawn up to
+// kJointDraws times) until the step middle x inner is at most kMaxReductionStep.
+Result<std::vector<int64_t>> ReductionTiles(tir::Schedule& sch, const TileRequest& req, const SketchDecisions& d) {
+  std::vector<int64_t> t;
+  if (auto decided = d.tiles(req)) {
+    return *decided;  // taken as given
+  } else {
+    for (int draw = 0; draw < kJointDraws; ++draw) {
+      t = tir::RandomPerfectTile(sch.rng(), req.extent, req.levels, req.max_innermost);
+      if (t[1] * t[2] <= kMaxReductionStep) break;
+    }
+  }
+  if (t.size() == 3 && t[1] * t[2] > kMaxReductionStep) {
+    // Rejected before anything is lowered: most such samples overflow shared memory.
+    return MakeError(fmt::format("a reduction step of {} exceeds {}", t[1] * t[2], kMaxReductionStep));
+  }
+  return t;
+}
 
 class MultiLevelTilingGpu final : public ScheduleRule {
  public:
@@ -33,10 +116,9 @@ class MultiLevelTilingGpu final : public ScheduleRule {
     std::vector<tir::IntRV> inner_factors;
     const int whole = std::min(ctx.block_only_axes, ns);
     for (int a = 0; a < whole; ++a) blocks.push_back(out_loops[a]);
+    AT_TRY(spatial, SpatialTiles(sch, out_loops, whole, d));
     for (int a = whole; a < ns; ++a) {
-      AT_TRY(extent, LoopExtent(sch, out_loops[a]));
-      TileRequest req{false, a, ns, extent, 5, kMaxInnermostSpatial};
-      AT_TRY(t, sch.SamplePerfectTile(out_loops[a], req.levels, req.max_innermost, d.tiles(req)));
+      AT_TRY(t, sch.SamplePerfectTile(out_loops[a], 5, kMaxInnermostSpatial, spatial[a - whole]));
       AT_TRY(parts, sch.Split(out_loops[a], {t[0], t[1], t[2], std::monostate{}}));
       blocks.push_back(parts[0]);
       vthreads.push_back(parts[1]);
@@ -69,14 +151,8 @@ class MultiLevelTilingGpu final : public ScheduleRule {
     const int nr = static_cast<int>(ll.size()) - ns;
     for (int r = 0; r < nr; ++r) {
       AT_TRY(extent, LoopExtent(sch, ll[ns + r]));
-      TileRequest req{true, r, nr, extent, 3, 0};
-      AT_TRY(t, sch.SamplePerfectTile(ll[ns + r], req.levels, req.max_innermost, d.tiles(req)));
-      AT_TRY(middle, sch.Resolve(t[1]));
-      AT_TRY(inner, sch.Resolve(t[2]));
-      if (middle * inner > kMaxReductionStep) {
-        // Rejected before anything is lowered: most such samples overflow shared memory.
-        return MakeError(fmt::format("a reduction step of {} exceeds {}", middle * inner, kMaxReductionStep));
-      }
+      AT_TRY(tiles, ReductionTiles(sch, TileRequest{true, r, nr, extent, 3, 0}, d));
+      AT_TRY(t, sch.SamplePerfectTile(ll[ns + r], 3, 0, tiles));
       AT_TRY(parts, sch.Split(ll[ns + r], {t[0], t[1], t[2]}));
       r0.push_back(parts[0]);
       r1.push_back(parts[1]);
@@ -88,7 +164,7 @@ class MultiLevelTilingGpu final : public ScheduleRule {
     ctx.block_loop = bx;
     ctx.thread_loop = tx;
     if (r0.empty()) return MakeError("the tiled stage has no reduction loop");
-    ctx.reduce_outer = r0.back();
+    ctx.reduce_outer_loops = r0;
     ctx.tiled = true;
     return {};
   }

@@ -87,6 +87,9 @@ class Schedule {
                                                std::optional<std::vector<int64_t>> decision = std::nullopt);
   Result<IntRV> SampleCategorical(const std::vector<int64_t>& candidates, const std::vector<double>& probs,
                                   std::optional<int64_t> decision = std::nullopt);
+  // One of the candidate loops (uniformly), as a new handle: where to compute a stage.
+  Result<LoopRV> SampleComputeLocation(const std::vector<LoopRV>& candidates,
+                                       std::optional<int64_t> decision = std::nullopt);
 
   Random& rng() { return rng_; }
 

@@ -27,6 +27,7 @@ InstructionKind StorageAlignInstruction();
 InstructionKind RFactorInstruction();
 InstructionKind SamplePerfectTileInstruction();
 InstructionKind SampleCategoricalInstruction();
+InstructionKind SampleComputeLocationInstruction();
 
 // True when some loop of another stage is attached to (stage, iter): such a loop cannot be split,
 // fused or moved without moving the attached stages' loop nest too.

@@ -36,6 +36,7 @@ void RegisterBuiltinInstructions(InstructionRegistry& r) {
   r.Register(RFactorInstruction());
   r.Register(SamplePerfectTileInstruction());
   r.Register(SampleCategoricalInstruction());
+  r.Register(SampleComputeLocationInstruction());
 }
 
 }  // namespace autotune::tir

@@ -4,22 +4,11 @@
 
 #include "tir/schedule/primitives/primitives.h"
 #include "tir/schedule/primitives/replay_util.h"
+#include "tir/support/perfect_tile.h"
 
 namespace autotune::tir {
 
 namespace {
-
-std::vector<int64_t> PrimeFactors(int64_t n) {
-  std::vector<int64_t> out;
-  for (int64_t p = 2; p * p <= n; ++p) {
-    while (n % p == 0) {
-      out.push_back(p);
-      n /= p;
-    }
-  }
-  if (n > 1) out.push_back(n);
-  return out;
-}
 
 Result<void> CheckTiles(const std::vector<int64_t>& tiles, int n, int64_t extent, int64_t max_innermost) {
   if (static_cast<int>(tiles.size()) != n) return MakeError(fmt::format("a tiling decision needs {} sizes", n));
@@ -47,20 +36,7 @@ Result<std::vector<IntRV>> Schedule::SamplePerfectTile(LoopRV loop, int n, int64
   if (decision) {
     tiles = *decision;
   } else {
-    const auto primes = PrimeFactors(extent);
-    for (int attempt = 0; attempt < 64; ++attempt) {
-      tiles.assign(n, 1);
-      for (int64_t p : primes) tiles[rng_.UniformInt(0, n - 1)] *= p;
-      if (max_innermost <= 0 || tiles.back() <= max_innermost) break;
-    }
-    // Still too large: move factors of the innermost level outward until it fits.
-    if (max_innermost > 0) {
-      for (int64_t p : PrimeFactors(tiles.back())) {
-        if (tiles.back() <= max_innermost) break;
-        tiles.back() /= p;
-        tiles[0] *= p;
-      }
-    }
+    tiles = RandomPerfectTile(rng_, extent, n, max_innermost);
   }
   if (auto ok = CheckTiles(tiles, n, extent, max_innermost); !ok) return ok.error();
   std::vector<IntRV> out;
