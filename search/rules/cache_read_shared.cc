@@ -7,12 +7,9 @@
 namespace autotune::search {
 namespace {
 
-class CacheReadShared final : public ScheduleRule {
+class CacheReadShared final : public CudaRule {
  public:
   std::string_view Name() const override { return "cache_read_shared"; }
-  bool AppliesTo(const tir::Schedule& fresh, const SketchRoles&) const override {
-    return fresh.target() == tir::TargetKind::kCuda;
-  }
   Result<void> Apply(tir::Schedule& sch, SketchContext& ctx) const override {
     AT_TRY(acc, sch.Resolve(ctx.accumulator));
     for (const tir::BufferNode* b : tir::te::ReadBuffers(sch.state().stages[acc].op->body)) {

@@ -5,12 +5,9 @@
 namespace autotune::search {
 namespace {
 
-class CacheWriteLocal final : public ScheduleRule {
+class CacheWriteLocal final : public CudaRule {
  public:
   std::string_view Name() const override { return "cache_write_local"; }
-  bool AppliesTo(const tir::Schedule& fresh, const SketchRoles&) const override {
-    return fresh.target() == tir::TargetKind::kCuda;
-  }
   Result<void> Apply(tir::Schedule& sch, SketchContext& ctx) const override {
     AT_TRY(stage, sch.GetStage(ctx.roles.main));
     AT_TRY(local, sch.CacheWrite(stage, tir::Scope::kLocal));

@@ -7,12 +7,9 @@
 namespace autotune::search {
 namespace {
 
-class CombinePartials final : public ScheduleRule {
+class CombinePartials final : public CudaRule {
  public:
   std::string_view Name() const override { return "combine_partials"; }
-  bool AppliesTo(const tir::Schedule& fresh, const SketchRoles&) const override {
-    return fresh.target() == tir::TargetKind::kCuda;
-  }
   Result<void> Apply(tir::Schedule& sch, SketchContext& ctx) const override {
     if (ctx.roles.combine.empty()) return MakeError("combine_partials needs split_k first");
     AT_TRY(combine, sch.GetStage(ctx.roles.combine));

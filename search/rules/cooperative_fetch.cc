@@ -7,12 +7,9 @@
 namespace autotune::search {
 namespace {
 
-class CooperativeFetch final : public ScheduleRule {
+class CooperativeFetch final : public CudaRule {
  public:
   std::string_view Name() const override { return "cooperative_fetch"; }
-  bool AppliesTo(const tir::Schedule& fresh, const SketchRoles&) const override {
-    return fresh.target() == tir::TargetKind::kCuda;
-  }
   Result<void> Apply(tir::Schedule& sch, SketchContext& ctx) const override {
     if (!ctx.tiled) return MakeError("cooperative_fetch needs multi-level tiling first");
     for (const auto& copy : ctx.shared) {

@@ -5,12 +5,9 @@
 namespace autotune::search {
 namespace {
 
-class EpilogueAtOuterTile final : public ScheduleRule {
+class EpilogueAtOuterTile final : public CpuRule {
  public:
   std::string_view Name() const override { return "epilogue_at_outer_tile"; }
-  bool AppliesTo(const tir::Schedule& fresh, const SketchRoles&) const override {
-    return fresh.target() == tir::TargetKind::kCpu;
-  }
   Result<void> Apply(tir::Schedule& sch, SketchContext& ctx) const override {
     if (ctx.roles.epilogue.empty()) return {};
     if (!ctx.tiled) return MakeError("epilogue_at_outer_tile needs multi-level tiling first");

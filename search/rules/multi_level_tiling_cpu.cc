@@ -9,12 +9,9 @@ namespace {
 
 constexpr int64_t kMaxVectorLoop = 64;
 
-class MultiLevelTilingCpu final : public ScheduleRule {
+class MultiLevelTilingCpu final : public CpuRule {
  public:
   std::string_view Name() const override { return "multi_level_tiling_cpu"; }
-  bool AppliesTo(const tir::Schedule& fresh, const SketchRoles&) const override {
-    return fresh.target() == tir::TargetKind::kCpu;
-  }
   Result<void> Apply(tir::Schedule& sch, SketchContext& ctx) const override {
     using tir::LoopRV;
     AT_TRY(stage, sch.GetStage(ctx.roles.main));

@@ -101,12 +101,9 @@ Result<std::vector<int64_t>> ReductionTiles(tir::Schedule& sch, const TileReques
   return t;
 }
 
-class MultiLevelTilingGpu final : public ScheduleRule {
+class MultiLevelTilingGpu final : public CudaRule {
  public:
   std::string_view Name() const override { return "multi_level_tiling_gpu"; }
-  bool AppliesTo(const tir::Schedule& fresh, const SketchRoles&) const override {
-    return fresh.target() == tir::TargetKind::kCuda;
-  }
   Result<void> Apply(tir::Schedule& sch, SketchContext& ctx) const override {
     using tir::LoopRV;
     const SketchDecisions& d = ctx.decisions;

@@ -60,6 +60,15 @@ class ScheduleRule {
   virtual Result<void> Apply(tir::Schedule& sch, SketchContext& ctx) const = 0;
 };
 
+// A rule that applies to one target only.
+template <tir::TargetKind kTarget>
+class RuleFor : public ScheduleRule {
+ public:
+  bool AppliesTo(const tir::Schedule& fresh, const SketchRoles&) const override { return fresh.target() == kTarget; }
+};
+using CudaRule = RuleFor<tir::TargetKind::kCuda>;
+using CpuRule = RuleFor<tir::TargetKind::kCpu>;
+
 // The built-in rule of this name, or null.
 const ScheduleRule* FindScheduleRule(std::string_view name);
 // Every built-in rule's name, in registration order.

@@ -51,6 +51,13 @@ Result<T> Attr(const Instruction& inst, const char* name) {
   }
 }
 
+// The integer decision of a sampling instruction (nullopt: none recorded, sample afresh).
+inline Result<std::optional<int64_t>> IntDecision(const Instruction& inst) {
+  if (inst.decision.is_null()) return std::optional<int64_t>{};
+  if (!inst.decision.is_number_integer()) return MakeError("decision must be an integer");
+  return std::optional<int64_t>{inst.decision.get<int64_t>()};
+}
+
 inline Result<void> CheckOutputs(const Instruction& inst, size_t n) {
   if (inst.outputs.size() != n) return MakeError(fmt::format("expected {} outputs, the trace names {}", n, inst.outputs.size()));
   return {};

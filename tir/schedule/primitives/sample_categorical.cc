@@ -27,12 +27,9 @@ InstructionKind SampleCategoricalInstruction() {
             auto probs = replay::Attr<std::vector<double>>(inst, "probs");
             if (!candidates) return candidates.error();
             if (!probs) return probs.error();
-            std::optional<int64_t> decision;
-            if (!inst.decision.is_null()) {
-              if (!inst.decision.is_number_integer()) return MakeError("decision must be an integer");
-              decision = inst.decision.get<int64_t>();
-            }
-            auto out = sch.SampleCategorical(*candidates, *probs, decision);
+            auto decision = replay::IntDecision(inst);
+            if (!decision) return decision.error();
+            auto out = sch.SampleCategorical(*candidates, *probs, *decision);
             if (!out) return out.error();
             return replay::BindAll(env.ints, inst, std::vector<IntRV>{*out});
           }};

@@ -34,12 +34,9 @@ InstructionKind SampleComputeLocationInstruction() {
               if (!l) return l.error();
               candidates.push_back(*l);
             }
-            std::optional<int64_t> decision;
-            if (!inst.decision.is_null()) {
-              if (!inst.decision.is_number_integer()) return MakeError("decision must be an integer");
-              decision = inst.decision.get<int64_t>();
-            }
-            auto out = sch.SampleComputeLocation(candidates, decision);
+            auto decision = replay::IntDecision(inst);
+            if (!decision) return decision.error();
+            auto out = sch.SampleComputeLocation(candidates, *decision);
             if (!out) return out.error();
             return replay::BindAll(env.loops, inst, std::vector<LoopRV>{*out});
           }};
