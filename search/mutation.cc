@@ -1,8 +1,10 @@
 #include "search/mutation.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "tir/check.h"
+#include "tir/support/perfect_tile.h"
 
 namespace autotune::search {
 
@@ -12,13 +14,8 @@ using tir::Trace;
 namespace {
 
 std::vector<int64_t> DistinctPrimeFactors(int64_t n) {
-  std::vector<int64_t> out;
-  for (int64_t p = 2; p * p <= n; ++p) {
-    if (n % p != 0) continue;
-    out.push_back(p);
-    while (n % p == 0) n /= p;
-  }
-  if (n > 1) out.push_back(n);
+  std::vector<int64_t> out = tir::PrimeFactors(n);  // smallest first, with repetition
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
