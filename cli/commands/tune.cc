@@ -27,6 +27,7 @@
 #include "measure/cuda_runner.h"
 #include "measure/nvrtc_builder.h"
 #include "measure/nvrtc_compiler.h"
+#include "costmodel/xgboost_model.h"
 #include "search/cost_model.h"
 #include "search/measure_record.h"
 #include "search/networks.h"
@@ -52,6 +53,7 @@ struct TuneOptions {
   int batch_size = 64;
   int population = 0;  // 0: EvolutionConfig's default
   std::string db_file = "autotune.db";
+  std::string cost_model = "random";
   uint64_t seed = 1;
   std::string json_file;
   std::string out_dir;
@@ -304,12 +306,19 @@ CommandRun AddTuneCommand(CLI::App& app) {
   cmd->add_option("--batch-size", o->batch_size, "measurements per round")->check(CLI::Range(1, 100000))->capture_default_str();
   cmd->add_option("--population", o->population, "candidates per generation of the evolutionary search")
       ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--cost-model", o->cost_model,
+                  "random, or xgboost (cuda only for now: learned from this job's measurements, random "
+                  "until 64 are valid)")
+      ->capture_default_str();
   cmd->add_option("--db", o->db_file, "tuning database (created if missing)")->capture_default_str();
   cmd->add_option("--seed", o->seed, "seed of the search")->capture_default_str();
   cmd->add_option("--json", o->json_file, "write a JSON report to this file ('-' for stdout)");
   cmd->add_option("--out", o->out_dir, "write the best kernel of every task to this directory");
   AddMeasureOptions(*cmd, o->config);
   return [o]() {
+    if (o->cost_model != "xgboost" && o->cost_model != "random") {
+      throw UserError{fmt::format("unknown cost model '{}' (expected xgboost or random)", o->cost_model)};
+    }
     if (o->target != "cpu" && o->target != "cuda" && o->target != "auto") {
       throw UserError{fmt::format("unknown target '{}' (expected cpu, cuda or auto)", o->target)};
     }
@@ -322,7 +331,19 @@ CommandRun AddTuneCommand(CLI::App& app) {
 
     auto builder = MakeBuilder(target.kind, o->config);
     auto runner = MakeRunner(target.kind, o->config);
-    auto model = search::MakeRandomCostModel(o->seed);
+    std::unique_ptr<search::CostModel> model;
+    if (o->cost_model == "xgboost" && target.kind == tir::TargetKind::kCpu) {
+      // XGBoost starts OpenMP threads in this process; the cpu runner forks children that run OpenMP
+      // kernels, and libgomp does not survive a fork after its threads exist (the children hang).
+      throw UserError{"--cost-model xgboost is not supported on the cpu target yet (use random)"};
+    }
+    if (o->cost_model == "xgboost") {
+      costmodel::XGBoostConfig xc;
+      xc.seed = o->seed;
+      model = std::make_unique<costmodel::XGBoostCostModel>(xc);
+    } else {
+      model = search::MakeRandomCostModel(o->seed);
+    }
     search::TuneConfig tc;
     tc.target = target.kind;
     tc.target_info = target.info;
