@@ -3,7 +3,6 @@
 #include <xgboost/c_api.h>
 
 #include <algorithm>
-#include <atomic>
 #include <limits>
 #include <thread>
 
@@ -11,6 +10,7 @@
 
 #include "costmodel/program_features.h"
 #include "tir/lower/lower.h"
+#include "tir/support/parallel_for.h"
 
 namespace autotune::costmodel {
 namespace {
@@ -85,15 +85,8 @@ std::vector<double> XGBoostCostModel::Predict(const tir::Workload& workload,
   if (!booster_) return RandomScores(candidates.size());
   // Lowering for the features is the cost: spread it over the cores (each candidate is independent).
   std::vector<std::vector<float>> all(candidates.size());
-  const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 64);
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i = next.fetch_add(1); i < candidates.size(); i = next.fetch_add(1)) all[i] = FeaturesOf(*candidates[i]);
-  };
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < std::min(threads, candidates.size()); ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
+  tir::ParallelFor(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), candidates.size(),
+                   [&](size_t i) { all[i] = FeaturesOf(*candidates[i]); });
   std::vector<std::vector<float>> rows;
   std::vector<size_t> which;  // rows[k] is candidates[which[k]]
   for (size_t i = 0; i < candidates.size(); ++i) {

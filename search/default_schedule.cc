@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "search/rules/rule_util.h"
 #include "search/rules/schedule_rule.h"
 
 namespace autotune::search {
@@ -83,17 +84,9 @@ SketchDecisions DefaultDecisions(const Schedule& fresh, const SketchSpec& sketch
   auto roles = FindSketchRoles(fresh.state());
   if (!roles) return d;
   const Stage& main = fresh.state().stages[fresh.state().FindStage(roles->main)];
-  std::vector<int64_t> extents;
-  int64_t outputs = 1, first_reduce = 0;
-  for (int id : main.root) {
-    if (main.iters[id].is_reduce) {
-      if (first_reduce == 0) first_reduce = main.iters[id].extent;
-    } else {
-      extents.push_back(main.iters[id].extent);
-      outputs *= main.iters[id].extent;
-    }
-  }
-  const auto plan = std::make_shared<std::vector<std::vector<int64_t>>>(PlanGpuOutputTiles(extents));
+  const StageShape shape = ShapeOf(main);
+  const int64_t outputs = shape.outputs, first_reduce = shape.first_reduce;
+  const auto plan = std::make_shared<std::vector<std::vector<int64_t>>>(PlanGpuOutputTiles(shape.spatial));
   // The partial-sums stage's axes are [parts, the output axes...]: the parts all go to blocks.
   d.tiles = [plan](const TileRequest& r) -> std::optional<std::vector<int64_t>> {
     if (r.reduce) return Fill(r.extent, {1, r.axis == 0 ? 8 : 7}, r.levels);

@@ -1,15 +1,11 @@
 #include "search/evolutionary_search.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstddef>
-#include <exception>
 #include <functional>
 #include <limits>
-#include <mutex>
 #include <optional>
-#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -20,6 +16,7 @@
 #include "tir/analysis/gpu_validity.h"
 #include "tir/check.h"
 #include "tir/lower/lower.h"
+#include "tir/support/parallel_for.h"
 
 namespace autotune::search {
 
@@ -40,39 +37,6 @@ int ThreadCount(int configured) {
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-// Runs fn(0) .. fn(n - 1) on up to `threads` threads, the calling one included, and returns when all
-// have run. Which thread runs which index is unspecified: fn must be pure apart from writing its own
-// output slot. The first exception fn throws is rethrown here once every thread has joined.
-void ParallelFor(int threads, size_t n, const std::function<void(size_t)>& fn) {
-  const size_t workers = std::min(n, static_cast<size_t>(std::max(1, threads)));
-  if (workers <= 1) {
-    for (size_t i = 0; i < n; ++i) fn(i);
-    return;
-  }
-  std::atomic<size_t> next{0};
-  std::mutex mu;
-  std::exception_ptr error;
-  auto work = [&] {
-    try {
-      for (size_t i = next.fetch_add(1); i < n; i = next.fetch_add(1)) fn(i);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(mu);
-      if (!error) error = std::current_exception();
-    }
-  };
-  std::vector<std::thread> helpers;
-  helpers.reserve(workers - 1);
-  for (size_t t = 1; t < workers; ++t) {
-    try {
-      helpers.emplace_back(work);
-    } catch (const std::system_error&) {
-      break;  // no more threads to be had: the ones running (at least this one) do the rest
-    }
-  }
-  work();
-  for (auto& t : helpers) t.join();
-  if (error) std::rethrow_exception(error);
-}
 
 // Candidates handled per parallel step: enough to keep every thread busy, and only a few per thread
 // beyond what is still needed, since those past the point where a one-at-a-time loop would have
@@ -127,7 +91,7 @@ class Pool {
       const std::string& h = proposals[i].hash;
       if (!h.empty() && !Seen(h) && firsts.insert(h).second) to_replay.push_back(i);
     }
-    ParallelFor(threads_, to_replay.size(), [&](size_t j) {
+    tir::ParallelFor(threads_, to_replay.size(), [&](size_t j) {
       const size_t i = to_replay[j];
       out[i] = Prepare(tir::Schedule::Replay(workload_, target_, proposals[i].trace));
     });
@@ -153,7 +117,7 @@ class Pool {
   std::vector<Prepared> PrepareSamples(const std::vector<uint64_t>& seeds,
                                        const std::function<bool(const std::string&)>& known) const {
     std::vector<Prepared> out(seeds.size());
-    ParallelFor(threads_, seeds.size(),
+    tir::ParallelFor(threads_, seeds.size(),
                 [&](size_t i) { out[i] = Prepare(RandomSchedule(workload_, target_, seeds[i])); });
     std::unordered_set<std::string> sim;  // membership only
     std::vector<size_t> to_check;
@@ -249,7 +213,7 @@ class Pool {
 
   // Checks out[i] for each i of `which` in parallel.
   void Check(std::vector<Prepared>& out, const std::vector<size_t>& which) const {
-    ParallelFor(threads_, which.size(), [&](size_t j) {
+    tir::ParallelFor(threads_, which.size(), [&](size_t j) {
       Prepared& p = out[which[j]];
       p.valid = Valid(*p.schedule);
     });

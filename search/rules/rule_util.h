@@ -8,6 +8,27 @@
 
 namespace autotune::search {
 
+// The root extents of a stage: its output axes, their product, the reduction's product and the
+// outermost reduction axis (0 without a reduction).
+struct StageShape {
+  std::vector<int64_t> spatial;
+  int64_t outputs = 1, reduction = 1, first_reduce = 0;
+};
+inline StageShape ShapeOf(const tir::Stage& st) {
+  StageShape s;
+  for (int id : st.root) {
+    const tir::Iter& it = st.iters[id];
+    if (it.is_reduce) {
+      if (s.first_reduce == 0) s.first_reduce = it.extent;
+      s.reduction *= it.extent;
+    } else {
+      s.spatial.push_back(it.extent);
+      s.outputs *= it.extent;
+    }
+  }
+  return s;
+}
+
 // The loops fused into one, or the loop itself when there is one.
 inline Result<tir::LoopRV> FuseIfMany(tir::Schedule& sch, const std::vector<tir::LoopRV>& loops) {
   if (loops.size() == 1) return loops[0];

@@ -17,24 +17,6 @@ constexpr int64_t kMaxOutputs = 64 * 1024;
 constexpr int64_t kMinReduction = 256;
 constexpr int64_t kMaxParts = 64;
 
-struct Extents {
-  int64_t outputs = 1, reduction = 1, first_reduce = 0;
-};
-
-Extents StageExtents(const tir::Stage& st) {
-  Extents e;
-  for (size_t i = 0; i < st.root.size(); ++i) {
-    const tir::Iter& it = st.iters[st.root[i]];
-    if (it.is_reduce) {
-      if (e.first_reduce == 0) e.first_reduce = it.extent;
-      e.reduction *= it.extent;
-    } else {
-      e.outputs *= it.extent;
-    }
-  }
-  return e;
-}
-
 // Part counts: the divisors of the outermost reduction extent in [2, kMaxParts].
 std::vector<int64_t> PartCounts(int64_t extent) {
   std::vector<int64_t> out;
@@ -51,7 +33,7 @@ class SplitK final : public ScheduleRule {
     if (fresh.target() != tir::TargetKind::kCuda) return false;
     const int id = fresh.state().FindStage(roles.main);
     if (id < 0) return false;
-    const Extents e = StageExtents(fresh.state().stages[id]);
+    const StageShape e = ShapeOf(fresh.state().stages[id]);
     return e.outputs <= kMaxOutputs && e.reduction >= kMinReduction && !PartCounts(e.first_reduce).empty();
   }
   Result<void> Apply(tir::Schedule& sch, SketchContext& ctx) const override {
