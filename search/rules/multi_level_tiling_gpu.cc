@@ -159,7 +159,6 @@ class MultiLevelTilingGpu final : public CudaRule {
     for (auto* group : {&r1, &s3, &r2, &s4}) lorder.insert(lorder.end(), group->begin(), group->end());
     AT_TRY_VOID(sch.Reorder(lorder));
     ctx.block_loop = bx;
-    ctx.thread_loop = tx;
     if (r0.empty()) return MakeError("the tiled stage has no reduction loop");
     ctx.reduce_outer_loops = r0;
     ctx.tiled = true;

@@ -40,7 +40,6 @@ struct SketchContext {
   tir::StageRV accumulator;              // cuda: the stage that accumulates in registers (cache_write_local)
   std::vector<tir::StageRV> shared;      // shared-memory copies of the accumulator's inputs
   tir::LoopRV block_loop;                // the tiled stage's outermost loop (blockIdx on cuda, parallel on cpu)
-  tir::LoopRV thread_loop;               // cuda: the fused threadIdx loop
   std::vector<tir::LoopRV> reduce_outer_loops;  // cuda: the accumulator's outer reduction loops (R of R R S R S)
   std::vector<tir::IntRV> thread_factors;  // cuda: threads per spatial axis (cooperative loads use them)
   bool tiled = false;                    // multi-level tiling has run (the loops above are set)
