@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "tir/result.h"
+
 namespace autotune::cli {
 
 inline constexpr int kExitUsage = 2;
@@ -11,5 +13,15 @@ inline constexpr int kExitUsage = 2;
 struct UserError {
   std::string message;
 };
+
+// The value of `r`, or its error as a UserError.
+template <class T>
+T Check(Result<T> r) {
+  if (!r) throw UserError{r.error().message};
+  return std::move(r).value();
+}
+inline void Check(Result<void> r) {
+  if (!r) throw UserError{r.error().message};
+}
 
 }  // namespace autotune::cli

@@ -4,10 +4,17 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <initializer_list>
+#include <string>
 
 namespace autotune::cli {
 
 using CommandRun = std::function<int()>;
+using AddCommandFn = CommandRun (*)(CLI::App&);
+
+// A command made of subcommands (`autotune db stats`, `autotune model train`): exactly one is required.
+CommandRun AddCommandGroup(CLI::App& app, const std::string& name, const std::string& description,
+                           std::initializer_list<AddCommandFn> subcommands);
 
 CommandRun AddOpsCommand(CLI::App& app);
 CommandRun AddShowCommand(CLI::App& app);
@@ -16,5 +23,6 @@ CommandRun AddTargetsCommand(CLI::App& app);
 CommandRun AddDbCommand(CLI::App& app);
 CommandRun AddLookupCommand(CLI::App& app);
 CommandRun AddTuneCommand(CLI::App& app);
+CommandRun AddModelCommand(CLI::App& app);
 
 }  // namespace autotune::cli

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "costmodel/access_features.h"
+#include "tir/check.h"
 #include "tir/functor.h"
 
 namespace autotune::costmodel {
@@ -20,21 +22,40 @@ class Counter : public IRVisitor {
     const int64_t* n = AsConstInt(op->extent);
     const double extent = n ? static_cast<double>(*n) : 1.0;
     Visit(op->extent);
-    if (op->tag >= ThreadTag::kBlockIdxX && op->tag <= ThreadTag::kBlockIdxZ) {
+    // Saved before this loop multiplies them in, so that sibling kernels and sibling thread loops do
+    // not compound (version 1 saved them after, which multiplied the grids of consecutive kernels).
+    const double saved = weight_, saved_blocks = block_product_, saved_threads = thread_product_;
+    // The outermost block-bound loop of a nest is one kernel launch.
+    const bool kernel_root = IsBlockTag(op->tag) && !in_kernel_;
+    if (kernel_root) {
+      in_kernel_ = true;
+      kernel_threads_ = kernel_warp_lanes_ = 0;
+      c.kernels += 1;
+    }
+    if (IsBlockTag(op->tag)) {
       block_product_ *= extent;
       c.grid = std::max(c.grid, block_product_);
-    } else if (op->tag >= ThreadTag::kThreadIdxX && op->tag <= ThreadTag::kThreadIdxZ) {
+    } else if (IsThreadTag(op->tag)) {
       thread_product_ *= extent;
       c.threads_per_block = std::max(c.threads_per_block, thread_product_);
     }
+    if (in_kernel_) {
+      // Warps are whole: a block of 49 threads occupies 64 lanes.
+      kernel_threads_ = std::max(kernel_threads_, block_product_ * thread_product_);
+      kernel_warp_lanes_ = std::max(kernel_warp_lanes_, block_product_ * 32 * std::ceil(thread_product_ / 32));
+    }
     if (op->for_kind == ForKind::kUnrolled) c.unrolled_iterations += weight_ * extent;
     if (op->for_kind == ForKind::kVectorized) c.vectorized_lanes += weight_ * extent;
-    const double saved = weight_, saved_blocks = block_product_, saved_threads = thread_product_;
     weight_ *= extent;
     Visit(op->body);
     weight_ = saved;
     block_product_ = saved_blocks;
     thread_product_ = saved_threads;
+    if (kernel_root) {
+      in_kernel_ = false;
+      c.total_threads += kernel_threads_;
+      c.warp_lanes += kernel_warp_lanes_;
+    }
   }
 
   void Visit_(const BinaryNode* op) override {
@@ -85,6 +106,7 @@ class Counter : public IRVisitor {
     const double bytes = elements * BytesOf(op->buffer->dtype);
     if (op->buffer->scope == Scope::kShared) c.shared_bytes += bytes;
     if (op->buffer->scope == Scope::kLocal) c.local_bytes += bytes;
+    if (op->buffer->scope == Scope::kGlobal) c.workspace_bytes += bytes;
     VisitFields(op);
   }
 
@@ -101,6 +123,8 @@ class Counter : public IRVisitor {
   }
 
   double weight_ = 1, block_product_ = 1, thread_product_ = 1;
+  bool in_kernel_ = false;
+  double kernel_threads_ = 0, kernel_warp_lanes_ = 0;
 };
 
 float Log2p(double x) { return static_cast<float>(std::log2(1.0 + std::max(0.0, x))); }
@@ -110,32 +134,77 @@ float Log2p(double x) { return static_cast<float>(std::log2(1.0 + std::max(0.0, 
 ProgramCounts CountProgram(const PrimFunc& lowered) {
   Counter counter;
   if (lowered.body) counter.Visit(lowered.body);
-  return counter.c;
+  ProgramCounts c = counter.c;
+  if (c.kernels == 0) {  // a host program (cpu): one call of one thread
+    c.kernels = 1;
+    c.total_threads = 1;
+  }
+  return c;
 }
 
 const std::vector<std::string>& FeatureNames() {
-  static const std::vector<std::string> names = {
-      "float_add",      "float_mul",        "float_div",        "float_min_max",     "float_compare",
-      "int_arith",      "int_compare",      "selects",          "calls",             "casts",
-      "global_loads",   "shared_loads",     "local_loads",      "global_stores",     "shared_stores",
-      "local_stores",   "global_bytes",     "barriers",         "grid",              "threads_per_block",
-      "unrolled_iterations", "vectorized_lanes", "shared_bytes", "local_bytes",     "arithmetic_intensity",
-  };
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n = {
+        // version 1: program totals
+        "float_add", "float_mul", "float_div", "float_min_max", "float_compare", "int_arith", "int_compare",
+        "selects", "calls", "casts", "global_loads", "shared_loads", "local_loads", "global_stores",
+        "shared_stores", "local_stores", "global_bytes", "barriers", "grid", "threads_per_block",
+        "unrolled_iterations", "vectorized_lanes", "shared_bytes", "local_bytes", "arithmetic_intensity",
+        // launch
+        "kernels", "total_threads", "warp_lane_utilization", "workspace_bytes"};
+    // per scope and direction, in the order ExtractFeatures appends them
+    for (const char* scope : {"global", "shared", "local"}) {
+      for (const char* dir : {"load", "store"}) {
+        for (const char* what : {"bytes", "unique_bytes", "reuse", "stride"}) {
+          n.push_back(std::string(scope) + "_" + dir + "_" + what);
+        }
+      }
+    }
+    for (const char* name : {"global_load_sectors_per_request", "global_store_sectors_per_request",
+                             "global_load_sector_efficiency", "global_store_sector_efficiency", "global_sectors",
+                             "shared_load_bank_conflict", "shared_store_bank_conflict"}) {
+      n.push_back(name);
+    }
+    return n;
+  }();
   return names;
 }
 
 std::vector<float> ExtractFeatures(const PrimFunc& lowered) {
   const ProgramCounts c = CountProgram(lowered);
+  const AccessFeatures a = AnalyzeAccesses(lowered);
   const double flops = c.float_add + c.float_mul + c.float_div + c.float_min_max;
-  return {Log2p(c.float_add),        Log2p(c.float_mul),          Log2p(c.float_div),
-          Log2p(c.float_min_max),    Log2p(c.float_compare),      Log2p(c.int_arith),
-          Log2p(c.int_compare),      Log2p(c.selects),            Log2p(c.calls),
-          Log2p(c.casts),            Log2p(c.global_loads),       Log2p(c.shared_loads),
-          Log2p(c.local_loads),      Log2p(c.global_stores),      Log2p(c.shared_stores),
-          Log2p(c.local_stores),     Log2p(c.global_bytes),       Log2p(c.barriers),
-          Log2p(c.grid),             Log2p(c.threads_per_block),  Log2p(c.unrolled_iterations),
-          Log2p(c.vectorized_lanes), Log2p(c.shared_bytes),       Log2p(c.local_bytes),
-          Log2p(flops / (c.global_bytes + 1.0))};
+  auto plain = [](double x) { return static_cast<float>(std::max(0.0, x)); };
+  std::vector<float> v = {
+      Log2p(c.float_add),        Log2p(c.float_mul),          Log2p(c.float_div),
+      Log2p(c.float_min_max),    Log2p(c.float_compare),      Log2p(c.int_arith),
+      Log2p(c.int_compare),      Log2p(c.selects),            Log2p(c.calls),
+      Log2p(c.casts),            Log2p(c.global_loads),       Log2p(c.shared_loads),
+      Log2p(c.local_loads),      Log2p(c.global_stores),      Log2p(c.shared_stores),
+      Log2p(c.local_stores),     Log2p(c.global_bytes),       Log2p(c.barriers),
+      Log2p(c.grid),             Log2p(c.threads_per_block),  Log2p(c.unrolled_iterations),
+      Log2p(c.vectorized_lanes), Log2p(c.shared_bytes),       Log2p(c.local_bytes),
+      Log2p(flops / (c.global_bytes + 1.0)),
+      Log2p(c.kernels),          Log2p(c.total_threads),      plain(c.warp_lanes > 0 ? c.total_threads / c.warp_lanes : 1.0),
+      Log2p(c.workspace_bytes)};
+  v.reserve(FeatureNames().size());
+  for (const auto& scope : a.group) {
+    for (const AccessGroup& g : scope) {
+      v.push_back(Log2p(g.bytes));
+      v.push_back(Log2p(g.unique_bytes));
+      v.push_back(plain(g.Reuse()));
+      v.push_back(plain(g.log_stride.Get()));
+    }
+  }
+  for (double x : {a.sectors_per_request[0].Get(), a.sectors_per_request[1].Get(), a.sector_efficiency[0].Get(),
+                   a.sector_efficiency[1].Get()}) {
+    v.push_back(plain(x));
+  }
+  v.push_back(Log2p(a.global_sectors));
+  v.push_back(plain(a.bank_conflict[0].Get()));
+  v.push_back(plain(a.bank_conflict[1].Get()));
+  AUTOTUNE_CHECK(v.size() == FeatureNames().size(), "feature values and names differ in length");
+  return v;
 }
 
 }  // namespace autotune::costmodel

@@ -1,10 +1,19 @@
 // Program features of a lowered candidate (the same lowering that feeds code generation), as one
-// fixed-length, named, versioned vector for the cost model. This first version (kFeatureVersion)
-// aggregates over the whole program: every count is weighted by the trip counts of the loops around
-// it (thread-bound loops included, so counts are totals over the launch), then log2(1 + x)
-// compressed; the loop structure (grid, threads, unrolled and vectorized work) and allocation sizes
-// are added as they are. Per-store and per-buffer access features (reuse, strides, coalescing, bank
-// conflicts) are the next version.
+// fixed-length, named, versioned vector for the cost model. Every count is weighted by the trip
+// counts of the loops around it (thread-bound loops included, so counts are totals over the launch).
+// Counts, bytes and sizes are log2(1 + x) compressed; averages and ratios are plain values.
+//
+// The vector, in order (FeatureNames() has one name per entry):
+//   - program totals (version 1): arithmetic by kind, loads and stores per scope, global bytes,
+//     barriers, grid and threads per block (largest kernel), unrolled and vectorized work, shared and
+//     local allocation sizes, arithmetic intensity;
+//   - launch: kernels, total threads (blocks x threads per block, summed over kernels), the fraction
+//     of the launched warp lanes that hold a thread, global workspace bytes;
+//   - per scope (global, shared, local) and direction (load, store): bytes moved, unique bytes,
+//     reuse (bytes / unique bytes), mean log2(1 + stride) of the innermost dependent loop
+//     (access_features.h defines them);
+//   - global coalescing: sectors per warp request and sector efficiency for loads and for stores,
+//     total sectors; shared memory: bank-conflict degree of loads and of stores.
 #pragma once
 
 #include <string>
@@ -16,7 +25,9 @@ namespace autotune::costmodel {
 
 // Changes whenever a feature is added, removed or computed differently: a model is only usable with
 // the version it was trained with.
-inline constexpr const char* kFeatureVersion = "v1-program-25";
+// v2: per-scope access features, coalescing, bank conflicts and launch shape appended to v1's 25;
+// grid no longer multiplies the grids of consecutive kernels (a v1 bug, seen with split-K).
+inline constexpr const char* kFeatureVersion = "v2-access-60";
 
 // Raw totals of one lowered program (before the log compression).
 struct ProgramCounts {
@@ -29,6 +40,10 @@ struct ProgramCounts {
   double grid = 1, threads_per_block = 1;  // largest over the kernels
   double unrolled_iterations = 0, vectorized_lanes = 0;
   double shared_bytes = 0, local_bytes = 0;  // allocated, per block / per thread
+  double workspace_bytes = 0;                // global allocations (e.g. split-K partial sums)
+  // Launch shape: kernels (a program without block-bound loops is one), threads summed over them,
+  // and the warp lanes those threads occupy (blocks x threads rounded up to whole warps).
+  double kernels = 0, total_threads = 0, warp_lanes = 0;
 };
 
 ProgramCounts CountProgram(const tir::PrimFunc& lowered);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 #include <thread>
 
 #include <fmt/format.h>
@@ -17,6 +18,8 @@ namespace {
 
 Error XgbError(const char* what) { return MakeError(fmt::format("XGBoost {}: {}", what, XGBGetLastError())); }
 
+BoosterHandle AsBooster(void* p) { return static_cast<BoosterHandle>(p); }
+
 // A dense float matrix as an XGBoost DMatrix, freed on scope exit.
 class Matrix {
  public:
@@ -26,17 +29,24 @@ class Matrix {
   }
   Matrix(const Matrix&) = delete;
   Matrix& operator=(const Matrix&) = delete;
-  Result<void> Fill(const std::vector<std::vector<float>>& rows) {
+  // rows[order[0]], rows[order[1]], ... (all rows in their order when `order` is empty).
+  Result<void> Fill(const std::vector<std::vector<float>>& rows, const std::vector<size_t>& order = {}) {
     const size_t cols = FeatureNames().size();
+    const size_t n = order.empty() ? rows.size() : order.size();
     std::vector<float> flat;
-    flat.reserve(rows.size() * cols);
-    for (const auto& r : rows) {
+    flat.reserve(n * cols);
+    for (size_t i = 0; i < n; ++i) {
+      const auto& r = rows[order.empty() ? i : order[i]];
       if (r.size() != cols) return MakeError(fmt::format("a feature row has {} values, not {}", r.size(), cols));
       flat.insert(flat.end(), r.begin(), r.end());
     }
-    if (XGDMatrixCreateFromMat(flat.data(), rows.size(), cols, std::numeric_limits<float>::quiet_NaN(), &handle_) != 0) {
+    if (XGDMatrixCreateFromMat(flat.data(), n, cols, std::numeric_limits<float>::quiet_NaN(), &handle_) != 0) {
       return XgbError("DMatrix");
     }
+    return {};
+  }
+  Result<void> SetFloats(const char* field, const std::vector<float>& values) {
+    if (XGDMatrixSetFloatInfo(handle_, field, values.data(), values.size()) != 0) return XgbError(field);
     return {};
   }
   DMatrixHandle get() const { return handle_; }
@@ -45,29 +55,86 @@ class Matrix {
   DMatrixHandle handle_ = nullptr;
 };
 
-// The features of a candidate, or nullopt-like empty when it does not lower.
+// A booster's raw scores (margins) for the matrix's rows.
+Result<std::vector<float>> Margins(void* booster, const Matrix& m, size_t n) {
+  bst_ulong len = 0;
+  const float* out = nullptr;
+  if (XGBoosterPredict(AsBooster(booster), m.get(), /*option_mask=output margin*/ 1, 0, 0, &len, &out) != 0) {
+    return XgbError("prediction");
+  }
+  if (len != n) return MakeError(fmt::format("XGBoost predicted {} values for {} rows", len, n));
+  return std::vector<float>(out, out + len);
+}
+
+// Scores of `booster` for the rows, on top of `base`'s when there is one.
+Result<std::vector<float>> Scores(void* booster, void* base, const std::vector<std::vector<float>>& rows,
+                                  const std::vector<size_t>& order = {}) {
+  Matrix m;
+  AT_TRY_VOID(m.Fill(rows, order));
+  const size_t n = order.empty() ? rows.size() : order.size();
+  if (base == nullptr) return Margins(booster, m, n);
+  AT_TRY(base_margin, Margins(base, m, n));
+  if (booster == nullptr) return base_margin;
+  AT_TRY_VOID(m.SetFloats("base_margin", base_margin));
+  return Margins(booster, m, n);
+}
+
+// The features of a candidate, or empty when it does not lower.
 std::vector<float> FeaturesOf(const tir::Schedule& sch) {
   auto f = tir::Lower(sch.state());
   if (!f) return {};
   return ExtractFeatures(*f);
 }
 
-// label = best latency of the row's workload / its latency.
-std::vector<float> NormalizedThroughput(const std::vector<double>& latencies, const std::vector<std::string>& keys) {
+// label = best latency of the row's group / its latency.
+std::vector<float> NormalizedThroughput(const std::vector<double>& latencies, const std::vector<std::string>& groups) {
   std::map<std::string, double> best;
   for (size_t i = 0; i < latencies.size(); ++i) {
-    auto [it, fresh] = best.emplace(keys[i], latencies[i]);
+    auto [it, fresh] = best.emplace(groups[i], latencies[i]);
     if (!fresh) it->second = std::min(it->second, latencies[i]);
   }
   std::vector<float> labels(latencies.size());
-  for (size_t i = 0; i < latencies.size(); ++i) labels[i] = static_cast<float>(best[keys[i]] / latencies[i]);
+  for (size_t i = 0; i < latencies.size(); ++i) labels[i] = static_cast<float>(best[groups[i]] / latencies[i]);
   return labels;
+}
+
+constexpr const char* kAttrFeatures = "autotune_feature_version";
+constexpr const char* kAttrObjective = "autotune_objective";
+constexpr const char* kAttrTarget = "autotune_target";
+constexpr const char* kAttrRecords = "autotune_records";
+
+std::string Attr(BoosterHandle b, const char* key) {
+  const char* out = nullptr;
+  int found = 0;
+  if (XGBoosterGetAttr(b, key, &out, &found) != 0 || !found || out == nullptr) return "";
+  return out;
 }
 
 }  // namespace
 
+const char* ObjectiveName(Objective o) {
+  switch (o) {
+    case Objective::kRegression: return "regression";
+    case Objective::kWeightedRegression: return "weighted-regression";
+    case Objective::kPairwise: return "pairwise";
+  }
+  return "?";
+}
+
+std::optional<Objective> ParseObjective(const std::string& name) {
+  for (auto o : {Objective::kRegression, Objective::kWeightedRegression, Objective::kPairwise}) {
+    if (name == ObjectiveName(o)) return o;
+  }
+  return std::nullopt;
+}
+
 XGBoostCostModel::XGBoostCostModel(XGBoostConfig config)
-    : config_(config), rng_(config.seed) {}
+    : config_(std::move(config)), rng_(config_.seed) {}
+
+XGBoostCostModel::~XGBoostCostModel() {
+  if (booster_) XGBoosterFree(AsBooster(booster_));
+  if (base_) XGBoosterFree(AsBooster(base_));
+}
 
 std::vector<double> XGBoostCostModel::RandomScores(size_t n) {
   std::vector<double> out(n);
@@ -75,14 +142,10 @@ std::vector<double> XGBoostCostModel::RandomScores(size_t n) {
   return out;
 }
 
-XGBoostCostModel::~XGBoostCostModel() {
-  if (booster_) XGBoosterFree(static_cast<BoosterHandle>(booster_));
-}
-
 std::vector<double> XGBoostCostModel::Predict(const tir::Workload& workload,
                                               const std::vector<const tir::Schedule*>& candidates) {
   (void)workload;  // the features say everything the model uses
-  if (!booster_) return RandomScores(candidates.size());
+  if (!trained()) return RandomScores(candidates.size());
   // Lowering for the features is the cost: spread it over the cores (each candidate is independent).
   std::vector<std::vector<float>> all(candidates.size());
   tir::ParallelFor(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), candidates.size(),
@@ -94,6 +157,7 @@ std::vector<double> XGBoostCostModel::Predict(const tir::Workload& workload,
     rows.push_back(std::move(all[i]));
     which.push_back(i);
   }
+  // A candidate that does not lower cannot be measured: it ranks last.
   std::vector<double> scores(candidates.size(), -std::numeric_limits<double>::infinity());
   const std::vector<double> predicted = PredictRows(rows);
   for (size_t k = 0; k < which.size() && k < predicted.size(); ++k) scores[which[k]] = predicted[k];
@@ -102,16 +166,11 @@ std::vector<double> XGBoostCostModel::Predict(const tir::Workload& workload,
 
 std::vector<double> XGBoostCostModel::PredictRows(const std::vector<std::vector<float>>& rows) {
   if (rows.empty()) return {};
-  if (!booster_) return RandomScores(rows.size());
-  Matrix m;
-  if (!m.Fill(rows)) return std::vector<double>(rows.size(), 0.0);
-  bst_ulong len = 0;
-  const float* out = nullptr;
-  if (XGBoosterPredict(static_cast<BoosterHandle>(booster_), m.get(), 0, 0, 0, &len, &out) != 0 ||
-      len != rows.size()) {
-    return std::vector<double>(rows.size(), 0.0);
-  }
-  return std::vector<double>(out, out + len);
+  if (!trained()) return RandomScores(rows.size());
+  auto scores = Scores(booster_, base_, rows);
+  // A failing prediction (never expected: the rows are well-formed) must not stop the search.
+  if (!scores) return RandomScores(rows.size());
+  return std::vector<double>(scores->begin(), scores->end());
 }
 
 void XGBoostCostModel::Update(const tir::Workload& workload, const std::vector<const tir::Schedule*>& candidates,
@@ -124,58 +183,84 @@ void XGBoostCostModel::Update(const tir::Workload& workload, const std::vector<c
     if (f.empty()) continue;
     rows_.push_back(std::move(f));
     latencies_.push_back(r.median_ms);
-    keys_.push_back(key);
+    groups_.push_back(key);
   }
-  labels_ = NormalizedThroughput(latencies_, keys_);
-  const size_t n = labels_.size();
+  const size_t n = rows_.size();
   const size_t warm = static_cast<size_t>(std::max(1, config_.warmup_records));
   const size_t enough_new = std::max<size_t>(warm / 4, trained_on_ / 4);
   if (n >= warm && n >= trained_on_ + enough_new) (void)Retrain();
 }
 
 Result<void> XGBoostCostModel::Train(const std::vector<std::vector<float>>& rows,
-                                     const std::vector<double>& latencies_ms,
-                                     const std::vector<std::string>& workload_keys) {
-  if (rows.size() != latencies_ms.size() || rows.size() != workload_keys.size()) {
-    return MakeError("training data: rows, latencies and workload keys differ in number");
+                                     const std::vector<double>& latencies_ms, const std::vector<std::string>& groups) {
+  if (rows.size() != latencies_ms.size() || rows.size() != groups.size()) {
+    return MakeError("training data: rows, latencies and groups differ in number");
   }
   rows_ = rows;
   latencies_ = latencies_ms;
-  keys_ = workload_keys;
-  labels_ = NormalizedThroughput(latencies_, keys_);
+  groups_ = groups;
   return Retrain();
 }
 
 Result<void> XGBoostCostModel::Retrain() {
   if (rows_.empty()) return MakeError("no valid records to train on");
+  // Rows of one group together: the pairwise objective takes groups as consecutive runs of rows.
+  std::vector<size_t> order(rows_.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return groups_[a] < groups_[b]; });
+  const std::vector<float> all_labels = NormalizedThroughput(latencies_, groups_);
+  std::vector<float> labels;
+  std::vector<unsigned> group_sizes;
+  for (size_t k = 0; k < order.size(); ++k) {
+    labels.push_back(all_labels[order[k]]);
+    if (k == 0 || groups_[order[k]] != groups_[order[k - 1]]) group_sizes.push_back(0);
+    ++group_sizes.back();
+  }
+
   Matrix m;
-  if (auto r = m.Fill(rows_); !r) return r;
-  if (XGDMatrixSetFloatInfo(m.get(), "label", labels_.data(), labels_.size()) != 0) return XgbError("labels");
+  AT_TRY_VOID(m.Fill(rows_, order));
+  AT_TRY_VOID(m.SetFloats("label", labels));
+  if (config_.objective == Objective::kWeightedRegression) AT_TRY_VOID(m.SetFloats("weight", labels));
+  if (config_.objective == Objective::kPairwise &&
+      XGDMatrixSetUIntInfo(m.get(), "group", group_sizes.data(), group_sizes.size()) != 0) {
+    return XgbError("groups");
+  }
+  if (base_) {
+    AT_TRY(base_margin, Margins(base_, m, order.size()));
+    AT_TRY_VOID(m.SetFloats("base_margin", base_margin));
+  }
+
   BoosterHandle b = nullptr;
   DMatrixHandle dm = m.get();
   if (XGBoosterCreate(&dm, 1, &b) != 0) return XgbError("booster");
-  const std::vector<std::pair<std::string, std::string>> params = {
-      {"objective", "reg:squarederror"},
+  auto fail = [&](const char* what) {
+    Error e = XgbError(what);
+    XGBoosterFree(b);
+    return e;
+  };
+  std::vector<std::pair<std::string, std::string>> params = {
+      {"objective", config_.objective == Objective::kPairwise ? "rank:pairwise" : "reg:squarederror"},
       {"tree_method", "hist"},
       {"max_depth", std::to_string(config_.max_depth)},
       {"eta", fmt::format("{}", config_.learning_rate)},
       {"seed", std::to_string(config_.seed)},
       {"verbosity", "0"},
   };
+  if (config_.threads > 0) params.emplace_back("nthread", std::to_string(config_.threads));
   for (const auto& [k, v] : params) {
-    if (XGBoosterSetParam(b, k.c_str(), v.c_str()) != 0) {
-      XGBoosterFree(b);
-      return XgbError("parameter");
-    }
+    if (XGBoosterSetParam(b, k.c_str(), v.c_str()) != 0) return fail("parameter");
   }
-  if (config_.threads > 0) XGBoosterSetParam(b, "nthread", std::to_string(config_.threads).c_str());
   for (int i = 0; i < config_.rounds; ++i) {
-    if (XGBoosterUpdateOneIter(b, i, dm) != 0) {
-      XGBoosterFree(b);
-      return XgbError("training");
-    }
+    if (XGBoosterUpdateOneIter(b, i, dm) != 0) return fail("training");
   }
-  if (booster_) XGBoosterFree(static_cast<BoosterHandle>(booster_));
+  const std::pair<const char*, std::string> attrs[] = {{kAttrFeatures, kFeatureVersion},
+                                                       {kAttrObjective, ObjectiveName(config_.objective)},
+                                                       {kAttrTarget, config_.target},
+                                                       {kAttrRecords, std::to_string(rows_.size())}};
+  for (const auto& [k, v] : attrs) {
+    if (XGBoosterSetAttr(b, k, v.c_str()) != 0) return fail("attribute");
+  }
+  if (booster_) XGBoosterFree(AsBooster(booster_));
   booster_ = b;
   trained_on_ = rows_.size();
   return {};
@@ -183,24 +268,42 @@ Result<void> XGBoostCostModel::Retrain() {
 
 Result<std::string> XGBoostCostModel::Save() const {
   if (!booster_) return MakeError("the model is not trained");
+  if (base_) return MakeError("a model trained on top of a loaded one cannot be saved on its own");
   bst_ulong len = 0;
   const char* data = nullptr;
-  if (XGBoosterSaveModelToBuffer(static_cast<BoosterHandle>(booster_), R"({"format": "json"})", &len, &data) != 0) {
+  if (XGBoosterSaveModelToBuffer(AsBooster(booster_), R"({"format": "json"})", &len, &data) != 0) {
     return XgbError("save");
   }
   return std::string(data, len);
 }
 
-Result<void> XGBoostCostModel::Load(const std::string& bytes) {
+Result<ModelInfo> XGBoostCostModel::Load(const std::string& bytes) {
   BoosterHandle b = nullptr;
   if (XGBoosterCreate(nullptr, 0, &b) != 0) return XgbError("booster");
   if (XGBoosterLoadModelFromBuffer(b, bytes.data(), bytes.size()) != 0) {
     XGBoosterFree(b);
-    return XgbError("load");
+    return MakeError("not an XGBoost model");
   }
-  if (booster_) XGBoosterFree(static_cast<BoosterHandle>(booster_));
-  booster_ = b;
-  return {};
+  ModelInfo info{Attr(b, kAttrFeatures), Attr(b, kAttrObjective), Attr(b, kAttrTarget), 0};
+  const std::string records = Attr(b, kAttrRecords);
+  if (!records.empty()) info.records = std::strtoll(records.c_str(), nullptr, 10);
+  if (info.feature_version != kFeatureVersion) {
+    XGBoosterFree(b);
+    if (info.feature_version.empty()) return MakeError("not an autotune cost model (it names no feature version)");
+    return MakeError(fmt::format("the model was trained on features {}, this autotune computes {}: retrain it with "
+                                 "`autotune model train`",
+                                 info.feature_version, kFeatureVersion));
+  }
+  if (config_.threads > 0) XGBoosterSetParam(b, "nthread", std::to_string(config_.threads).c_str());
+  if (base_) XGBoosterFree(AsBooster(base_));
+  base_ = b;
+  if (booster_) XGBoosterFree(AsBooster(booster_));
+  booster_ = nullptr;
+  rows_.clear();
+  latencies_.clear();
+  groups_.clear();
+  trained_on_ = 0;
+  return info;
 }
 
 }  // namespace autotune::costmodel

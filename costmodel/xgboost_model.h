@@ -1,15 +1,18 @@
 // The learned cost model: gradient-boosted trees (XGBoost, through its C API) on program features
 // (costmodel/program_features.h). It learns from valid measurements only (a failed candidate is not a
 // slow one), with each workload's latencies normalized to its best (label = best / latency, in
-// (0, 1]), so workloads of different sizes train together. Until it has seen `warmup_records` valid
-// measurements (and no trained model was loaded) it does not steer: it ranks at random. Retraining
-// is from scratch on everything seen, and only when enough new data arrived (a quarter more than at
-// the last training, at least `warmup_records` / 4 records).
+// (0, 1]), so workloads of different sizes train together; the pairwise objective compares records of
+// one workload only. Until it has seen `warmup_records` valid measurements it does not steer: it
+// ranks at random, unless a trained model was loaded. Retraining is from scratch on everything seen
+// this job, and only when enough new data arrived (a quarter more than at the last training, at least
+// `warmup_records` / 4 records). A loaded model stays as the base: what the job learns is trained on
+// top of its predictions (XGBoost's base margin), so earlier jobs' knowledge is refined, not dropped.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,13 +22,31 @@
 
 namespace autotune::costmodel {
 
+enum class Objective {
+  kRegression,          // squared error on the normalized throughput
+  kWeightedRegression,  // the same, each record weighted by its label: errors on fast ones cost more
+  kPairwise,            // XGBoost's rank:pairwise within each workload
+};
+const char* ObjectiveName(Objective o);  // "regression", "weighted-regression", "pairwise"
+std::optional<Objective> ParseObjective(const std::string& name);
+
 struct XGBoostConfig {
+  Objective objective = Objective::kWeightedRegression;  // ranked best on H200 records (docs/BENCHMARKS.md)
   int warmup_records = 64;
   int rounds = 80;          // boosting rounds per training
   int max_depth = 6;
   double learning_rate = 0.2;
-  int threads = 0;          // XGBoost's nthread; 0: its default
+  int threads = 0;          // XGBoost's nthread; 0: its default (every core)
   uint64_t seed = 1;
+  std::string target;       // what the records were measured on ("cuda:sm_90"), kept in saved models
+};
+
+// What a saved model says about itself (attributes stored in XGBoost's JSON).
+struct ModelInfo {
+  std::string feature_version;
+  std::string objective;
+  std::string target;
+  int64_t records = 0;
 };
 
 class XGBoostCostModel final : public search::CostModel {
@@ -40,33 +61,35 @@ class XGBoostCostModel final : public search::CostModel {
   void Update(const tir::Workload& workload, const std::vector<const tir::Schedule*>& candidates,
               const std::vector<measure::MeasureResult>& results) override;
 
-  // Whether predictions come from a trained model (else they are random).
-  bool trained() const { return booster_ != nullptr; }
-  int64_t valid_records() const { return static_cast<int64_t>(labels_.size()); }
+  // Whether predictions come from a model (trained here or loaded), else they are random.
+  bool trained() const { return booster_ != nullptr || base_ != nullptr; }
+  int64_t valid_records() const { return static_cast<int64_t>(latencies_.size()); }
 
-  // Trains on explicit feature rows (one per record) and latencies, grouped by workload key: what
-  // `autotune model train` does with a database. Errors come from XGBoost.
+  // Trains on explicit feature rows (one per record) and latencies, grouped by workload (each group's
+  // latencies are normalized to its best): what `autotune model train` does with a database.
   Result<void> Train(const std::vector<std::vector<float>>& rows, const std::vector<double>& latencies_ms,
-                     const std::vector<std::string>& workload_keys);
+                     const std::vector<std::string>& groups);
   // Scores for feature rows (higher = predicted faster); random before training.
   std::vector<double> PredictRows(const std::vector<std::vector<float>>& rows);
 
-  // The trained model in XGBoost's own JSON format, and back. Load marks the model trained.
+  // The model trained here in XGBoost's own JSON format, with ModelInfo as attributes.
   Result<std::string> Save() const;
-  Result<void> Load(const std::string& bytes);
+  // Loads a saved model as the base of this one; refused when its feature version is not this
+  // build's (the features would mean something else).
+  Result<ModelInfo> Load(const std::string& bytes);
 
  private:
   Result<void> Retrain();
   std::vector<double> RandomScores(size_t n);  // before training: no steering
 
   XGBoostConfig config_;
-  void* booster_ = nullptr;  // BoosterHandle
+  void* booster_ = nullptr;  // BoosterHandle: trained on this job's data
+  void* base_ = nullptr;     // BoosterHandle: loaded; booster_ learns on top of it
   Random rng_;
-  // Everything seen: feature rows, latencies and each row's workload key (for the normalization).
+  // Everything seen: feature rows, latencies and each row's group (workload) for the normalization.
   std::vector<std::vector<float>> rows_;
   std::vector<double> latencies_;
-  std::vector<std::string> keys_;
-  std::vector<float> labels_;
+  std::vector<std::string> groups_;
   size_t trained_on_ = 0;
 };
 

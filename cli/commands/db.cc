@@ -10,6 +10,7 @@
 
 #include "cli/cli_error.h"
 #include "cli/command.h"
+#include "cli/open_database.h"
 #include "db/database.h"
 #include "db/jsonl.h"
 #include "db/merge.h"
@@ -20,18 +21,6 @@ namespace autotune::cli {
 namespace {
 
 using nlohmann::json;
-
-std::unique_ptr<db::TuningDatabase> OpenDb(const std::string& path, db::OpenMode mode) {
-  auto opened = db::TuningDatabase::Open(path, mode);
-  if (!opened) throw UserError{opened.error().message};
-  return std::move(opened).value();
-}
-
-template <class T>
-T Check(Result<T> r) {
-  if (!r) throw UserError{r.error().message};
-  return std::move(r).value();
-}
 
 json TargetJson(const db::TargetInfo& t) {
   return {{"kind", t.kind}, {"arch", t.arch}, {"device", t.device}, {"driver", t.driver}, {"toolkit", t.toolkit}};
@@ -50,7 +39,7 @@ CommandRun AddStats(CLI::App& parent) {
   cmd->add_option("--db", o->db, "tuning database")->required();
   cmd->add_flag("--json", o->json, "print JSON instead of a table");
   return [o]() {
-    auto database = OpenDb(o->db, db::OpenMode::kReadOnly);
+    auto database = OpenDatabase(o->db, db::OpenMode::kReadOnly);
     const db::DatabaseStats st = Check(database->Stats());
     const int file_version = database->file_schema_version();
     if (o->json) {
@@ -119,7 +108,7 @@ CommandRun AddTop(CLI::App& parent) {
     } else {
       queries = {Check(db::ParseTargetQuery(o->target))};
     }
-    auto database = OpenDb(o->db, db::OpenMode::kReadOnly);
+    auto database = OpenDatabase(o->db, db::OpenMode::kReadOnly);
     const std::string key = w->Key();
     std::vector<db::TuningRecord> best;
     for (const auto& q : queries) {
@@ -183,7 +172,7 @@ CommandRun AddExport(CLI::App& parent) {
   cmd->add_option("--db", o->db, "tuning database")->required();
   cmd->add_option("--out", o->out, "output file ('-': stdout)");
   return [o]() {
-    auto database = OpenDb(o->db, db::OpenMode::kReadOnly);
+    auto database = OpenDatabase(o->db, db::OpenMode::kReadOnly);
     std::ofstream file;
     if (o->out != "-") {
       file.open(o->out, std::ios::binary | std::ios::trunc);
@@ -223,7 +212,7 @@ CommandRun AddImport(CLI::App& parent) {
     // Every line is checked before the database is opened: bad input creates no file.
     auto records = db::ReadJsonl(in);
     if (!records) throw UserError{fmt::format("importing {}: {}", name, records.error().message)};
-    auto database = OpenDb(o->db, db::OpenMode::kReadWrite);
+    auto database = OpenDatabase(o->db, db::OpenMode::kReadWrite);
     auto counts = db::StoreRecords(*database, std::move(*records));
     if (!counts) throw UserError{fmt::format("importing {}: {}", name, counts.error().message)};
     if (o->json) fmt::print("{}\n", CountsJson(name, counts->read, counts->inserted, counts->duplicates).dump(2));
@@ -248,7 +237,7 @@ CommandRun AddMerge(CLI::App& parent) {
   cmd->add_option("others", o->others, "databases to merge from")->required();
   cmd->add_flag("--json", o->json, "print the counts as JSON");
   return [o]() {
-    auto database = OpenDb(o->db, db::OpenMode::kReadWrite);
+    auto database = OpenDatabase(o->db, db::OpenMode::kReadWrite);
     json all = json::array();
     for (const auto& other : o->others) {
       auto counts = db::MergeDatabase(*database, other);
@@ -266,18 +255,8 @@ CommandRun AddMerge(CLI::App& parent) {
 }  // namespace
 
 CommandRun AddDbCommand(CLI::App& app) {
-  auto* cmd = app.add_subcommand("db", "Tuning databases: stats, top, export, import, merge");
-  cmd->require_subcommand(1);
-  auto runs = std::make_shared<std::map<CLI::App*, CommandRun>>();
-  for (auto add : {AddStats, AddTop, AddExport, AddImport, AddMerge}) {
-    const size_t before = cmd->get_subcommands({}).size();
-    CommandRun run = add(*cmd);
-    (*runs)[cmd->get_subcommands({})[before]] = std::move(run);
-  }
-  return [cmd, runs]() {
-    for (auto* sub : cmd->get_subcommands()) return runs->at(sub)();
-    return kExitUsage;
-  };
+  return AddCommandGroup(app, "db", "Tuning databases: stats, top, export, import, merge",
+                         {AddStats, AddTop, AddExport, AddImport, AddMerge});
 }
 
 }  // namespace autotune::cli

@@ -19,6 +19,8 @@
 #include "cli/cli_error.h"
 #include "cli/command.h"
 #include "cli/measure_options.h"
+#include "cli/model_source.h"
+#include "cli/open_database.h"
 #include "cli/output.h"
 #include "db/database.h"
 #include "db/lookup/kernel_source.h"
@@ -53,7 +55,8 @@ struct TuneOptions {
   int batch_size = 64;
   int population = 0;  // 0: EvolutionConfig's default
   std::string db_file = "autotune.db";
-  std::string cost_model = "random";
+  std::string cost_model;  // "" = xgboost when --model is given, else random
+  std::string model;       // a trained model: file or name in the database
   uint64_t seed = 1;
   std::string json_file;
   std::string out_dir;
@@ -275,6 +278,8 @@ json Report(const TuneOptions& o, const MeasureTarget& target, const std::vector
           {"target_info", target.info.Text()},
           {"db", o.db_file},
           {"seed", o.seed},
+          {"cost_model", o.cost_model},
+          {"model", o.model.empty() ? json(nullptr) : json(o.model)},
           {"trials_budget", o.trials},
           {"batch_size", o.batch_size},
           {"interrupted", interrupted},
@@ -307,40 +312,50 @@ CommandRun AddTuneCommand(CLI::App& app) {
   cmd->add_option("--population", o->population, "candidates per generation of the evolutionary search")
       ->check(CLI::Range(1, 1000000));
   cmd->add_option("--cost-model", o->cost_model,
-                  "random, or xgboost (cuda only for now: learned from this job's measurements, random "
-                  "until 64 are valid)")
-      ->capture_default_str();
+                  "random, or xgboost: learned from this job's measurements (random until 64 are valid) on top of "
+                  "--model's (default: xgboost with --model, else random)");
+  cmd->add_option("--model", o->model,
+                  "start from a trained cost model: a file or a name stored in --db (see `autotune model train`)");
   cmd->add_option("--db", o->db_file, "tuning database (created if missing)")->capture_default_str();
   cmd->add_option("--seed", o->seed, "seed of the search")->capture_default_str();
   cmd->add_option("--json", o->json_file, "write a JSON report to this file ('-' for stdout)");
   cmd->add_option("--out", o->out_dir, "write the best kernel of every task to this directory");
   AddMeasureOptions(*cmd, o->config);
   return [o]() {
+    if (o->cost_model.empty()) o->cost_model = o->model.empty() ? "random" : "xgboost";
     if (o->cost_model != "xgboost" && o->cost_model != "random") {
       throw UserError{fmt::format("unknown cost model '{}' (expected xgboost or random)", o->cost_model)};
     }
+    if (!o->model.empty() && o->cost_model != "xgboost") throw UserError{"--model needs --cost-model xgboost"};
     if (o->target != "cpu" && o->target != "cuda" && o->target != "auto") {
       throw UserError{fmt::format("unknown target '{}' (expected cpu, cuda or auto)", o->target)};
     }
     const std::vector<search::TuneTaskSpec> tasks = Tasks(*o);
     // Open the database first: a bad path or a corrupt file should not cost a measurement.
-    auto opened = db::TuningDatabase::Open(o->db_file);
-    if (!opened) throw UserError{opened.error().message};
-    std::unique_ptr<db::TuningDatabase> database = std::move(opened).value();
+    std::unique_ptr<db::TuningDatabase> database = OpenDatabase(o->db_file, db::OpenMode::kReadWrite);
     const MeasureTarget target = ResolveMeasureTarget(o->target, o->config);
 
     auto builder = MakeBuilder(target.kind, o->config);
     auto runner = MakeRunner(target.kind, o->config);
     std::unique_ptr<search::CostModel> model;
-    if (o->cost_model == "xgboost" && target.kind == tir::TargetKind::kCpu) {
-      // XGBoost starts OpenMP threads in this process; the cpu runner forks children that run OpenMP
-      // kernels, and libgomp does not survive a fork after its threads exist (the children hang).
-      throw UserError{"--cost-model xgboost is not supported on the cpu target yet (use random)"};
-    }
     if (o->cost_model == "xgboost") {
       costmodel::XGBoostConfig xc;
       xc.seed = o->seed;
-      model = std::make_unique<costmodel::XGBoostCostModel>(xc);
+      xc.target = target.info.ShortText();
+      // The cpu runner forks a child per kernel and the kernels run OpenMP: libgomp does not survive
+      // a fork once this process has OpenMP threads, so XGBoost must not start any here.
+      if (target.kind == tir::TargetKind::kCpu) xc.threads = 1;
+      auto xgb = std::make_unique<costmodel::XGBoostCostModel>(xc);
+      if (!o->model.empty()) {
+        const costmodel::ModelInfo info = LoadModel(o->model, *database, *xgb);
+        if (!info.target.empty() && info.target.substr(0, info.target.find(':')) != tir::TargetKindName(target.kind)) {
+          throw UserError{fmt::format("the model '{}' was trained on {} records; this job tunes for {}", o->model,
+                                      info.target, target.info.ShortText())};
+        }
+        fmt::print(stderr, "autotune: starting from the {} cost model '{}' ({} records of {})\n", info.objective,
+                   o->model, info.records, info.target);
+      }
+      model = std::move(xgb);
     } else {
       model = search::MakeRandomCostModel(o->seed);
     }

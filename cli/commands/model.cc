@@ -1,0 +1,239 @@
+// autotune model: the learned cost model outside a tuning job. `train` learns from every valid record
+// of a database (one target, optionally one operator) and writes the model to a file and/or stores it
+// in the database; `eval` measures how well the model ranks records it did not learn from. Both
+// replay and lower every record (the features come from the lowered program), spread over the cores.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "cli/cli_error.h"
+#include "cli/command.h"
+#include "cli/model_source.h"
+#include "cli/open_database.h"
+#include "cli/output.h"
+#include "costmodel/cross_validation.h"
+#include "costmodel/program_features.h"
+#include "costmodel/training_data.h"
+#include "costmodel/xgboost_model.h"
+
+namespace autotune::cli {
+
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+int Cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
+double SecondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// The options `train` and `eval` share: which records, and how the model learns.
+struct DataOptions {
+  std::string db;
+  std::string op;
+  std::string target = "cuda";
+  std::string objective = "weighted-regression";
+  int rounds = 0;  // 0: XGBoostConfig's
+  uint64_t seed = 1;
+};
+
+void AddDataOptions(CLI::App& cmd, DataOptions& o) {
+  cmd.add_option("--db", o.db, "tuning database to learn from")->required();
+  cmd.add_option("--op", o.op, "only this operator's records (default: every operator)");
+  cmd.add_option("--target", o.target, "records of this target: cpu, cuda or kind:arch such as cuda:sm_90")
+      ->capture_default_str();
+  cmd.add_option("--rounds", o.rounds, "boosting rounds")->check(CLI::Range(1, 10000));
+  cmd.add_option("--seed", o.seed, "seed of the training (and of the split)")->capture_default_str();
+}
+
+costmodel::XGBoostConfig ModelConfig(const DataOptions& o, costmodel::Objective objective, const db::TargetQuery& q) {
+  costmodel::XGBoostConfig c;
+  c.objective = objective;
+  if (o.rounds > 0) c.rounds = o.rounds;
+  c.seed = o.seed;
+  c.target = q.Text();
+  return c;
+}
+
+costmodel::Objective ParseObjectiveOption(const std::string& name) {
+  auto o = costmodel::ParseObjective(name);
+  if (!o) throw UserError{fmt::format("unknown objective '{}' (expected pairwise, regression or weighted-regression)", name)};
+  return *o;
+}
+
+// Reads and featurizes the selected records, saying what it does (this takes seconds per thousand).
+costmodel::TrainingSet ReadRecords(db::TuningDatabase& database, const DataOptions& o, const db::TargetQuery& q) {
+  if (!o.op.empty()) {
+    bool known = false;
+    for (const auto& w : Check(database.Workloads())) known |= w.op == o.op;
+    if (!known) throw UserError{fmt::format("'{}' has no records of operator '{}'", o.db, o.op)};
+  }
+  const auto start = Clock::now();
+  fmt::print(stderr, "autotune: reading and featurizing {} records of '{}' ({} threads)...\n", q.Text(), o.db, Cores());
+  costmodel::TrainingSet set = Check(costmodel::ReadTrainingSet(database, {q, o.op}, Cores()));
+  fmt::print(stderr,
+             "autotune: {} valid records of {} workload{} in {:.1f} s ({} failed or wrong: not learned from; {} no "
+             "longer replay)\n",
+             set.size(), set.NumGroups(), set.NumGroups() == 1 ? "" : "s", SecondsSince(start), set.invalid_records,
+             set.stale_records);
+  if (set.size() == 0) {
+    throw UserError{fmt::format("'{}' has no valid {} records{} to learn from", o.db, q.Text(),
+                                o.op.empty() ? "" : " of " + o.op)};
+  }
+  return set;
+}
+
+json MetricsJson(const costmodel::RankingMetrics& m) {
+  return {{"pairwise_accuracy", m.pairwise_accuracy}, {"spearman", m.spearman}, {"top_k_recall", m.top_k_recall},
+          {"k", m.k}, {"pairs", m.pairs}, {"records", m.records}, {"workloads", m.groups}};
+}
+
+// ---- train -----------------------------------------------------------------------------------------
+
+CommandRun AddTrain(CLI::App& parent) {
+  struct Options : DataOptions {
+    std::string out, save_as;
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = parent.add_subcommand(
+      "train", "Train the cost model on every valid record of a database, for `autotune tune --model`");
+  AddDataOptions(*cmd, *o);
+  cmd->add_option("--objective", o->objective, "pairwise, regression or weighted-regression")->capture_default_str();
+  cmd->add_option("--out", o->out, "write the model to this file (XGBoost JSON)");
+  cmd->add_option("--save-as", o->save_as, "store the model in the database under this name");
+  return [o]() {
+    if (o->out.empty() && o->save_as.empty()) throw UserError{"say where the model goes: --out FILE and/or --save-as NAME"};
+    const auto objective = ParseObjectiveOption(o->objective);
+    const db::TargetQuery q = Check(db::ParseTargetQuery(o->target));
+    auto database = OpenDatabase(o->db, o->save_as.empty() ? db::OpenMode::kReadOnly : db::OpenMode::kReadWrite);
+    const costmodel::TrainingSet set = ReadRecords(*database, *o, q);
+    const auto start = Clock::now();
+    costmodel::XGBoostCostModel model(ModelConfig(*o, objective, q));
+    Check(model.Train(set.rows, set.latencies_ms, set.groups));
+    const std::string bytes = Check(model.Save());
+    fmt::print(stderr, "autotune: trained a {} model on {} records in {:.1f} s (features {})\n", o->objective,
+               set.size(), SecondsSince(start), costmodel::kFeatureVersion);
+    if (!o->out.empty()) {
+      WriteOutput(o->out, bytes, "the model");
+      if (o->out != "-") fmt::print(stderr, "autotune: wrote '{}'\n", o->out);
+    }
+    if (!o->save_as.empty()) {
+      db::StoredCostModel stored{o->save_as, costmodel::kFeatureVersion, q.kind,
+                                 std::vector<uint8_t>(bytes.begin(), bytes.end()), static_cast<int64_t>(set.size()), ""};
+      Check(database->SaveCostModel(stored));
+      fmt::print(stderr, "autotune: stored as '{}' in '{}' (use: autotune tune --db {} --model {} ...)\n", o->save_as,
+                 o->db, o->db, o->save_as);
+    }
+    return 0;
+  };
+}
+
+// ---- eval ------------------------------------------------------------------------------------------
+
+CommandRun AddEval(CLI::App& parent) {
+  struct Options : DataOptions {
+    std::string model;
+    std::string split = "workload";
+    int folds = 5;
+    int top_k = 10;
+    std::string json_file;
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = parent.add_subcommand(
+      "eval",
+      "How well the cost model ranks records it did not learn from: pairwise accuracy, Spearman correlation and "
+      "top-k recall per workload");
+  AddDataOptions(*cmd, *o);
+  cmd->add_option("--objective", o->objective, "pairwise, regression, weighted-regression, or all (compare them)")
+      ->capture_default_str();
+  cmd->add_option("--model", o->model,
+                  "score every record with this trained model (a file or a name stored in --db) instead of "
+                  "cross-validating");
+  cmd->add_option("--split", o->split,
+                  "workload: each fold holds out whole workloads (the model never saw them); random: records at "
+                  "random")
+      ->capture_default_str();
+  cmd->add_option("--folds", o->folds, "cross-validation folds")->check(CLI::Range(2, 100))->capture_default_str();
+  cmd->add_option("--top-k", o->top_k, "k of the top-k recall")->check(CLI::Range(1, 100000))->capture_default_str();
+  cmd->add_option("--json", o->json_file, "write the figures as JSON to this file ('-' for stdout)");
+  return [o]() {
+    if (o->split != "workload" && o->split != "random") {
+      throw UserError{fmt::format("unknown split '{}' (expected workload or random)", o->split)};
+    }
+    std::vector<costmodel::Objective> objectives;
+    if (o->objective == "all") {
+      objectives = {costmodel::Objective::kPairwise, costmodel::Objective::kRegression,
+                    costmodel::Objective::kWeightedRegression};
+    } else {
+      objectives = {ParseObjectiveOption(o->objective)};
+    }
+    const db::TargetQuery q = Check(db::ParseTargetQuery(o->target));
+    auto database = OpenDatabase(o->db, db::OpenMode::kReadOnly);
+    // A bad --model should fail before the records are read.
+    std::unique_ptr<costmodel::XGBoostCostModel> given;
+    costmodel::ModelInfo given_info;
+    if (!o->model.empty()) {
+      given = std::make_unique<costmodel::XGBoostCostModel>(ModelConfig(*o, objectives[0], q));
+      given_info = LoadModel(o->model, *database, *given);
+    }
+    const costmodel::TrainingSet set = ReadRecords(*database, *o, q);
+
+    struct Row {
+      std::string model, split;
+      int folds = 0;
+      costmodel::RankingMetrics m;
+    };
+    std::vector<Row> rows;
+    if (given) {
+      rows.push_back({fmt::format("{} ({})", o->model, given_info.objective), "none (all records)", 0,
+                      costmodel::EvaluateRanking(given->PredictRows(set.rows), set.latencies_ms, set.groups, o->top_k)});
+    } else {
+      for (auto objective : objectives) {
+        costmodel::CrossValidationConfig cv;
+        cv.split = o->split == "workload" ? costmodel::Split::kWorkload : costmodel::Split::kRandom;
+        cv.folds = o->folds;
+        cv.seed = o->seed;
+        cv.top_k = o->top_k;
+        cv.model = ModelConfig(*o, objective, q);
+        const auto start = Clock::now();
+        auto r = Check(costmodel::CrossValidate(set, cv));
+        fmt::print(stderr, "autotune: {}: {} folds by {} in {:.1f} s\n", costmodel::ObjectiveName(objective), r.folds,
+                   o->split, SecondsSince(start));
+        rows.push_back({costmodel::ObjectiveName(objective), o->split, r.folds, r.metrics});
+      }
+    }
+
+    if (!o->json_file.empty()) {
+      json results = json::array();
+      for (const auto& r : rows) {
+        json j = MetricsJson(r.m);
+        j["model"] = r.model;
+        j["split"] = r.split;
+        j["folds"] = r.folds;
+        results.push_back(j);
+      }
+      const json report = {{"db", o->db}, {"target", q.Text()}, {"op", o->op}, {"feature_version", costmodel::kFeatureVersion},
+                           {"records", set.size()}, {"workloads", set.NumGroups()}, {"results", results}};
+      WriteOutput(o->json_file, report.dump(2) + "\n", "the JSON report");
+      if (o->json_file == "-") return 0;
+    }
+    fmt::print("{:<28} {:<9} {:>5} {:>8} {:>9} {:>9} {:>9} {:>9}\n", "model", "split", "folds", "records", "pairs",
+               "pairwise", "spearman", fmt::format("top-{}", o->top_k));
+    for (const auto& r : rows) {
+      fmt::print("{:<28} {:<9} {:>5} {:>8} {:>9} {:>9.3f} {:>9.3f} {:>9.3f}\n", r.model, r.split.substr(0, 9), r.folds,
+                 r.m.records, r.m.pairs, r.m.pairwise_accuracy, r.m.spearman, r.m.top_k_recall);
+    }
+    return 0;
+  };
+}
+
+}  // namespace
+
+CommandRun AddModelCommand(CLI::App& app) {
+  return AddCommandGroup(app, "model", "The learned cost model: train it on a database, evaluate how well it ranks",
+                         {AddTrain, AddEval});
+}
+
+}  // namespace autotune::cli
