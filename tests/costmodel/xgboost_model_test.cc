@@ -1,9 +1,7 @@
 // The XGBoost cost model: no steering before warm-up, failures not learned, ranking of held-out
-// records better than chance on a data set made here, and save -> load giving the same predictions.
-//
-// The data set: random cpu schedules of a gemm whose "latency" is a fixed function of the program
-// (its features' raw counts: loads per multiply-add, vector lanes, unrolled work) with noise, i.e. a
-// scripted runner. It tests that the model learns what the features carry; no timing is involved.
+// records better than chance with every objective on a data set made here (tests/costmodel/
+// scripted_data.h), save -> load giving the same predictions, models of other feature versions
+// refused, and a loaded model refined by what a job measures.
 #include "costmodel/xgboost_model.h"
 
 #include <gtest/gtest.h>
@@ -11,6 +9,8 @@
 #include <cmath>
 
 #include "costmodel/program_features.h"
+#include "costmodel/ranking_metrics.h"
+#include "tests/costmodel/scripted_data.h"
 #include "search/default_schedule.h"
 #include "tir/lower/lower.h"
 #include "tir/ops/operator.h"
@@ -18,57 +18,13 @@
 namespace autotune::costmodel {
 namespace {
 
-struct Sample {
-  tir::Schedule schedule;
-  double latency_ms;
-};
+using namespace autotune::costmodel::testing;
 
-double ScriptedLatency(const tir::Schedule& sch) {
-  auto f = tir::Lower(sch.state());
-  EXPECT_TRUE(f);
-  const ProgramCounts c = CountProgram(*f);
-  const double macs = std::max(1.0, c.float_mul);
-  return 1.0 + (c.global_loads / macs) * 3.0 + 2.0 / (1.0 + std::log2(1.0 + c.vectorized_lanes / macs * 64)) +
-         (c.unrolled_iterations > macs ? 0.5 : 0.0);
-}
-
-std::vector<Sample> DataSet(const tir::Workload& w, uint64_t first_seed, int n) {
-  std::vector<Sample> out;
-  for (uint64_t seed = first_seed; static_cast<int>(out.size()) < n && seed < first_seed + 10 * n; ++seed) {
-    auto sch = search::RandomSchedule(w, tir::TargetKind::kCpu, seed);
-    if (!sch) continue;
-    // Plus +-15% of noise the features cannot explain, as measurements have.
-    Random noise(seed * 7919);
-    const double latency = ScriptedLatency(*sch) * (1.0 + 0.3 * (noise.UniformReal() - 0.5));
-    out.push_back({std::move(*sch), latency});
-  }
-  return out;
-}
-
-measure::MeasureResult Timed(double ms) {
-  measure::MeasureResult r;
-  r.latencies_ms = {ms};
-  r.median_ms = ms;
-  r.correct = true;
-  return r;
-}
-
+// One workload: every pair of samples is comparable.
 double PairwiseAccuracy(const std::vector<double>& scores, const std::vector<Sample>& samples) {
-  int64_t agree = 0, pairs = 0;
-  for (size_t i = 0; i < samples.size(); ++i) {
-    for (size_t j = i + 1; j < samples.size(); ++j) {
-      if (samples[i].latency_ms == samples[j].latency_ms) continue;
-      ++pairs;
-      agree += (scores[i] > scores[j]) == (samples[i].latency_ms < samples[j].latency_ms);
-    }
-  }
-  return pairs ? static_cast<double>(agree) / static_cast<double>(pairs) : 0;
-}
-
-std::vector<const tir::Schedule*> Ptrs(const std::vector<Sample>& s) {
-  std::vector<const tir::Schedule*> out;
-  for (const auto& x : s) out.push_back(&x.schedule);
-  return out;
+  std::vector<double> latencies;
+  for (const auto& x : samples) latencies.push_back(x.latency_ms);
+  return EvaluateRanking(scores, latencies, std::vector<std::string>(samples.size(), "w"), 1).pairwise_accuracy;
 }
 
 XGBoostConfig TestConfig() {
@@ -130,6 +86,95 @@ TEST(XGBoostCostModel, DoesNotSteerBeforeWarmup) {
   const auto b = model.Predict(w, Ptrs(few));
   EXPECT_NE(a, b) << "random ranking draws new scores every call";
   EXPECT_FALSE(model.Save());
+}
+
+TEST(XGBoostCostModel, EveryObjectiveRanksHeldOutRecordsOfTwoWorkloads) {
+  const tir::Workload a = *tir::MakeWorkload("gemm", "M=64,N=48,K=32");
+  const tir::Workload b = *tir::MakeWorkload("batch_matmul", "B=2,M=32,N=32,K=16");
+  std::vector<std::vector<float>> rows;
+  std::vector<double> latencies;
+  std::vector<std::string> groups;
+  for (const auto* w : {&a, &b}) {
+    const auto train = DataSet(*w, 1, 100);
+    const auto r = Rows(train);
+    rows.insert(rows.end(), r.begin(), r.end());
+    for (const auto& x : train) {
+      latencies.push_back(x.latency_ms);
+      groups.push_back(w->Key());
+    }
+  }
+  const auto held_out = DataSet(a, 5000, 60);
+  for (auto objective : {Objective::kPairwise, Objective::kRegression, Objective::kWeightedRegression}) {
+    XGBoostConfig c = TestConfig();
+    c.objective = objective;
+    XGBoostCostModel model(c);
+    ASSERT_TRUE(model.Train(rows, latencies, groups)) << ObjectiveName(objective);
+    const double accuracy = PairwiseAccuracy(model.PredictRows(Rows(held_out)), held_out);
+    std::printf("%s: pairwise accuracy on held-out records %.3f\n", ObjectiveName(objective), accuracy);
+    EXPECT_GT(accuracy, 0.6) << ObjectiveName(objective);
+    EXPECT_EQ(ParseObjective(ObjectiveName(objective)), objective);
+  }
+  EXPECT_FALSE(ParseObjective("rank"));
+  XGBoostCostModel model(TestConfig());
+  EXPECT_FALSE(model.Train(rows, latencies, {"only one group"}));
+}
+
+TEST(XGBoostCostModel, SavedModelsSayWhatTheyAreAndOtherFeatureVersionsAreRefused) {
+  const tir::Workload w = *tir::MakeWorkload("gemm", "M=64,N=48,K=32");
+  const auto train = DataSet(w, 1, 80);
+  std::vector<double> latencies;
+  for (const auto& x : train) latencies.push_back(x.latency_ms);
+  XGBoostConfig c = TestConfig();
+  c.target = "cpu:x86_64";
+  XGBoostCostModel model(c);
+  ASSERT_TRUE(model.Train(Rows(train), latencies, std::vector<std::string>(train.size(), w.Key())));
+  auto saved = model.Save();
+  ASSERT_TRUE(saved) << saved.error().message;
+
+  XGBoostCostModel loaded(TestConfig());
+  auto info = loaded.Load(*saved);
+  ASSERT_TRUE(info) << info.error().message;
+  EXPECT_EQ(info->feature_version, kFeatureVersion);
+  EXPECT_EQ(info->objective, ObjectiveName(XGBoostConfig{}.objective));
+  EXPECT_EQ(info->target, "cpu:x86_64");
+  EXPECT_EQ(info->records, 80);
+
+  std::string other = *saved;
+  const size_t at = other.find(kFeatureVersion);
+  ASSERT_NE(at, std::string::npos);
+  other.replace(at, std::string(kFeatureVersion).size(), "v0-old");
+  auto refused = XGBoostCostModel(TestConfig()).Load(other);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("retrain"), std::string::npos) << refused.error().message;
+}
+
+TEST(XGBoostCostModel, ALoadedModelSteersAtOnceAndTheJobLearnsOnTopOfIt) {
+  const tir::Workload w = *tir::MakeWorkload("gemm", "M=64,N=48,K=32");
+  const auto earlier = DataSet(w, 1, 80);
+  std::vector<double> latencies;
+  for (const auto& x : earlier) latencies.push_back(x.latency_ms);
+  XGBoostCostModel trained(TestConfig());
+  ASSERT_TRUE(trained.Train(Rows(earlier), latencies, std::vector<std::string>(earlier.size(), w.Key())));
+  const std::string bytes = *trained.Save();
+
+  XGBoostCostModel job(TestConfig());
+  ASSERT_TRUE(job.Load(bytes));
+  EXPECT_TRUE(job.trained());
+  const auto held_out = DataSet(w, 5000, 60);
+  const auto base_scores = job.Predict(w, Ptrs(held_out));
+  EXPECT_EQ(base_scores, job.Predict(w, Ptrs(held_out))) << "a loaded model's scores are not random";
+  EXPECT_GT(PairwiseAccuracy(base_scores, held_out), 0.6);
+
+  // What the job measures trains a model on top of the loaded one: the scores change, the ranking
+  // stays good, and the stack cannot be saved as if it were one model.
+  const auto measured = DataSet(w, 9000, 40);
+  std::vector<measure::MeasureResult> results;
+  for (const auto& x : measured) results.push_back(Timed(x.latency_ms));
+  job.Update(w, Ptrs(measured), results);
+  const auto refined = job.Predict(w, Ptrs(held_out));
+  EXPECT_NE(refined, base_scores);
+  EXPECT_GT(PairwiseAccuracy(refined, held_out), 0.6);
+  EXPECT_FALSE(job.Save());
 }
 
 }  // namespace
