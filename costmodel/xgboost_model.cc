@@ -144,12 +144,30 @@ std::vector<double> XGBoostCostModel::RandomScores(size_t n) {
 
 std::vector<double> XGBoostCostModel::Predict(const tir::Workload& workload,
                                               const std::vector<const tir::Schedule*>& candidates) {
+  return PredictSummarized(workload, candidates, {});
+}
+
+std::vector<float> XGBoostCostModel::Summarize(const tir::PrimFunc& lowered) const { return ExtractFeatures(lowered); }
+
+std::vector<double> XGBoostCostModel::PredictSummarized(const tir::Workload& workload,
+                                                        const std::vector<const tir::Schedule*>& candidates,
+                                                        const std::vector<std::vector<float>>& summaries) {
   (void)workload;  // the features say everything the model uses
   if (!trained()) return RandomScores(candidates.size());
-  // Lowering for the features is the cost: spread it over the cores (each candidate is independent).
+  // Features the search did not hand over are computed here; lowering is the cost, so it is spread
+  // over the cores (each candidate is independent).
+  const size_t width = FeatureNames().size();
   std::vector<std::vector<float>> all(candidates.size());
-  tir::ParallelFor(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), candidates.size(),
-                   [&](size_t i) { all[i] = FeaturesOf(*candidates[i]); });
+  std::vector<size_t> missing;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (i < summaries.size() && summaries[i].size() == width) {
+      all[i] = summaries[i];
+    } else {
+      missing.push_back(i);
+    }
+  }
+  tir::ParallelFor(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), missing.size(),
+                   [&](size_t k) { all[missing[k]] = FeaturesOf(*candidates[missing[k]]); });
   std::vector<std::vector<float>> rows;
   std::vector<size_t> which;  // rows[k] is candidates[which[k]]
   for (size_t i = 0; i < candidates.size(); ++i) {

@@ -58,6 +58,10 @@ class XGBoostCostModel final : public search::CostModel {
 
   std::string Name() const override { return "xgboost"; }
   std::vector<double> Predict(const tir::Workload& workload, const std::vector<const tir::Schedule*>& candidates) override;
+  // The program features (costmodel/program_features.h).
+  std::vector<float> Summarize(const tir::PrimFunc& lowered) const override;
+  std::vector<double> PredictSummarized(const tir::Workload& workload, const std::vector<const tir::Schedule*>& candidates,
+                                        const std::vector<std::vector<float>>& summaries) override;
   void Update(const tir::Workload& workload, const std::vector<const tir::Schedule*>& candidates,
               const std::vector<measure::MeasureResult>& results) override;
 

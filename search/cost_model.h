@@ -1,6 +1,8 @@
 // The cost model interface: ranks candidates so that only the promising few are measured. The learned
-// XGBoost model (costmodel/, issue 6) implements it; until then, RandomCostModel ranks at random.
-// Batched: one call scores a whole generation.
+// XGBoost model (costmodel/) implements it; RandomCostModel ranks at random. Batched: one call scores
+// a whole generation. A model that learns from the lowered program says so through Summarize: the
+// search lowers every candidate anyway (to check it), and hands the summaries to Predict, so a
+// candidate is not lowered a second time for the model.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +12,7 @@
 
 #include "measure/measure_result.h"
 #include "tir/ops/workload.h"
+#include "tir/prim_func.h"
 #include "tir/schedule/schedule.h"
 #include "tir/support/random.h"
 
@@ -21,6 +24,19 @@ class CostModel {
   virtual std::string Name() const = 0;
   // One score per candidate, higher = predicted faster. Scores are comparable within one call.
   virtual std::vector<double> Predict(const tir::Workload& workload, const std::vector<const tir::Schedule*>& candidates) = 0;
+  // What the model needs from a candidate's lowered program (empty: nothing). Pure and thread-safe:
+  // the search calls it on its worker threads.
+  virtual std::vector<float> Summarize(const tir::PrimFunc& lowered) const {
+    (void)lowered;
+    return {};
+  }
+  // Predict, given summaries[i] = Summarize(lowered candidates[i]) (an empty one: not at hand).
+  virtual std::vector<double> PredictSummarized(const tir::Workload& workload,
+                                                const std::vector<const tir::Schedule*>& candidates,
+                                                const std::vector<std::vector<float>>& summaries) {
+    (void)summaries;
+    return Predict(workload, candidates);
+  }
   // Learns from a measured batch: results[i] is candidates[i]'s (failed ones included).
   virtual void Update(const tir::Workload& workload, const std::vector<const tir::Schedule*>& candidates,
                       const std::vector<measure::MeasureResult>& results) = 0;

@@ -46,10 +46,11 @@ int ChunkSize(size_t needed, int attempts_left, int threads) {
   return static_cast<int>(std::min(static_cast<size_t>(attempts_left), std::clamp(needed, 4 * t, 64 * t)));
 }
 
-// A valid candidate: its schedule and its trace hash.
+// A valid candidate: its schedule, its trace hash and the cost model's summary of its lowered program.
 struct Member {
   tir::Schedule schedule;
   std::string hash;
+  std::vector<float> summary;
 };
 
 // A trace to replay and its hash (empty: nothing to try, a plain copy of a parent), with how it was bred.
@@ -68,6 +69,7 @@ struct Prepared {
   std::optional<tir::Schedule> schedule;
   std::string json, hash;
   std::optional<bool> valid;
+  std::vector<float> summary;  // the cost model's, made when `valid` was computed
 };
 
 // What one NextBatch has seen: every trace hash tried (valid or not, so nothing is lowered twice) and
@@ -76,8 +78,9 @@ struct Prepared {
 // in candidate order; the Prepare functions compute ahead, in parallel, what admitting needs.
 class Pool {
  public:
-  Pool(const tir::Workload& workload, tir::TargetKind target, int threads, EvolutionarySearch::Stats& stats)
-      : workload_(workload), target_(target), threads_(threads), stats_(stats) {}
+  Pool(const tir::Workload& workload, tir::TargetKind target, int threads, const CostModel& model,
+       EvolutionarySearch::Stats& stats)
+      : workload_(workload), target_(target), threads_(threads), model_(model), stats_(stats) {}
 
   bool Seen(const std::string& hash) const { return seen_.count(hash) > 0; }
 
@@ -139,21 +142,23 @@ class Pool {
       ++stats_.invalid;
       return std::nullopt;
     }
-    auto member = Admit(std::move(*p.schedule), std::move(p.json), std::move(p.hash), p.valid);
+    auto member = Admit(std::move(*p.schedule), std::move(p.json), std::move(p.hash), p.valid, std::move(p.summary));
     seen_.insert(hash);  // a no-op unless replay normalized the trace
     return member;
   }
 
   // Admits a schedule of this workload and target, whose trace has this compact JSON and hash, if
-  // it is new and valid (`valid`: computed ahead; unset: checked here).
-  std::optional<Member> Admit(tir::Schedule sch, std::string json, std::string hash, std::optional<bool> valid) {
+  // it is new and valid (`valid` and `summary`: computed ahead; `valid` unset: checked here).
+  std::optional<Member> Admit(tir::Schedule sch, std::string json, std::string hash, std::optional<bool> valid,
+                              std::vector<float> summary) {
     if (!seen_.insert(hash).second) return std::nullopt;
-    if (!(valid ? *valid : Valid(sch))) {
+    if (!valid) valid = Valid(sch, &summary);
+    if (!*valid) {
       ++stats_.invalid;
       return std::nullopt;
     }
     archive_.push_back({std::move(json), hash});
-    return Member{std::move(sch), std::move(hash)};
+    return Member{std::move(sch), std::move(hash), std::move(summary)};
   }
 
   // Fresh samples until `want` are admitted (each goes to `take`), `max_attempts` were drawn, or
@@ -181,7 +186,8 @@ class Pool {
           continue;
         }
         fruitless = 0;
-        if (auto m = Admit(std::move(*p.schedule), std::move(p.json), std::move(p.hash), p.valid)) {
+        if (auto m = Admit(std::move(*p.schedule), std::move(p.json), std::move(p.hash), p.valid,
+                           std::move(p.summary))) {
           take(std::move(*m));
           ++taken;
         }
@@ -215,22 +221,24 @@ class Pool {
   void Check(std::vector<Prepared>& out, const std::vector<size_t>& which) const {
     tir::ParallelFor(threads_, which.size(), [&](size_t j) {
       Prepared& p = out[which[j]];
-      p.valid = Valid(*p.schedule);
+      p.valid = Valid(*p.schedule, &p.summary);
     });
   }
 
-  // Lowering is what makes the search expensive; the GPU check is cheap after it. Pure: runs on any
-  // thread (the tir code has no global mutable state).
-  bool Valid(const tir::Schedule& sch) const {
+  // Lowering is what makes the search expensive; the GPU check and the model's summary are cheap
+  // after it. Pure: runs on any thread (the tir code has no global mutable state).
+  bool Valid(const tir::Schedule& sch, std::vector<float>* summary) const {
     auto f = tir::Lower(sch.state());
     if (!f) return false;
     if (target_ == tir::TargetKind::kCuda && !tir::CheckGpuValidity(*f)) return false;
+    *summary = model_.Summarize(*f);
     return true;
   }
 
   const tir::Workload& workload_;
   tir::TargetKind target_;
   int threads_;
+  const CostModel& model_;
   EvolutionarySearch::Stats& stats_;
   std::unordered_set<std::string> seen_;  // membership only: never iterated
   std::vector<Entry> archive_;
@@ -241,9 +249,15 @@ std::string HashOf(const tir::Trace& trace) { return db::HashTraceJson(trace.ToJ
 // Scores `members` with one model call; a non-finite score ranks last.
 std::vector<double> Score(CostModel& model, const tir::Workload& workload, const std::vector<Member>& members) {
   std::vector<const tir::Schedule*> ptrs;
+  std::vector<std::vector<float>> summaries;
   ptrs.reserve(members.size());
-  for (const auto& m : members) ptrs.push_back(&m.schedule);
-  std::vector<double> scores = members.empty() ? std::vector<double>{} : model.Predict(workload, ptrs);
+  summaries.reserve(members.size());
+  for (const auto& m : members) {
+    ptrs.push_back(&m.schedule);
+    summaries.push_back(m.summary);
+  }
+  std::vector<double> scores =
+      members.empty() ? std::vector<double>{} : model.PredictSummarized(workload, ptrs, summaries);
   AUTOTUNE_CHECK(scores.size() == members.size(), "a cost model must return one score per candidate");
   for (double& s : scores) {
     if (!std::isfinite(s)) s = -std::numeric_limits<double>::infinity();
@@ -327,7 +341,7 @@ std::vector<Candidate> EvolutionarySearch::NextBatch(int n, CostModel& model,
   if (n <= 0) return {};
   const size_t population = static_cast<size_t>(std::max(1, config_.population));
   const int threads = ThreadCount(config_.num_threads);
-  Pool pool(workload_, target_, threads, stats_);
+  Pool pool(workload_, target_, threads, model, stats_);
 
   // Initial population: the best measured schedules (replayed here, so they are schedules of this
   // workload and target whatever their origin), then fresh samples of the template.

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <functional>
 #include <set>
@@ -20,6 +21,7 @@
 #include "tir/analysis/gpu_validity.h"
 #include "tir/lower/lower.h"
 #include "tir/ops/operator.h"
+#include "tir/printer.h"
 
 namespace autotune::search {
 namespace {
@@ -406,6 +408,52 @@ TEST(EvolutionarySearch, FollowsTheModel) {
               ranked, baseline);
   EXPECT_GT(ranked, 1.5 * baseline);
   EXPECT_GT(evolved, ranked);
+}
+
+// A model that wants a summary of the lowered program (the length of its printed body), made on the
+// search's threads, which must reach PredictSummarized for every candidate scored.
+class SummarizingModel final : public CostModel {
+ public:
+  std::string Name() const override { return "summarizing"; }
+  std::vector<float> Summarize(const tir::PrimFunc& lowered) const override {
+    ++summarized;
+    return {static_cast<float>(tir::ToString(lowered.body).size())};
+  }
+  std::vector<double> Predict(const tir::Workload&, const std::vector<const tir::Schedule*>& c) override {
+    ++unsummarized_calls;
+    return std::vector<double>(c.size(), 0.0);
+  }
+  std::vector<double> PredictSummarized(const tir::Workload&, const std::vector<const tir::Schedule*>& c,
+                                        const std::vector<std::vector<float>>& summaries) override {
+    EXPECT_EQ(summaries.size(), c.size());
+    std::vector<double> scores;
+    for (size_t i = 0; i < c.size(); ++i) {
+      ++scored;
+      auto f = tir::Lower(c[i]->state());
+      EXPECT_TRUE(f);
+      // The summary is of this very candidate.
+      if (!summaries[i].empty() && f) matching += summaries[i][0] == static_cast<float>(tir::ToString(f->body).size());
+      scores.push_back(summaries[i].empty() ? 0.0 : summaries[i][0]);
+    }
+    return scores;
+  }
+  void Update(const tir::Workload&, const std::vector<const tir::Schedule*>&,
+              const std::vector<measure::MeasureResult>&) override {}
+  mutable std::atomic<int> summarized{0};
+  int scored = 0, matching = 0, unsummarized_calls = 0;
+};
+
+TEST(EvolutionarySearch, TheModelScoresSummariesMadeWhereTheSearchLowers) {
+  const tir::Workload w = Gemm();
+  EvolutionarySearch search(w, TargetKind::kCuda, SmallConfig(), 5);
+  SummarizingModel model;
+  auto batch = search.NextBatch(16, model, {}, {});
+  ASSERT_EQ(batch.size(), 16u);
+  EXPECT_EQ(model.unsummarized_calls, 0);
+  EXPECT_GT(model.scored, 64);
+  EXPECT_EQ(model.matching, model.scored) << "every scored candidate came with its own summary";
+  // Each candidate is summarized once, when it is checked, however often it is scored.
+  EXPECT_LT(model.summarized.load(), model.scored);
 }
 
 TEST(EvolutionarySearch, TinySpaceIsExhaustedWithoutHanging) {
