@@ -4,6 +4,7 @@
 // replay and lower every record (the features come from the lowered program), spread over the cores.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -187,7 +188,7 @@ CommandRun AddEval(CLI::App& parent) {
     };
     std::vector<Row> rows;
     if (given) {
-      rows.push_back({fmt::format("{} ({})", o->model, given_info.objective), "none (all records)", 0,
+      rows.push_back({fmt::format("{} ({})", o->model, given_info.objective), "none", 0,
                       costmodel::EvaluateRanking(given->PredictRows(set.rows), set.latencies_ms, set.groups, o->top_k)});
     } else {
       for (auto objective : objectives) {
@@ -219,10 +220,12 @@ CommandRun AddEval(CLI::App& parent) {
       WriteOutput(o->json_file, report.dump(2) + "\n", "the JSON report");
       if (o->json_file == "-") return 0;
     }
-    fmt::print("{:<28} {:<9} {:>5} {:>8} {:>9} {:>9} {:>9} {:>9}\n", "model", "split", "folds", "records", "pairs",
+    size_t width = 5;
+    for (const auto& r : rows) width = std::max(width, r.model.size());
+    fmt::print("{:<{}} {:<8} {:>5} {:>8} {:>9} {:>9} {:>9} {:>9}\n", "model", width, "split", "folds", "records", "pairs",
                "pairwise", "spearman", fmt::format("top-{}", o->top_k));
     for (const auto& r : rows) {
-      fmt::print("{:<28} {:<9} {:>5} {:>8} {:>9} {:>9.3f} {:>9.3f} {:>9.3f}\n", r.model, r.split.substr(0, 9), r.folds,
+      fmt::print("{:<{}} {:<8} {:>5} {:>8} {:>9} {:>9.3f} {:>9.3f} {:>9.3f}\n", r.model, width, r.split, r.folds,
                  r.m.records, r.m.pairs, r.m.pairwise_accuracy, r.m.spearman, r.m.top_k_recall);
     }
     return 0;
