@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "tir/check.h"
+#include "tir/support/int_arith.h"
 
 namespace autotune::costmodel {
 
@@ -10,55 +11,13 @@ using namespace autotune::tir;
 
 namespace {
 
-// Wrapping arithmetic (through unsigned), so that no index value is undefined behaviour.
-int64_t WrapAdd(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }
-int64_t WrapSub(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)); }
-int64_t WrapMul(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); }
-
-int64_t FloorDivOf(int64_t a, int64_t b) {
-  if (b == 0) return 0;
-  if (b == -1) return WrapSub(0, a);  // avoids the one overflowing quotient, min / -1
-  int64_t q = a / b;
-  if (a % b != 0 && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
-int64_t FloorModOf(int64_t a, int64_t b) {
-  if (b == 0 || b == -1) return 0;
-  int64_t r = a % b;
-  if (r != 0 && ((r < 0) != (b < 0))) r += b;
-  return r;
-}
-
-int64_t Apply(BinaryOp op, int64_t a, int64_t b) {
-  switch (op) {
-    case BinaryOp::kAdd: return WrapAdd(a, b);
-    case BinaryOp::kSub: return WrapSub(a, b);
-    case BinaryOp::kMul: return WrapMul(a, b);
-    case BinaryOp::kDiv:
-    case BinaryOp::kFloorDiv: return FloorDivOf(a, b);
-    case BinaryOp::kFloorMod: return FloorModOf(a, b);
-    case BinaryOp::kMin: return a < b ? a : b;
-    case BinaryOp::kMax: return a > b ? a : b;
-    case BinaryOp::kEQ: return a == b;
-    case BinaryOp::kNE: return a != b;
-    case BinaryOp::kLT: return a < b;
-    case BinaryOp::kLE: return a <= b;
-    case BinaryOp::kGT: return a > b;
-    case BinaryOp::kGE: return a >= b;
-    case BinaryOp::kAnd: return a != 0 && b != 0;
-    case BinaryOp::kOr: return a != 0 || b != 0;
-  }
-  return 0;
-}
-
 // out[i] = op(a[i], b[i]) where a uniform operand is read at 0. The operator is a template argument
 // and each case has its own loop, so that the loops have no dispatch in them and can vectorize.
 template <BinaryOp kOp>
 void ApplyAll(const int64_t* a, bool ua, const int64_t* b, bool ub, int64_t* out, int n) {
   if (ua) {
     const int64_t x = a[0];
-    for (int i = 0; i < n; ++i) out[i] = Apply(kOp, x, b[i]);
+    for (int i = 0; i < n; ++i) out[i] = EvalBinaryInt(kOp, x, b[i]);
   } else if (ub) {
     const int64_t y = b[0];
     // Tile sizes are mostly powers of two: floor division and modulo by 2^k are a shift and a mask
@@ -68,9 +27,9 @@ void ApplyAll(const int64_t* a, bool ua, const int64_t* b, bool ub, int64_t* out
       for (int i = 0; i < n; ++i) out[i] = kOp == BinaryOp::kFloorDiv ? a[i] >> shift : a[i] & (y - 1);
       return;
     }
-    for (int i = 0; i < n; ++i) out[i] = Apply(kOp, a[i], y);
+    for (int i = 0; i < n; ++i) out[i] = EvalBinaryInt(kOp, a[i], y);
   } else {
-    for (int i = 0; i < n; ++i) out[i] = Apply(kOp, a[i], b[i]);
+    for (int i = 0; i < n; ++i) out[i] = EvalBinaryInt(kOp, a[i], b[i]);
   }
 }
 
@@ -128,7 +87,7 @@ PointEvaluator::Values PointEvaluator::EvalAt(const Expr& e, int64_t* out, int d
       const Values x = EvalAt(b->a, Scratch(depth, 0), depth + 1);
       const Values y = EvalAt(b->b, Scratch(depth, 1), depth + 1);
       if (x.uniform && y.uniform) {
-        out[0] = Apply(b->op, x.v[0], y.v[0]);
+        out[0] = EvalBinaryInt(b->op, x.v[0], y.v[0]);
         return {out, true};
       }
       ApplyAll(b->op, x.v, x.uniform, y.v, y.uniform, out, n_);

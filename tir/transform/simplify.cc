@@ -14,6 +14,7 @@
 
 #include "tir/functor.h"
 #include "tir/structural_equal.h"
+#include "tir/support/int_arith.h"
 #include "tir/transform/substitute.h"
 
 namespace autotune::tir {
@@ -40,16 +41,6 @@ bool CheckedMul(int64_t a, int64_t b, DType t, int64_t* out) {
 }
 bool CheckedNeg(int64_t a, DType t, int64_t* out) { return a != kInt64Min && FitsDType(*out = -a, t); }
 
-int64_t FloorDivInt(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-int64_t FloorModInt(int64_t a, int64_t b) {
-  int64_t r = a % b;
-  if (r != 0 && ((r < 0) != (b < 0))) r += b;
-  return r;
-}
 int64_t CeilDivInt(int64_t a, int64_t b) {  // b > 0
   int64_t q = FloorDivInt(a, b);
   return q * b == a ? q : q + 1;
