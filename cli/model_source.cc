@@ -11,7 +11,7 @@
 namespace autotune::cli {
 
 costmodel::ModelInfo LoadModel(const std::string& model_arg, db::TuningDatabase& database,
-                               costmodel::XGBoostCostModel& model) {
+                               costmodel::XGBoostCostModel& model, const std::string& target_kind) {
   std::string bytes, where;
   std::error_code ec;
   if (std::filesystem::is_regular_file(model_arg, ec)) {
@@ -33,6 +33,9 @@ costmodel::ModelInfo LoadModel(const std::string& model_arg, db::TuningDatabase&
   }
   auto info = model.Load(bytes);
   if (!info) throw UserError{fmt::format("{}: {}", where, info.error().message)};
+  if (!info->target.empty() && info->target.substr(0, info->target.find(':')) != target_kind) {
+    throw UserError{fmt::format("{} was trained on {} records, not {}", where, info->target, target_kind)};
+  }
   return *info;
 }
 

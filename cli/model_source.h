@@ -11,8 +11,9 @@
 namespace autotune::cli {
 
 // Loads MODEL into `model` (as its base) and returns what the model says about itself; UserError when
-// it is neither a readable model file nor a name stored in `database`, or when it does not fit.
+// it is neither a readable model file nor a name stored in `database`, or when it was trained on
+// records of another target kind than `target_kind` ("cpu", "cuda").
 costmodel::ModelInfo LoadModel(const std::string& model_arg, db::TuningDatabase& database,
-                               costmodel::XGBoostCostModel& model);
+                               costmodel::XGBoostCostModel& model, const std::string& target_kind);
 
 }  // namespace autotune::cli

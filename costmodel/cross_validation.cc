@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -75,6 +76,7 @@ Result<CrossValidationResult> CrossValidate(const TrainingSet& set, const CrossV
   int folds = 0;
   AT_TRY(fold, AssignFolds(set, config, &folds));
   std::vector<RankingMetrics> parts;
+  std::set<std::string> evaluated;  // groups some fold ranked (a group spans folds in a random split)
   for (int f = 0; f < folds; ++f) {
     TrainingSet train, test;
     for (size_t i = 0; i < set.size(); ++i) {
@@ -87,8 +89,15 @@ Result<CrossValidationResult> CrossValidate(const TrainingSet& set, const CrossV
     XGBoostCostModel model(config.model);
     AT_TRY_VOID(model.Train(train.rows, train.latencies_ms, train.groups));
     parts.push_back(EvaluateRanking(model.PredictRows(test.rows), test.latencies_ms, test.groups, config.top_k));
+    std::map<std::string, int> sizes;
+    for (const auto& g : test.groups) ++sizes[g];
+    for (const auto& [g, n] : sizes) {
+      if (n >= 2) evaluated.insert(g);
+    }
   }
-  return CrossValidationResult{CombineMetrics(parts), folds};
+  RankingMetrics all = CombineMetrics(parts);
+  all.groups = static_cast<int>(evaluated.size());
+  return CrossValidationResult{all, folds};
 }
 
 }  // namespace autotune::costmodel

@@ -24,7 +24,9 @@ struct CrossValidationConfig {
 };
 
 struct CrossValidationResult {
-  RankingMetrics metrics;  // over every fold's held-out records
+  // Over every fold's held-out records; Spearman and top-k recall are averaged over each fold's
+  // groups, `groups` counts each group once.
+  RankingMetrics metrics;
   int folds = 0;
 };
 

@@ -132,8 +132,10 @@ XGBoostCostModel::XGBoostCostModel(XGBoostConfig config)
     : config_(std::move(config)), rng_(config_.seed) {}
 
 XGBoostCostModel::~XGBoostCostModel() {
-  if (booster_) XGBoosterFree(AsBooster(booster_));
-  if (base_) XGBoosterFree(AsBooster(base_));
+  xgboost_thread_->Run([this] {
+    if (booster_) XGBoosterFree(AsBooster(booster_));
+    if (base_) XGBoosterFree(AsBooster(base_));
+  });
 }
 
 std::vector<double> XGBoostCostModel::RandomScores(size_t n) {
@@ -185,7 +187,7 @@ std::vector<double> XGBoostCostModel::PredictSummarized(const tir::Workload& wor
 std::vector<double> XGBoostCostModel::PredictRows(const std::vector<std::vector<float>>& rows) {
   if (rows.empty()) return {};
   if (!trained()) return RandomScores(rows.size());
-  auto scores = Scores(booster_, base_, rows);
+  auto scores = xgboost_thread_->Run([&] { return Scores(booster_, base_, rows); });
   // A failing prediction (never expected: the rows are well-formed) must not stop the search.
   if (!scores) return RandomScores(rows.size());
   return std::vector<double>(scores->begin(), scores->end());
@@ -221,6 +223,10 @@ Result<void> XGBoostCostModel::Train(const std::vector<std::vector<float>>& rows
 }
 
 Result<void> XGBoostCostModel::Retrain() {
+  return xgboost_thread_->Run([this] { return RetrainHere(); });
+}
+
+Result<void> XGBoostCostModel::RetrainHere() {
   if (rows_.empty()) return MakeError("no valid records to train on");
   // Rows of one group together: the pairwise objective takes groups as consecutive runs of rows.
   std::vector<size_t> order(rows_.size());
@@ -287,15 +293,21 @@ Result<void> XGBoostCostModel::Retrain() {
 Result<std::string> XGBoostCostModel::Save() const {
   if (!booster_) return MakeError("the model is not trained");
   if (base_) return MakeError("a model trained on top of a loaded one cannot be saved on its own");
-  bst_ulong len = 0;
-  const char* data = nullptr;
-  if (XGBoosterSaveModelToBuffer(AsBooster(booster_), R"({"format": "json"})", &len, &data) != 0) {
-    return XgbError("save");
-  }
-  return std::string(data, len);
+  return xgboost_thread_->Run([this]() -> Result<std::string> {
+    bst_ulong len = 0;
+    const char* data = nullptr;
+    if (XGBoosterSaveModelToBuffer(AsBooster(booster_), R"({"format": "json"})", &len, &data) != 0) {
+      return XgbError("save");
+    }
+    return std::string(data, len);
+  });
 }
 
 Result<ModelInfo> XGBoostCostModel::Load(const std::string& bytes) {
+  return xgboost_thread_->Run([&] { return LoadHere(bytes); });
+}
+
+Result<ModelInfo> XGBoostCostModel::LoadHere(const std::string& bytes) {
   BoosterHandle b = nullptr;
   if (XGBoosterCreate(nullptr, 0, &b) != 0) return XgbError("booster");
   if (XGBoosterLoadModelFromBuffer(b, bytes.data(), bytes.size()) != 0) {

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/dedicated_thread.h"
 #include "search/cost_model.h"
 #include "tir/result.h"
 #include "tir/support/random.h"
@@ -84,6 +85,8 @@ class XGBoostCostModel final : public search::CostModel {
 
  private:
   Result<void> Retrain();
+  Result<void> RetrainHere();  // on xgboost_thread_
+  Result<ModelInfo> LoadHere(const std::string& bytes);
   std::vector<double> RandomScores(size_t n);  // before training: no steering
 
   XGBoostConfig config_;
@@ -95,6 +98,8 @@ class XGBoostCostModel final : public search::CostModel {
   std::vector<double> latencies_;
   std::vector<std::string> groups_;
   size_t trained_on_ = 0;
+  // Every XGBoost call runs here (see costmodel/dedicated_thread.h: why forking needs it).
+  std::unique_ptr<DedicatedThread> xgboost_thread_ = std::make_unique<DedicatedThread>();
 };
 
 }  // namespace autotune::costmodel

@@ -108,7 +108,8 @@ CommandRun AddTrain(CLI::App& parent) {
     if (o->out.empty() && o->save_as.empty()) throw UserError{"say where the model goes: --out FILE and/or --save-as NAME"};
     const auto objective = ParseObjectiveOption(o->objective);
     const db::TargetQuery q = Check(db::ParseTargetQuery(o->target));
-    auto database = OpenDatabase(o->db, o->save_as.empty() ? db::OpenMode::kReadOnly : db::OpenMode::kReadWrite);
+    // Read-only until there is a model to store: a mistyped --db is an error, not a new empty file.
+    auto database = OpenDatabase(o->db, db::OpenMode::kReadOnly);
     const costmodel::TrainingSet set = ReadRecords(*database, *o, q);
     const auto start = Clock::now();
     costmodel::XGBoostCostModel model(ModelConfig(*o, objective, q));
@@ -123,7 +124,8 @@ CommandRun AddTrain(CLI::App& parent) {
     if (!o->save_as.empty()) {
       db::StoredCostModel stored{o->save_as, costmodel::kFeatureVersion, q.kind,
                                  std::vector<uint8_t>(bytes.begin(), bytes.end()), static_cast<int64_t>(set.size()), ""};
-      Check(database->SaveCostModel(stored));
+      database.reset();
+      Check(OpenDatabase(o->db, db::OpenMode::kReadWrite)->SaveCostModel(stored));
       fmt::print(stderr, "autotune: stored as '{}' in '{}' (use: autotune tune --db {} --model {} ...)\n", o->save_as,
                  o->db, o->db, o->save_as);
     }
@@ -177,7 +179,7 @@ CommandRun AddEval(CLI::App& parent) {
     costmodel::ModelInfo given_info;
     if (!o->model.empty()) {
       given = std::make_unique<costmodel::XGBoostCostModel>(ModelConfig(*o, objectives[0], q));
-      given_info = LoadModel(o->model, *database, *given);
+      given_info = LoadModel(o->model, *database, *given, q.kind);
     }
     const costmodel::TrainingSet set = ReadRecords(*database, *o, q);
 

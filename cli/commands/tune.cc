@@ -331,6 +331,13 @@ CommandRun AddTuneCommand(CLI::App& app) {
       throw UserError{fmt::format("unknown target '{}' (expected cpu, cuda or auto)", o->target)};
     }
     const std::vector<search::TuneTaskSpec> tasks = Tasks(*o);
+    // A model named in a database that does not exist yet cannot be there: say so before creating it.
+    std::error_code ec;
+    if (!o->model.empty() && !std::filesystem::is_regular_file(o->model, ec) &&
+        !std::filesystem::exists(o->db_file, ec)) {
+      throw UserError{fmt::format("no model file '{}', and no database '{}' that could hold a model of that name",
+                                  o->model, o->db_file)};
+    }
     // Open the database first: a bad path or a corrupt file should not cost a measurement.
     std::unique_ptr<db::TuningDatabase> database = OpenDatabase(o->db_file, db::OpenMode::kReadWrite);
     const MeasureTarget target = ResolveMeasureTarget(o->target, o->config);
@@ -342,16 +349,11 @@ CommandRun AddTuneCommand(CLI::App& app) {
       costmodel::XGBoostConfig xc;
       xc.seed = o->seed;
       xc.target = target.info.ShortText();
-      // The cpu runner forks a child per kernel and the kernels run OpenMP: libgomp does not survive
-      // a fork once this process has OpenMP threads, so XGBoost must not start any here.
+      // On the cpu target XGBoost's threads would share the cores with the kernels being timed.
       if (target.kind == tir::TargetKind::kCpu) xc.threads = 1;
       auto xgb = std::make_unique<costmodel::XGBoostCostModel>(xc);
       if (!o->model.empty()) {
-        const costmodel::ModelInfo info = LoadModel(o->model, *database, *xgb);
-        if (!info.target.empty() && info.target.substr(0, info.target.find(':')) != tir::TargetKindName(target.kind)) {
-          throw UserError{fmt::format("the model '{}' was trained on {} records; this job tunes for {}", o->model,
-                                      info.target, target.info.ShortText())};
-        }
+        const costmodel::ModelInfo info = LoadModel(o->model, *database, *xgb, tir::TargetKindName(target.kind));
         fmt::print(stderr, "autotune: starting from the {} cost model '{}' ({} records of {})\n", info.objective,
                    o->model, info.records, info.target);
       }
