@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "costmodel/ranking_metrics.h"
-#include "costmodel/training_data.h"
+#include "costmodel/training_set.h"
 #include "costmodel/xgboost_model.h"
 #include "tir/result.h"
 

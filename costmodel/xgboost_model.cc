@@ -194,15 +194,15 @@ std::vector<double> XGBoostCostModel::PredictRows(const std::vector<std::vector<
 }
 
 void XGBoostCostModel::Update(const tir::Workload& workload, const std::vector<const tir::Schedule*>& candidates,
-                              const std::vector<measure::MeasureResult>& results) {
+                              const std::vector<std::optional<double>>& latencies_ms) {
   const std::string key = workload.Key();
-  for (size_t i = 0; i < candidates.size() && i < results.size(); ++i) {
-    const auto& r = results[i];
-    if (!r.ok() || !r.correct || !(r.median_ms > 0)) continue;  // failures are not slow candidates
+  for (size_t i = 0; i < candidates.size() && i < latencies_ms.size(); ++i) {
+    const auto& ms = latencies_ms[i];
+    if (!ms || !(*ms > 0)) continue;  // failures are not slow candidates
     auto f = FeaturesOf(*candidates[i]);
     if (f.empty()) continue;
     rows_.push_back(std::move(f));
-    latencies_.push_back(r.median_ms);
+    latencies_.push_back(*ms);
     groups_.push_back(key);
   }
   const size_t n = rows_.size();

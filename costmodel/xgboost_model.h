@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "costmodel/dedicated_thread.h"
-#include "search/cost_model.h"
+#include "costmodel/cost_model.h"
 #include "tir/result.h"
 #include "tir/support/random.h"
 
@@ -50,7 +50,7 @@ struct ModelInfo {
   int64_t records = 0;
 };
 
-class XGBoostCostModel final : public search::CostModel {
+class XGBoostCostModel final : public CostModel {
  public:
   explicit XGBoostCostModel(XGBoostConfig config = {});
   ~XGBoostCostModel() override;
@@ -64,7 +64,7 @@ class XGBoostCostModel final : public search::CostModel {
   std::vector<double> PredictSummarized(const tir::Workload& workload, const std::vector<const tir::Schedule*>& candidates,
                                         const std::vector<std::vector<float>>& summaries) override;
   void Update(const tir::Workload& workload, const std::vector<const tir::Schedule*>& candidates,
-              const std::vector<measure::MeasureResult>& results) override;
+              const std::vector<std::optional<double>>& latencies_ms) override;
 
   // Whether predictions come from a model (trained here or loaded), else they are random.
   bool trained() const { return booster_ != nullptr || base_ != nullptr; }

@@ -15,12 +15,14 @@
 #include <unordered_set>
 #include <vector>
 
-#include "search/cost_model.h"
+#include "costmodel/cost_model.h"
 #include "tir/ops/workload.h"
 #include "tir/schedule/schedule.h"
 #include "tir/support/random.h"
 
 namespace autotune::search {
+
+using costmodel::CostModel;  // what ranks the candidates (costmodel/cost_model.h)
 
 struct EvolutionConfig {
   int population = 2048;         // candidates per generation

@@ -246,7 +246,11 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
       kept_schedules.push_back(&batch[k].schedule);
       kept_results.push_back(results[k]);
     }
-    if (!kept.empty()) model_.Update(st.workload, kept_schedules, kept_results);
+    if (!kept.empty()) {
+      std::vector<std::optional<double>> latencies;
+      for (const auto& r : kept_results) latencies.push_back(Valid(r) ? std::optional<double>(r.median_ms) : std::nullopt);
+      model_.Update(st.workload, kept_schedules, latencies);
+    }
 
     // ---- account ----
     for (size_t idx = 0; idx < kept.size(); ++idx) {

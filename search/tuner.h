@@ -16,7 +16,7 @@
 #include "db/database.h"
 #include "measure/builder.h"
 #include "measure/runner.h"
-#include "search/cost_model.h"
+#include "costmodel/cost_model.h"
 #include "search/evolutionary_search.h"
 #include "search/tune_task.h"
 #include "tir/ops/workload.h"

@@ -16,7 +16,7 @@
 #include "cli/output.h"
 #include "costmodel/cross_validation.h"
 #include "costmodel/program_features.h"
-#include "costmodel/training_data.h"
+#include "search/training_records.h"
 #include "costmodel/xgboost_model.h"
 
 namespace autotune::cli {
@@ -73,7 +73,7 @@ costmodel::TrainingSet ReadRecords(db::TuningDatabase& database, const DataOptio
   }
   const auto start = Clock::now();
   fmt::print(stderr, "autotune: reading and featurizing {} records of '{}' ({} threads)...\n", q.Text(), o.db, Cores());
-  costmodel::TrainingSet set = Check(costmodel::ReadTrainingSet(database, {q, o.op}, Cores()));
+  costmodel::TrainingSet set = Check(search::ReadTrainingSet(database, {q, o.op}, Cores()));
   fmt::print(stderr,
              "autotune: {} valid records of {} workload{} in {:.1f} s ({} failed or wrong: not learned from; {} no "
              "longer replay)\n",

@@ -30,7 +30,6 @@
 #include "measure/nvrtc_builder.h"
 #include "measure/nvrtc_compiler.h"
 #include "costmodel/xgboost_model.h"
-#include "search/cost_model.h"
 #include "search/measure_record.h"
 #include "search/networks.h"
 #include "search/task_file.h"
@@ -344,7 +343,7 @@ CommandRun AddTuneCommand(CLI::App& app) {
 
     auto builder = MakeBuilder(target.kind, o->config);
     auto runner = MakeRunner(target.kind, o->config);
-    std::unique_ptr<search::CostModel> model;
+    std::unique_ptr<costmodel::CostModel> model;
     if (o->cost_model == "xgboost") {
       costmodel::XGBoostConfig xc;
       xc.seed = o->seed;
@@ -359,7 +358,7 @@ CommandRun AddTuneCommand(CLI::App& app) {
       }
       model = std::move(xgb);
     } else {
-      model = search::MakeRandomCostModel(o->seed);
+      model = costmodel::MakeRandomCostModel(o->seed);
     }
     search::TuneConfig tc;
     tc.target = target.kind;

@@ -8,10 +8,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "costmodel/program_features.h"
-#include "measure/measure_result.h"
 #include "search/default_schedule.h"
 #include "tir/lower/lower.h"
 #include "tir/ops/operator.h"
@@ -45,12 +45,11 @@ inline std::vector<Sample> DataSet(const tir::Workload& w, uint64_t first_seed, 
   return out;
 }
 
-inline measure::MeasureResult Timed(double ms) {
-  measure::MeasureResult r;
-  r.latencies_ms = {ms};
-  r.median_ms = ms;
-  r.correct = true;
-  return r;
+// What the tuner tells the model about the samples: every one measured, at its latency.
+inline std::vector<std::optional<double>> Latencies(const std::vector<Sample>& samples) {
+  std::vector<std::optional<double>> out;
+  for (const auto& x : samples) out.push_back(x.latency_ms);
+  return out;
 }
 
 inline std::vector<const tir::Schedule*> Ptrs(const std::vector<Sample>& s) {

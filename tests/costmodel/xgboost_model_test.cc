@@ -43,14 +43,11 @@ TEST(XGBoostCostModel, RanksHeldOutRecordsAndRoundTrips) {
 
   XGBoostCostModel model(TestConfig());
   // Not trained yet: random scores, and failures teach nothing.
-  std::vector<measure::MeasureResult> failed(train.size(), measure::MeasureResult::Error(measure::ErrorKind::kRunError, "x"));
-  model.Update(w, Ptrs(train), failed);
+  model.Update(w, Ptrs(train), std::vector<std::optional<double>>(train.size(), std::nullopt));
   EXPECT_FALSE(model.trained());
   EXPECT_EQ(model.valid_records(), 0);
 
-  std::vector<measure::MeasureResult> results;
-  for (const auto& s : train) results.push_back(Timed(s.latency_ms));
-  model.Update(w, Ptrs(train), results);
+  model.Update(w, Ptrs(train), Latencies(train));
   ASSERT_TRUE(model.trained());
   EXPECT_EQ(model.valid_records(), 160);
 
@@ -77,9 +74,7 @@ TEST(XGBoostCostModel, DoesNotSteerBeforeWarmup) {
   const tir::Workload w = *tir::MakeWorkload("gemm", "M=64,N=48,K=32");
   const auto few = DataSet(w, 1, 8);
   XGBoostCostModel model(TestConfig());
-  std::vector<measure::MeasureResult> results;
-  for (const auto& s : few) results.push_back(Timed(s.latency_ms));
-  model.Update(w, Ptrs(few), results);
+  model.Update(w, Ptrs(few), Latencies(few));
   EXPECT_FALSE(model.trained());
   EXPECT_EQ(model.valid_records(), 8);
   const auto a = model.Predict(w, Ptrs(few));
@@ -168,9 +163,7 @@ TEST(XGBoostCostModel, ALoadedModelSteersAtOnceAndTheJobLearnsOnTopOfIt) {
   // What the job measures trains a model on top of the loaded one: the scores change, the ranking
   // stays good, and the stack cannot be saved as if it were one model.
   const auto measured = DataSet(w, 9000, 40);
-  std::vector<measure::MeasureResult> results;
-  for (const auto& x : measured) results.push_back(Timed(x.latency_ms));
-  job.Update(w, Ptrs(measured), results);
+  job.Update(w, Ptrs(measured), Latencies(measured));
   const auto refined = job.Predict(w, Ptrs(held_out));
   EXPECT_NE(refined, base_scores);
   EXPECT_GT(PairwiseAccuracy(refined, held_out), 0.6);

@@ -13,7 +13,7 @@
 #include <set>
 
 #include "db/record.h"
-#include "search/cost_model.h"
+#include "costmodel/cost_model.h"
 #include "search/crossover.h"
 #include "search/default_schedule.h"
 #include "search/evolutionary_search.h"
@@ -263,7 +263,7 @@ class FakeModel final : public CostModel {
     return s;
   }
   void Update(const tir::Workload&, const std::vector<const tir::Schedule*>&,
-              const std::vector<measure::MeasureResult>&) override {}
+              const std::vector<std::optional<double>>&) override {}
   int calls = 0;
 
  private:
@@ -365,7 +365,7 @@ TEST(EvolutionarySearch, DeterministicForASeed) {
   const tir::Workload w = Conv();
   auto run = [&](uint64_t seed, uint64_t model_seed) {
     EvolutionarySearch search(w, TargetKind::kCuda, SmallConfig(), seed);
-    auto model = MakeRandomCostModel(model_seed);
+    auto model = costmodel::MakeRandomCostModel(model_seed);
     auto first = search.NextBatch(8, *model, {}, {});
     std::unordered_set<std::string> measured;
     std::vector<tir::Schedule> best;
@@ -438,7 +438,7 @@ class SummarizingModel final : public CostModel {
     return scores;
   }
   void Update(const tir::Workload&, const std::vector<const tir::Schedule*>&,
-              const std::vector<measure::MeasureResult>&) override {}
+              const std::vector<std::optional<double>>&) override {}
   mutable std::atomic<int> summarized{0};
   int scored = 0, matching = 0, unsummarized_calls = 0;
 };
@@ -481,7 +481,7 @@ TEST(EvolutionarySearch, TinySpaceIsExhaustedWithoutHanging) {
 // Everything a search proposes and counts over a few batches, as text.
 std::string Transcript(const tir::Workload& w, TargetKind target, EvolutionConfig config, int n, int rounds) {
   EvolutionarySearch search(w, target, config, 7);
-  auto model = MakeRandomCostModel(11);
+  auto model = costmodel::MakeRandomCostModel(11);
   std::unordered_set<std::string> measured;
   std::vector<tir::Schedule> best;
   std::string out;
@@ -527,7 +527,7 @@ TEST(RandomCostModel, DeterministicScoresInRange) {
   auto sch = RandomSchedule(Gemm(), TargetKind::kCpu, 1);
   ASSERT_TRUE(sch);
   std::vector<const tir::Schedule*> c(5, &*sch);
-  auto a = MakeRandomCostModel(3), b = MakeRandomCostModel(3);
+  auto a = costmodel::MakeRandomCostModel(3), b = costmodel::MakeRandomCostModel(3);
   EXPECT_EQ(a->Name(), "random");
   const auto sa = a->Predict(Gemm(), c);
   EXPECT_EQ(sa, b->Predict(Gemm(), c));

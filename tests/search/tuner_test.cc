@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "db/database.h"
-#include "search/cost_model.h"
+#include "costmodel/cost_model.h"
 #include "search/default_schedule.h"
 #include "search/measure_record.h"
 #include "search/tuner.h"
@@ -150,7 +150,7 @@ struct Job {
 void RunJob(Job& job, const std::string& path, const TuneConfig& config, const std::vector<TuneTaskSpec>& tasks,
             std::atomic<bool>& stop, const std::function<void(const TuneProgress&)>& on_batch = {}) {
   auto db = OpenDb(path);
-  auto model = MakeRandomCostModel(config.seed);
+  auto model = costmodel::MakeRandomCostModel(config.seed);
   Tuner tuner(config, job.builder, job.runner, *db, *model);
   auto r = tuner.Run(tasks, stop, [&](const TuneProgress& p) {
     ++job.batches;
@@ -402,7 +402,7 @@ TEST(Tuner, RecordsOfAnotherDeviceSeedTheSearchButAreNotReportedAsTheBest) {
 TEST(Tuner, UnknownWorkloadIsAnError) {
   const std::string path = TempDb("bad");
   auto db = OpenDb(path);
-  auto model = MakeRandomCostModel(1);
+  auto model = costmodel::MakeRandomCostModel(1);
   FakeBuilder builder;
   FakeRunner runner;
   Tuner tuner(Config(1, 10, 5), builder, runner, *db, *model);

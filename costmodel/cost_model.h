@@ -7,16 +7,16 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "measure/measure_result.h"
 #include "tir/ops/workload.h"
 #include "tir/prim_func.h"
 #include "tir/schedule/schedule.h"
 #include "tir/support/random.h"
 
-namespace autotune::search {
+namespace autotune::costmodel {
 
 class CostModel {
  public:
@@ -37,12 +37,13 @@ class CostModel {
     (void)summaries;
     return Predict(workload, candidates);
   }
-  // Learns from a measured batch: results[i] is candidates[i]'s (failed ones included).
+  // Learns from a measured batch: latencies_ms[i] is candidates[i]'s median latency, nullopt when it
+  // failed or computed a wrong answer (a failure is not a slow candidate).
   virtual void Update(const tir::Workload& workload, const std::vector<const tir::Schedule*>& candidates,
-                      const std::vector<measure::MeasureResult>& results) = 0;
+                      const std::vector<std::optional<double>>& latencies_ms) = 0;
 };
 
 // Uniform random scores from its own seeded engine (deterministic for a seed); Update does nothing.
 std::unique_ptr<CostModel> MakeRandomCostModel(uint64_t seed);
 
-}  // namespace autotune::search
+}  // namespace autotune::costmodel

@@ -1,4 +1,4 @@
-#include "costmodel/training_data.h"
+#include "search/training_records.h"
 
 #include <map>
 #include <nlohmann/json.hpp>
@@ -13,9 +13,7 @@
 #include "tir/support/parallel_for.h"
 #include "tir/target.h"
 
-namespace autotune::costmodel {
-
-size_t TrainingSet::NumGroups() const { return std::set<std::string>(groups.begin(), groups.end()).size(); }
+namespace autotune::search {
 
 namespace {
 
@@ -37,15 +35,15 @@ std::vector<float> FeaturesOfTrace(const PendingRecord& rec) {
   if (!sch) return {};
   auto f = tir::Lower(sch->state());
   if (!f) return {};
-  return ExtractFeatures(*f);
+  return costmodel::ExtractFeatures(*f);
 }
 
 }  // namespace
 
-Result<TrainingSet> ReadTrainingSet(db::TuningDatabase& db, const TrainingFilter& filter, int threads) {
+Result<costmodel::TrainingSet> ReadTrainingSet(db::TuningDatabase& db, const TrainingFilter& filter, int threads) {
   const auto kind = tir::ParseTargetKind(filter.target.kind);
   if (!kind) return MakeError(fmt::format("unknown target kind '{}'", filter.target.kind));
-  TrainingSet set;
+  costmodel::TrainingSet set;
   // Workloads are rebuilt once each; the pending records point at them.
   std::map<std::string, tir::Workload> workloads;
   std::vector<PendingRecord> pending;
@@ -87,4 +85,4 @@ Result<TrainingSet> ReadTrainingSet(db::TuningDatabase& db, const TrainingFilter
   return set;
 }
 
-}  // namespace autotune::costmodel
+}  // namespace autotune::search

@@ -1,9 +1,9 @@
 // The random cost model: the search's ranking before a learned model exists (and a baseline to
 // compare the learned one with). Its scores come from its own engine, so a search with it is as
 // deterministic as the seed.
-#include "search/cost_model.h"
+#include "costmodel/cost_model.h"
 
-namespace autotune::search {
+namespace autotune::costmodel {
 
 namespace {
 
@@ -17,7 +17,7 @@ class RandomCostModel final : public CostModel {
     return scores;
   }
   void Update(const tir::Workload&, const std::vector<const tir::Schedule*>&,
-              const std::vector<measure::MeasureResult>&) override {}
+              const std::vector<std::optional<double>>&) override {}
 
  private:
   Random rng_;
@@ -27,4 +27,4 @@ class RandomCostModel final : public CostModel {
 
 std::unique_ptr<CostModel> MakeRandomCostModel(uint64_t seed) { return std::make_unique<RandomCostModel>(seed); }
 
-}  // namespace autotune::search
+}  // namespace autotune::costmodel
