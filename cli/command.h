@@ -24,5 +24,6 @@ CommandRun AddDbCommand(CLI::App& app);
 CommandRun AddLookupCommand(CLI::App& app);
 CommandRun AddTuneCommand(CLI::App& app);
 CommandRun AddModelCommand(CLI::App& app);
+CommandRun AddWorkerCommand(CLI::App& app);
 
 }  // namespace autotune::cli

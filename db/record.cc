@@ -20,11 +20,7 @@ WorkloadInfo WorkloadInfo::From(const tir::Workload& w) {
   return info;
 }
 
-std::string WorkloadInfo::ShapeText() const {
-  std::string s;
-  for (const auto& [name, value] : shape) s += fmt::format("{}{}={}", s.empty() ? "" : ",", name, value);
-  return s;
-}
+std::string WorkloadInfo::ShapeText() const { return tir::ShapeText(shape); }
 
 std::string WorkloadInfo::CanonicalText() const {
   return op + "[" + ShapeText() + "]" + (epilogue.empty() ? "" : "+" + epilogue);

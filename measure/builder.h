@@ -64,6 +64,12 @@ struct BuildResult {
   int registers = 0;                           // registers per thread, the most of any kernel (ptxas)
   int64_t spill_bytes = 0;                     // spill stores + spill loads, all kernels together (ptxas)
   bool ok() const { return error_kind == ErrorKind::kNone; }
+  static BuildResult Failure(ErrorKind kind, std::string message) {
+    BuildResult r;
+    r.error_kind = kind;
+    r.error_message = std::move(message);
+    return r;
+  }
 };
 
 class Builder {

@@ -67,6 +67,29 @@ std::vector<BuildResult> CBuilder::Build(const std::vector<BuildInput>& inputs) 
   return results;
 }
 
+BuildResult GenerateC(const BuildInput& input) {
+  BuildResult r;
+  if (!input.func.body) {
+    r.source = input.source;
+    r.entry = input.entry;
+    r.num_params = input.num_params;
+    return r;
+  }
+  tir::PrimFunc func = input.func;
+  // Serialize here (CodegenC would too) to tell an invalid GPU program from a codegen failure.
+  if (tir::NeedsThreadSerialization(func.body)) {
+    auto serial = tir::SerializeThreads(func.body);
+    if (!serial) return BuildResult::Failure(ErrorKind::kInvalidSchedule, serial.error().message);
+    func.body = serial.value();
+  }
+  auto src = tir::CodegenC(func);
+  if (!src) return BuildResult::Failure(ErrorKind::kBuildError, "codegen: " + src.error().message);
+  r.source = std::move(src->code);
+  r.entry = std::move(src->entry);
+  r.num_params = static_cast<int>(func.params.size());
+  return r;
+}
+
 BuildResult CBuilder::BuildOne(const BuildInput& input) const {
   const auto t0 = Clock::now();
   BuildResult r;
@@ -77,24 +100,8 @@ BuildResult CBuilder::BuildOne(const BuildInput& input) const {
     return r;
   };
 
-  if (input.func.body) {
-    tir::PrimFunc func = input.func;
-    // Serialize here (CodegenC would too) to tell an invalid GPU program from a codegen failure.
-    if (tir::NeedsThreadSerialization(func.body)) {
-      auto serial = tir::SerializeThreads(func.body);
-      if (!serial) return fail(ErrorKind::kInvalidSchedule, serial.error().message);
-      func.body = serial.value();
-    }
-    auto src = tir::CodegenC(func);
-    if (!src) return fail(ErrorKind::kBuildError, "codegen: " + src.error().message);
-    r.source = std::move(src->code);
-    r.entry = std::move(src->entry);
-    r.num_params = static_cast<int>(func.params.size());
-  } else {
-    r.source = input.source;
-    r.entry = input.entry;
-    r.num_params = input.num_params;
-  }
+  r = GenerateC(input);
+  if (!r.ok()) return fail(r.error_kind, r.error_message);
 
   std::string key_text = identity_ + "\n";
   for (const auto& a : command_) key_text += a + " ";

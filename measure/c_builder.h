@@ -39,4 +39,9 @@ class CBuilder : public Builder {
 
 std::unique_ptr<Builder> MakeCBuilder(const MeasureConfig& config);
 
+// The C source of an input, generated from its lowered function (GPU schedules serialized) or given:
+// a result with source, entry and num_params, or with the error (kInvalidSchedule, kBuildError). What
+// CBuilder compiles, and what a job sends to a remote worker.
+BuildResult GenerateC(const BuildInput& input);
+
 }  // namespace autotune::measure

@@ -160,6 +160,34 @@ std::vector<BuildResult> NvrtcBuilder::Build(const std::vector<BuildInput>& inpu
   return results;
 }
 
+BuildResult GenerateCuda(const BuildInput& input, const tir::GpuLimits& limits) {
+  tir::CudaModule module;
+  if (input.func.body) {
+    auto usage = tir::CheckGpuValidity(input.func, limits);
+    if (!usage) return BuildResult::Failure(ErrorKind::kInvalidSchedule, usage.error().message);
+    auto generated = tir::CodegenCuda(input.func);
+    if (!generated) return BuildResult::Failure(ErrorKind::kBuildError, "codegen: " + generated.error().message);
+    module = std::move(*generated);
+  } else {
+    if (input.kernels.empty()) {
+      return BuildResult::Failure(ErrorKind::kBuildError,
+                                  "a CUDA source needs its kernel launches (BuildInput::FromCudaModule)");
+    }
+    module.code = input.source;
+    module.kernels = input.kernels;
+    module.num_params = input.num_params;
+    module.workspace_bytes = input.workspace_bytes;
+  }
+  if (module.kernels.empty()) return BuildResult::Failure(ErrorKind::kBuildError, "codegen made no kernel");
+  BuildResult r;
+  r.source = std::move(module.code);
+  r.kernels = std::move(module.kernels);
+  r.entry = r.kernels.front().entry;
+  r.num_params = module.num_params;
+  r.workspace_bytes = std::move(module.workspace_bytes);
+  return r;
+}
+
 BuildResult NvrtcBuilder::BuildOne(const BuildInput& input, const Setup& setup) const {
   const auto t0 = Clock::now();
   BuildResult r;
@@ -171,28 +199,9 @@ BuildResult NvrtcBuilder::BuildOne(const BuildInput& input, const Setup& setup) 
   };
 
   // ---- the module: generated from the lowered function, or given ----
-  tir::CudaModule module;
-  if (input.func.body) {
-    auto usage = tir::CheckGpuValidity(input.func, LimitsFor(setup.arch, setup.device));
-    if (!usage) return fail(ErrorKind::kInvalidSchedule, usage.error().message);
-    auto generated = tir::CodegenCuda(input.func);
-    if (!generated) return fail(ErrorKind::kBuildError, "codegen: " + generated.error().message);
-    module = std::move(*generated);
-  } else {
-    if (input.kernels.empty()) {
-      return fail(ErrorKind::kBuildError, "a CUDA source needs its kernel launches (BuildInput::FromCudaModule)");
-    }
-    module.code = input.source;
-    module.kernels = input.kernels;
-    module.num_params = input.num_params;
-    module.workspace_bytes = input.workspace_bytes;
-  }
-  if (module.kernels.empty()) return fail(ErrorKind::kBuildError, "codegen made no kernel");
-  r.source = module.code;
-  r.kernels = module.kernels;
-  r.entry = module.kernels.front().entry;
-  r.num_params = module.num_params;
-  r.workspace_bytes = module.workspace_bytes;
+  r = GenerateCuda(input, LimitsFor(setup.arch, setup.device));
+  if (!r.ok()) return fail(r.error_kind, r.error_message);
+  const tir::CudaModule module{r.source, r.kernels, r.num_params, r.workspace_bytes};
 
   auto finish = [&](std::string cubin_path, int64_t bytes, const std::string& log, bool cached) {
     const PtxasInfo ptxas = ParsePtxasInfo(log);

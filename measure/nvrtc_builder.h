@@ -26,6 +26,7 @@
 #include "measure/builder.h"
 #include "measure/cuda_driver.h"
 #include "measure/measure_config.h"
+#include "tir/analysis/gpu_validity.h"
 #include "tir/result.h"
 
 namespace autotune::measure {
@@ -63,5 +64,11 @@ class NvrtcBuilder : public Builder {
 };
 
 std::unique_ptr<Builder> MakeNvrtcBuilder(const MeasureConfig& config);
+
+// The CUDA module of an input, generated from its lowered function (after the validity check
+// against `limits`) or given: a result with source, kernels, entry, num_params and workspaces, or
+// with the error (kInvalidSchedule, kBuildError). What NvrtcBuilder compiles, and what a job sends to
+// a remote worker.
+BuildResult GenerateCuda(const BuildInput& input, const tir::GpuLimits& limits);
 
 }  // namespace autotune::measure

@@ -3,6 +3,7 @@
 // know where a kernel runs.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "measure/builder.h"
@@ -16,6 +17,10 @@ class Runner {
   virtual ~Runner() = default;
   // One result per build, in order. A failed build comes back as its error (with its build time).
   virtual std::vector<MeasureResult> Run(const tir::Workload& workload, const std::vector<BuildResult>& builds) = 0;
+  // Why the last Run measured nothing of its batch (remote: no worker left), "" when it did. The
+  // tuner stops then, storing nothing of that batch, rather than recording failures that are not
+  // the candidates' own.
+  virtual std::string Unavailable() const { return ""; }
 };
 
 }  // namespace autotune::measure

@@ -21,6 +21,7 @@
 #include "cli/measure_options.h"
 #include "cli/model_source.h"
 #include "cli/open_database.h"
+#include "cli/remote_options.h"
 #include "cli/output.h"
 #include "db/database.h"
 #include "db/lookup/kernel_source.h"
@@ -60,6 +61,7 @@ struct TuneOptions {
   std::string json_file;
   std::string out_dir;
   measure::MeasureConfig config;
+  RemoteOptions remote;
 };
 
 // ---- Ctrl-C ----------------------------------------------------------------------------------------
@@ -320,6 +322,7 @@ CommandRun AddTuneCommand(CLI::App& app) {
   cmd->add_option("--json", o->json_file, "write a JSON report to this file ('-' for stdout)");
   cmd->add_option("--out", o->out_dir, "write the best kernel of every task to this directory");
   AddMeasureOptions(*cmd, o->config);
+  AddRemoteOptions(*cmd, o->remote);
   return [o]() {
     if (o->cost_model.empty()) o->cost_model = o->model.empty() ? "random" : "xgboost";
     if (o->cost_model != "xgboost" && o->cost_model != "random") {
@@ -339,10 +342,20 @@ CommandRun AddTuneCommand(CLI::App& app) {
     }
     // Open the database first: a bad path or a corrupt file should not cost a measurement.
     std::unique_ptr<db::TuningDatabase> database = OpenDatabase(o->db_file, db::OpenMode::kReadWrite);
-    const MeasureTarget target = ResolveMeasureTarget(o->target, o->config);
-
-    auto builder = MakeBuilder(target.kind, o->config);
-    auto runner = MakeRunner(target.kind, o->config);
+    MeasureTarget target;
+    std::unique_ptr<measure::Builder> builder;
+    std::unique_ptr<measure::Runner> runner;
+    if (!o->remote.workers.empty()) {
+      RemoteMeasurement remote = ConnectWorkers(o->remote, o->target, o->config);
+      target = remote.target;
+      builder = std::move(remote.builder);
+      runner = std::move(remote.runner);
+    } else {
+      if (!o->remote.token_file.empty()) throw UserError{"--token-file goes with --workers"};
+      target = ResolveMeasureTarget(o->target, o->config);
+      builder = MakeBuilder(target.kind, o->config);
+      runner = MakeRunner(target.kind, o->config);
+    }
     std::unique_ptr<costmodel::CostModel> model;
     if (o->cost_model == "xgboost") {
       costmodel::XGBoostConfig xc;

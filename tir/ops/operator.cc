@@ -125,12 +125,14 @@ Result<Workload> MakeWorkload(const std::string& op_name, const std::string& sha
   return op->Build(*params, *ep);
 }
 
-std::string Workload::CanonicalText() const {
-  std::string s = op + "[";
+std::string ShapeText(const ShapeParams& shape) {
+  std::string s;
   for (size_t i = 0; i < shape.size(); ++i) s += fmt::format("{}{}={}", i ? "," : "", shape[i].first, shape[i].second);
-  s += "]";
-  if (!epilogue.empty()) s += "+" + epilogue;
   return s;
+}
+
+std::string Workload::CanonicalText() const {
+  return op + "[" + ShapeText(shape) + "]" + (epilogue.empty() ? "" : "+" + epilogue);
 }
 
 std::string Workload::KeyText() const {

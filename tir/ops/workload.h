@@ -20,6 +20,8 @@ struct ComputeDAG;
 
 // Parameters in the operator's canonical order, e.g. {{"M",128},{"N",64},{"K",32}}.
 using ShapeParams = std::vector<std::pair<std::string, int64_t>>;
+// "M=128,N=64,K=32": what --shape takes back.
+std::string ShapeText(const ShapeParams& shape);
 
 struct Workload {
   std::string op;
