@@ -222,6 +222,9 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
     report.build_seconds += std::chrono::duration<double>(run_start - build_start).count();
     std::vector<measure::MeasureResult> results = runner_.Run(st.workload, builds);
     report.run_seconds += Seconds(run_start);
+    if (const std::string why = runner_.Unavailable(); !why.empty()) {
+      return MakeError(fmt::format("measuring {}: {} (every batch before this one is stored)", report.workload, why));
+    }
     if (results.size() != builds.size()) {
       return MakeError(fmt::format("internal error: the runner returned {} results for {} candidates", results.size(),
                                    builds.size()));
