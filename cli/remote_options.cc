@@ -2,9 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-
 #include "cli/cli_error.h"
+#include "cli/token_file.h"
 #include "measure/remote/codegen_builder.h"
 #include "measure/remote/remote_runner.h"
 
@@ -15,16 +14,6 @@ void AddRemoteOptions(CLI::App& cmd, RemoteOptions& o) {
                  "measure on `autotune worker` daemons: host:port,host:port or dns:///name:port (every address "
                  "of the name, round-robin)");
   cmd.add_option("--token-file", o.token_file, "file holding the token the workers require");
-}
-
-std::string ReadTokenFile(const std::string& path) {
-  std::ifstream in(path);
-  std::string token;
-  if (!in || !std::getline(in, token)) throw UserError{fmt::format("cannot read the token file '{}'", path)};
-  const auto first = token.find_first_not_of(" \t\r");
-  const auto last = token.find_last_not_of(" \t\r");
-  if (first == std::string::npos) throw UserError{fmt::format("the token file '{}' is empty", path)};
-  return token.substr(first, last - first + 1);
 }
 
 RemoteMeasurement ConnectWorkers(const RemoteOptions& o, const std::string& target, const measure::MeasureConfig& config) {

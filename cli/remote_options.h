@@ -18,9 +18,6 @@ struct RemoteOptions {
 
 void AddRemoteOptions(CLI::App& cmd, RemoteOptions& o);
 
-// The first line of a token file, trimmed; UserError when it is missing or empty.
-std::string ReadTokenFile(const std::string& path);
-
 struct RemoteMeasurement {
   MeasureTarget target;
   std::unique_ptr<measure::Builder> builder;

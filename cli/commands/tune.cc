@@ -22,6 +22,7 @@
 #include "cli/model_source.h"
 #include "cli/open_database.h"
 #include "cli/remote_options.h"
+#include "cli/stop_signal.h"
 #include "cli/output.h"
 #include "db/database.h"
 #include "db/lookup/kernel_source.h"
@@ -43,8 +44,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kExitInterrupted = 130;  // 128 + SIGINT, what shells report for Ctrl-C
-
 struct TuneOptions {
   std::string op, shape, epilogue;
   std::string tasks_file;
@@ -63,44 +62,6 @@ struct TuneOptions {
   measure::MeasureConfig config;
   RemoteOptions remote;
 };
-
-// ---- Ctrl-C ----------------------------------------------------------------------------------------
-
-std::atomic<bool> g_stop{false};
-static_assert(std::atomic<bool>::is_always_lock_free, "the SIGINT handler needs a lock-free flag");
-
-std::atomic<int64_t> g_first_interrupt_ms{0};
-
-int64_t MonotonicMs() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);  // async-signal-safe
-  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
-}
-
-// SIGINT (Ctrl-C) and SIGTERM (timeout, job schedulers) stop the job gracefully. A second one quits at
-// once, but only when it comes a second or more after the first: `timeout` and `kill -INT -PGID`
-// deliver one interrupt twice (to the process and to its group), which must not count as two.
-void OnInterrupt(int) {
-  if (g_stop.load()) {
-    if (MonotonicMs() - g_first_interrupt_ms.load() >= 1000) _exit(kExitInterrupted);
-    return;
-  }
-  g_first_interrupt_ms.store(MonotonicMs());
-  g_stop.store(true);
-  static const char kMsg[] =
-      "\nautotune: interrupted: storing the batch in flight, then writing the report (Ctrl-C again to quit now)\n";
-  ssize_t ignored = write(STDERR_FILENO, kMsg, sizeof kMsg - 1);
-  (void)ignored;
-}
-
-void InstallSigintHandler() {
-  struct sigaction sa {};
-  sa.sa_handler = OnInterrupt;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESTART;  // the measurement's reads and waits go on; the flag is read between batches
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-}
 
 // ---- tasks -----------------------------------------------------------------------------------------
 
@@ -383,16 +344,16 @@ CommandRun AddTuneCommand(CLI::App& app) {
 
     fmt::print(stderr, "autotune: tuning {} task{} on {}: {} trials in rounds of {}, database '{}'\n", tasks.size(),
                tasks.size() == 1 ? "" : "s", target.info.Text(), o->trials, o->batch_size, o->db_file);
-    g_stop.store(false);
-    InstallSigintHandler();
+    InstallStopSignals(
+        "\nautotune: interrupted: storing the batch in flight, then writing the report (Ctrl-C again to quit now)\n");
     Progress progress(tasks.size());
     search::Tuner tuner(tc, *builder, *runner, *database, *model);
     const auto start = std::chrono::steady_clock::now();
-    auto reports = tuner.Run(tasks, g_stop, [&](const search::TuneProgress& p) { progress.Update(p); });
+    auto reports = tuner.Run(tasks, StopRequested(), [&](const search::TuneProgress& p) { progress.Update(p); });
     progress.Done();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!reports) throw UserError{reports.error().message};
-    const bool interrupted = g_stop.load();
+    const bool interrupted = StopRequested().load();
 
     PrintTable(o->json_file == "-" ? stderr : stdout, *reports);
     std::vector<std::string> kernel_files;

@@ -14,6 +14,8 @@
 #include <thread>
 
 #include "cli/cli_error.h"
+#include "cli/stop_signal.h"
+#include "cli/token_file.h"
 #include "cli/command.h"
 #include "cli/measure_options.h"
 #include "measure/cuda_driver.h"
@@ -31,29 +33,6 @@ struct WorkerCliOptions {
   int queue = 4;
   measure::MeasureConfig config;
 };
-
-// ---- SIGINT / SIGTERM -------------------------------------------------------------------------------
-
-std::atomic<bool> g_stop{false};
-static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler needs a lock-free flag");
-
-// Only sets the flag: the main thread sees it and shuts the server down (Shutdown is not
-// async-signal-safe). A second signal quits at once.
-void OnStopSignal(int) {
-  if (g_stop.exchange(true)) _exit(130);
-  static const char kMsg[] = "autotune worker: stopping: finishing the calls in flight (again to quit now)\n";
-  ssize_t ignored = write(STDERR_FILENO, kMsg, sizeof kMsg - 1);
-  (void)ignored;
-}
-
-void InstallStopHandler() {
-  struct sigaction sa {};
-  sa.sa_handler = OnStopSignal;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESTART;
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-}
 
 // ---- the listening address --------------------------------------------------------------------------
 
@@ -81,21 +60,6 @@ HostPort ParseListen(const std::string& address) {
 
 bool IsLoopback(const std::string& host) {
   return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
-}
-
-std::string ReadToken(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw UserError{fmt::format("cannot read the token file '{}'", path)};
-  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  // A trailing newline (echo > file) is not part of the token.
-  const size_t begin = text.find_first_not_of(" \t\r\n");
-  if (begin == std::string::npos) throw UserError{fmt::format("the token file '{}' is empty", path)};
-  const size_t end = text.find_last_not_of(" \t\r\n");
-  std::string token = text.substr(begin, end - begin + 1);
-  if (token.find_first_of("\r\n") != std::string::npos) {
-    throw UserError{fmt::format("the token file '{}' holds more than one line", path)};
-  }
-  return token;
 }
 
 measure::remote::WorkerOptions MakeWorkerOptions(const WorkerCliOptions& o, const MeasureTarget& target) {
@@ -151,13 +115,13 @@ CommandRun AddWorkerCommand(CLI::App& app) {
           "listening on '{}' (not loopback) needs --token-file: the worker compiles and runs code it receives",
           opts->listen)};
     }
-    const std::string token = opts->token_file.empty() ? "" : ReadToken(opts->token_file);
+    const std::string token = opts->token_file.empty() ? "" : ReadTokenFile(opts->token_file);
     const MeasureTarget target = ResolveMeasureTarget(opts->target, opts->config);
     measure::remote::WorkerOptions worker = MakeWorkerOptions(*opts, target);
     worker.token = token;
     measure::remote::WorkerService service(std::move(worker));
 
-    InstallStopHandler();
+    InstallStopSignals("autotune worker: stopping: finishing the calls in flight (again to quit now)\n");
     auto started = measure::remote::StartWorkerServer(opts->listen, service);
     if (!started) throw UserError{started.error().message};
     std::unique_ptr<grpc::Server> server = std::move(started->server);
@@ -167,7 +131,7 @@ CommandRun AddWorkerCommand(CLI::App& app) {
     std::fflush(stdout);
 
     // The signal handler only sets the flag; this thread sees it and shuts down.
-    while (!g_stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    while (!StopRequested().load()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     // Health says NOT_SERVING first, so balancers stop sending; then calls in flight get 30 s to
     // finish before they are cancelled (their jobs send the unanswered candidates elsewhere).
     if (auto* health = server->GetHealthCheckService()) health->Shutdown();

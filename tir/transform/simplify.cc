@@ -243,12 +243,12 @@ Expr FromLinear(Linear l) {
 
 std::optional<bool> CompareConst(BinaryOp op, int64_t a, int64_t b) {
   switch (op) {
-    case BinaryOp::kEQ: return a == b;
-    case BinaryOp::kNE: return a != b;
-    case BinaryOp::kLT: return a < b;
-    case BinaryOp::kLE: return a <= b;
-    case BinaryOp::kGT: return a > b;
-    case BinaryOp::kGE: return a >= b;
+    case BinaryOp::kEQ:
+    case BinaryOp::kNE:
+    case BinaryOp::kLT:
+    case BinaryOp::kLE:
+    case BinaryOp::kGT:
+    case BinaryOp::kGE: return EvalBinaryInt(op, a, b) != 0;
     default: return std::nullopt;
   }
 }

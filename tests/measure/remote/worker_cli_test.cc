@@ -15,6 +15,7 @@
 #include <regex>
 
 #include "tests/cli/run_cli.h"
+#include "tests/measure/remote/worker_process.h"
 
 namespace autotune {
 namespace {
@@ -59,29 +60,9 @@ TEST(WorkerCli, BadListenAndTokenFilesAreUsageErrors) {
   std::remove(empty.c_str());
 }
 
-// Starts the worker with its stdout on a pipe; returns its pid and the port of its ready line.
+// Starts the worker; returns its pid and the port of its ready line.
 pid_t StartWorker(const std::vector<std::string>& args, int* port, std::string* line) {
-  int fds[2];
-  if (pipe(fds) != 0) return -1;
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fds[1], STDOUT_FILENO);
-    close(fds[0]);
-    close(fds[1]);
-    std::vector<char*> argv;
-    std::string cli = AUTOTUNE_CLI;
-    argv.push_back(cli.data());
-    std::vector<std::string> copy = args;
-    for (auto& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  close(fds[1]);
-  FILE* out = fdopen(fds[0], "r");
-  char buf[1024];
-  if (out && fgets(buf, sizeof buf, out)) *line = buf;
-  if (out) fclose(out);
+  const pid_t pid = testing::StartCli(args, "", line);
   std::smatch m;
   if (std::regex_search(*line, m, std::regex(R"(on 127\.0\.0\.1:(\d+))"))) *port = std::stoi(m[1]);
   return pid;
