@@ -19,6 +19,7 @@
 #include "cli/command.h"
 #include "cli/measure_options.h"
 #include "measure/cuda_driver.h"
+#include "measure/remote/metrics_server.h"
 #include "measure/remote/worker_service.h"
 #include "tir/version.h"
 
@@ -31,6 +32,7 @@ struct WorkerCliOptions {
   std::string target = "auto";
   std::string token_file;
   int queue = 4;
+  std::string metrics;  // HOST:PORT of the Prometheus endpoint; "" = none
   measure::MeasureConfig config;
 };
 
@@ -107,6 +109,8 @@ CommandRun AddWorkerCommand(CLI::App& app) {
   cmd->add_option("--queue", opts->queue, "measurement batches accepted at once (running and waiting); more are refused")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
+  cmd->add_option("--metrics", opts->metrics,
+                  "serve counters for Prometheus at http://HOST:PORT/metrics (IPv4; port 0: pick a free one)");
   AddMeasureOptions(*cmd, opts->config);
   return [opts]() {
     const HostPort hp = ParseListen(opts->listen);
@@ -122,12 +126,21 @@ CommandRun AddWorkerCommand(CLI::App& app) {
     measure::remote::WorkerService service(std::move(worker));
 
     InstallStopSignals("autotune worker: stopping: finishing the calls in flight (again to quit now)\n");
+    std::unique_ptr<measure::remote::MetricsServer> metrics;
+    if (!opts->metrics.empty()) {
+      auto m = measure::remote::MetricsServer::Start(
+          opts->metrics, [&service] { return measure::remote::PrometheusText(service.counters().Snapshot()); });
+      if (!m) throw UserError{m.error().message};
+      metrics = std::move(*m);
+    }
     auto started = measure::remote::StartWorkerServer(opts->listen, service);
     if (!started) throw UserError{started.error().message};
     std::unique_ptr<grpc::Server> server = std::move(started->server);
     const std::string shown_host = hp.host.find(':') != std::string::npos ? "[" + hp.host + "]" : hp.host;
-    std::printf("autotune worker: serving %s on %s:%d\n", target.info.Text().c_str(), shown_host.c_str(),
-                started->port);
+    const std::string metrics_note =
+        metrics ? fmt::format("; metrics on port {}", metrics->port()) : std::string();
+    std::printf("autotune worker: serving %s on %s:%d%s\n", target.info.Text().c_str(), shown_host.c_str(),
+                started->port, metrics_note.c_str());
     std::fflush(stdout);
 
     // The signal handler only sets the flag; this thread sees it and shuts down.
