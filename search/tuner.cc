@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <optional>
+#include <thread>
 #include <unordered_set>
 #include <utility>
 
@@ -52,6 +54,7 @@ struct TaskState {
   bool default_proposed = false;  // the first round considered the default schedule
   std::optional<EvolutionarySearch> search;
   std::unordered_set<std::string> measured;  // trace hashes measured on this target: database + this job
+  std::unordered_set<std::string> in_flight; // proposed, not yet measured (a round built ahead)
   std::vector<MeasuredSchedule> best;        // fastest first, at most kBestKept
   double best_ms = kInf;                     // the reported best (this device only)
 };
@@ -76,7 +79,45 @@ bool InterruptCanCause(measure::ErrorKind k) {
 
 bool Valid(const measure::MeasureResult& r) { return r.ok() && r.correct && r.median_ms > 0; }
 
+// One round: a task's batch and its builds, measured as one.
+struct Round {
+  int task = -1;
+  std::vector<Candidate> batch;
+  std::vector<measure::BuildResult> builds;  // one per candidate
+};
+
 }  // namespace
+
+// Lowers every candidate (a schedule that does not lower is an INVALID_SCHEDULE result) and builds
+// the ones that lowered, in one call to the builder.
+std::vector<measure::BuildResult> Tuner::BuildBatch(const tir::Workload& workload, const std::vector<Candidate>& batch) {
+  std::vector<measure::BuildResult> builds(batch.size());
+  std::vector<measure::BuildInput> inputs;
+  std::vector<size_t> input_of;  // inputs[k] is batch[input_of[k]]
+  tir::LowerOptions lo;
+  lo.name = "kernel_" + workload.op;
+  for (size_t k = 0; k < batch.size(); ++k) {
+    auto f = tir::Lower(batch[k].schedule.state(), lo);
+    if (!f) {
+      builds[k].error_kind = measure::ErrorKind::kInvalidSchedule;
+      builds[k].error_message = f.error().message;
+      continue;
+    }
+    inputs.push_back(measure::BuildInput::FromFunc(std::move(f).value()));
+    input_of.push_back(k);
+  }
+  if (inputs.empty()) return builds;
+  auto built = builder_.Build(inputs);
+  for (size_t k = 0; k < input_of.size(); ++k) {
+    if (k < built.size()) {
+      builds[input_of[k]] = std::move(built[k]);
+    } else {
+      builds[input_of[k]].error_kind = measure::ErrorKind::kBuildError;
+      builds[input_of[k]].error_message = "the builder returned no result";
+    }
+  }
+  return builds;
+}
 
 Tuner::Tuner(TuneConfig config, measure::Builder& builder, measure::Runner& runner, db::TuningDatabase& db,
              CostModel& model)
@@ -144,94 +185,74 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
 
   TaskScheduler scheduler(weights);
   int trials_done = 0;
-  while (!stop.load() && trials_done < config_.trials) {
-    const int t = scheduler.Next();
-    if (t < 0) break;
-    if (t >= static_cast<int>(tasks.size()) || states[t].finished) {
-      return MakeError(fmt::format("internal error: the task scheduler picked task {}, which is finished or unknown", t));
-    }
-    TaskState& st = states[t];
-    TaskReport& report = reports[t];
-    const auto round_start = Clock::now();
-    if (!st.started) {
-      if (auto r = start_task(t); !r) return r.error();
-    }
+  int in_flight = 0;  // candidates proposed and not yet accounted
 
-    // ---- propose ----
-    const int n = std::min(std::max(1, config_.batch_size), config_.trials - trials_done);
-    std::vector<Candidate> batch;
-    std::unordered_set<std::string> proposed = st.measured;
-    if (!st.default_proposed) {
-      st.default_proposed = true;
-      // The first batch of the task holds its default schedule, so the best is never slower than it,
-      // and the hand-picked schedule of every other sketch offered for the workload.
-      for (auto& def : DefaultSchedules(st.workload, target)) {
-        if (static_cast<int>(batch.size()) >= n) break;
-        std::string hash = db::HashTraceJson(def.trace().ToJson().dump());
-        if (proposed.insert(hash).second) batch.push_back(Candidate{std::move(def), std::move(hash), 0});
+  // ---- propose and build one round: a task's batch, lowered and compiled ----
+  // nullopt when the budget is spoken for or every task is finished.
+  auto prepare = [&]() -> Result<std::optional<Round>> {
+    while (!stop.load() && trials_done + in_flight < config_.trials) {
+      const int t = scheduler.Next();
+      if (t < 0) return std::optional<Round>();
+      if (t >= static_cast<int>(tasks.size()) || states[t].finished) {
+        return MakeError(fmt::format("internal error: the task scheduler picked task {}, which is finished or unknown", t));
       }
-    }
-    if (static_cast<int>(batch.size()) < n) {
-      std::vector<tir::Schedule> best_schedules;
-      best_schedules.reserve(st.best.size());
-      for (const auto& b : st.best) best_schedules.push_back(b.schedule);
-      auto more = st.search->NextBatch(n - static_cast<int>(batch.size()), model_, proposed, best_schedules);
-      for (auto& c : more) {
-        if (!proposed.insert(c.trace_hash).second) continue;  // the search promises distinct new traces
-        batch.push_back(std::move(c));
+      TaskState& st = states[t];
+      TaskReport& report = reports[t];
+      const auto propose_start = Clock::now();
+      if (!st.started) {
+        if (auto r = start_task(t); !r) return r.error();
       }
-    }
-    if (batch.empty()) {
-      // Nothing new in this task's space: it gets no more rounds.
-      st.finished = true;
-      scheduler.Finish(t);
-      report.seconds += Seconds(round_start);
-      continue;
-    }
-
-    // ---- build and run ----
-    const auto build_start = Clock::now();
-    report.search_seconds += std::chrono::duration<double>(build_start - round_start).count();
-    std::vector<measure::BuildResult> builds(batch.size());
-    std::vector<measure::BuildInput> inputs;
-    std::vector<size_t> input_of;  // inputs[k] is batch[input_of[k]]
-    tir::LowerOptions lo;
-    lo.name = "kernel_" + st.workload.op;
-    for (size_t k = 0; k < batch.size(); ++k) {
-      auto f = tir::Lower(batch[k].schedule.state(), lo);
-      if (!f) {
-        builds[k].error_kind = measure::ErrorKind::kInvalidSchedule;
-        builds[k].error_message = f.error().message;
-        continue;
-      }
-      inputs.push_back(measure::BuildInput::FromFunc(std::move(f).value()));
-      input_of.push_back(k);
-    }
-    if (!inputs.empty()) {
-      auto built = builder_.Build(inputs);
-      for (size_t k = 0; k < input_of.size(); ++k) {
-        if (k < built.size()) {
-          builds[input_of[k]] = std::move(built[k]);
-        } else {
-          builds[input_of[k]].error_kind = measure::ErrorKind::kBuildError;
-          builds[input_of[k]].error_message = "the builder returned no result";
+      const int n = std::min(std::max(1, config_.batch_size), config_.trials - trials_done - in_flight);
+      Round round;
+      round.task = t;
+      std::vector<Candidate>& batch = round.batch;
+      std::unordered_set<std::string> proposed = st.measured;
+      proposed.insert(st.in_flight.begin(), st.in_flight.end());
+      if (!st.default_proposed) {
+        st.default_proposed = true;
+        // The first batch of the task holds its default schedule, so the best is never slower than it,
+        // and the hand-picked schedule of every other sketch offered for the workload.
+        for (auto& def : DefaultSchedules(st.workload, target)) {
+          if (static_cast<int>(batch.size()) >= n) break;
+          std::string hash = db::HashTraceJson(def.trace().ToJson().dump());
+          if (proposed.insert(hash).second) batch.push_back(Candidate{std::move(def), std::move(hash), 0});
         }
       }
+      if (static_cast<int>(batch.size()) < n) {
+        std::vector<tir::Schedule> best_schedules;
+        best_schedules.reserve(st.best.size());
+        for (const auto& b : st.best) best_schedules.push_back(b.schedule);
+        auto more = st.search->NextBatch(n - static_cast<int>(batch.size()), model_, proposed, best_schedules);
+        for (auto& c : more) {
+          if (!proposed.insert(c.trace_hash).second) continue;  // the search promises distinct new traces
+          batch.push_back(std::move(c));
+        }
+      }
+      const auto build_start = Clock::now();
+      report.search_seconds += std::chrono::duration<double>(build_start - propose_start).count();
+      if (batch.empty()) {
+        // Nothing new in this task's space: it gets no more rounds (once the rounds in flight are in).
+        st.finished = true;
+        scheduler.Finish(t);
+        continue;
+      }
+      for (const auto& c : batch) st.in_flight.insert(c.trace_hash);
+      in_flight += static_cast<int>(batch.size());
+      round.builds = BuildBatch(st.workload, batch);
+      report.build_seconds += Seconds(build_start);
+      return std::optional<Round>(std::move(round));
     }
-    const auto run_start = Clock::now();
-    report.build_seconds += std::chrono::duration<double>(run_start - build_start).count();
-    std::vector<measure::MeasureResult> results = runner_.Run(st.workload, builds);
-    report.run_seconds += Seconds(run_start);
-    if (const std::string why = runner_.Unavailable(); !why.empty()) {
-      return MakeError(fmt::format("measuring {}: {} (every batch before this one is stored)", report.workload, why));
-    }
-    if (results.size() != builds.size()) {
-      return MakeError(fmt::format("internal error: the runner returned {} results for {} candidates", results.size(),
-                                   builds.size()));
-    }
+    return std::optional<Round>();
+  };
 
-    // ---- store ----
-    const bool interrupted = stop.load();
+  // ---- store what a measured round found, update the model, account ----
+  auto finish = [&](Round& round, std::vector<measure::MeasureResult>& results, bool interrupted) -> Result<void> {
+    TaskState& st = states[round.task];
+    TaskReport& report = reports[round.task];
+    const std::vector<Candidate>& batch = round.batch;
+    const std::vector<measure::BuildResult>& builds = round.builds;
+    in_flight -= static_cast<int>(batch.size());
+    for (const auto& c : batch) st.in_flight.erase(c.trace_hash);
     std::vector<db::TuningRecord> records;
     std::vector<const tir::Schedule*> kept_schedules;
     std::vector<measure::MeasureResult> kept_results;
@@ -254,8 +275,6 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
       for (const auto& r : kept_results) latencies.push_back(Valid(r) ? std::optional<double>(r.median_ms) : std::nullopt);
       model_.Update(st.workload, kept_schedules, latencies);
     }
-
-    // ---- account ----
     for (size_t idx = 0; idx < kept.size(); ++idx) {
       const size_t k = kept[idx];
       const measure::MeasureResult& r = results[k];
@@ -275,18 +294,101 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
       AddBest(st.best, MeasuredSchedule{r.median_ms, batch[k].schedule, batch[k].trace_hash});
     }
     report.curve.push_back(std::isfinite(st.best_ms) ? st.best_ms : 0);
-    report.seconds += Seconds(round_start);
-    scheduler.Record(t, st.best_ms, report.trials);
+    scheduler.Record(round.task, st.best_ms, report.trials);
+    return {};
+  };
+
+  // Rounds in a pipeline: while the runner measures the oldest round, the next is proposed and built
+  // (with the model as it was: a round or two stale). A runner that takes concurrent calls (remote
+  // workers) gets two rounds at once, so a worker compiles one while it runs the other. Without
+  // overlap (the cpu target, where builds would disturb the kernels' timings) one round at a time.
+  struct InFlight {
+    Round round;
+    std::vector<measure::MeasureResult> results;
+    double run_seconds = 0;
+    std::thread measuring;
+  };
+  std::deque<InFlight> rounds;
+  auto launch = [&](Round round) {
+    InFlight& f = rounds.emplace_back();
+    f.round = std::move(round);
+    f.measuring = std::thread([this, &f, &states] {
+      const auto run_start = Clock::now();
+      f.results = runner_.Run(states[f.round.task].workload, f.round.builds);
+      f.run_seconds = Seconds(run_start);
+    });
+  };
+  // Every path out of the loop waits for the rounds still at the runner (their results are dropped
+  // on an error; an interrupt stores them below).
+  struct JoinAll {
+    std::deque<InFlight>& rounds;
+    ~JoinAll() {
+      for (auto& f : rounds) {
+        if (f.measuring.joinable()) f.measuring.join();
+      }
+    }
+  } join_all{rounds};
+  const int depth = config_.overlap_rounds ? std::max(1, runner_.ConcurrentRuns()) : 1;
+  auto last_accounted = job_start;
+  bool interrupted = false;
+  bool exhausted = false;  // prepare found nothing more to do
+  auto top_up = [&]() -> Result<void> {
+    while (!exhausted && !stop.load() && static_cast<int>(rounds.size()) < depth) {
+      auto next = prepare();
+      if (!next) return next.error();
+      if (!*next) {
+        exhausted = true;
+        break;
+      }
+      launch(std::move(**next));
+    }
+    return {};
+  };
+  if (auto r = top_up(); !r) return r.error();
+  while (!rounds.empty()) {
+    // Build the next round while the oldest is measured.
+    std::optional<Round> ahead;
+    if (config_.overlap_rounds && !exhausted && !stop.load()) {
+      auto next = prepare();
+      if (!next) return next.error();
+      if (*next) {
+        ahead = std::move(**next);
+      } else {
+        exhausted = true;
+      }
+    }
+    InFlight& f = rounds.front();
+    f.measuring.join();
+    Round& round = f.round;
+    reports[round.task].run_seconds += f.run_seconds;
+    if (const std::string why = runner_.Unavailable(); !why.empty() && f.results.empty()) {
+      return MakeError(fmt::format("measuring {}: {} (every batch before this one is stored)", reports[round.task].workload,
+                                   why));
+    }
+    if (f.results.size() != round.builds.size()) {
+      return MakeError(fmt::format("internal error: the runner returned {} results for {} candidates", f.results.size(),
+                                   round.builds.size()));
+    }
+    interrupted = interrupted || stop.load();
+    if (auto r = finish(round, f.results, interrupted); !r) return r.error();
+    // Wall time goes to the task whose round was accounted, so the tasks' seconds add up to the job's.
+    reports[round.task].seconds += Seconds(last_accounted);
+    last_accounted = Clock::now();
+    rounds.pop_front();
     if (on_batch) {
       TuneProgress p;
-      p.task = t;
+      p.task = round.task;
       p.trials_done = trials_done;
       p.trials_total = config_.trials;
       p.elapsed_s = Seconds(job_start);
       p.reports = &reports;
       on_batch(p);
     }
-    if (interrupted) break;
+    // After a stop, rounds already at the runner are finished and stored; one built ahead is
+    // dropped (nothing of it was measured).
+    if (interrupted) continue;
+    if (ahead) launch(std::move(*ahead));
+    if (auto r = top_up(); !r) return r.error();
   }
   return reports;
 }

@@ -1,7 +1,8 @@
 // The tuning loop of a job: rounds go to tasks as the TaskScheduler decides; each round proposes a
 // batch with the task's EvolutionarySearch, builds and measures it (Builder and Runner: local, remote
 // or a scripted fake in tests), stores every result in the database in one transaction, updates the
-// cost model, and records the best-so-far curve. The first batch of a task includes its default
+// cost model, and records the best-so-far curve. With `overlap_rounds` the next round is proposed
+// and built while this one is measured. The first batch of a task includes its default
 // schedule, so the best found is never slower than the default. Traces measured on this target in
 // any earlier job (the database) are never measured again, so re-running a job resumes it.
 #pragma once
@@ -30,6 +31,10 @@ struct TuneConfig {
   int batch_size = 64;         // measurements per round
   uint64_t seed = 1;
   EvolutionConfig evolution;
+  // Propose and build the next round while the runner measures this one. Right when the runner's
+  // device is not the builder's CPU (a GPU, remote workers); on the cpu target the builds would
+  // disturb the kernels being timed.
+  bool overlap_rounds = false;
 };
 
 // Per task, what `autotune tune --json` reports.
@@ -68,6 +73,8 @@ class Tuner {
                                       const std::function<void(const TuneProgress&)>& on_batch);
 
  private:
+  std::vector<measure::BuildResult> BuildBatch(const tir::Workload& workload, const std::vector<Candidate>& batch);
+
   TuneConfig config_;
   measure::Builder& builder_;
   measure::Runner& runner_;

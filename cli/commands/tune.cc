@@ -57,6 +57,7 @@ struct TuneOptions {
   std::string cost_model;  // "" = xgboost when --model is given, else random
   std::string model;       // a trained model: file or name in the database
   uint64_t seed = 1;
+  bool serial_rounds = false;
   std::string json_file;
   std::string out_dir;
   measure::MeasureConfig config;
@@ -280,6 +281,9 @@ CommandRun AddTuneCommand(CLI::App& app) {
                   "start from a trained cost model: a file or a name stored in --db (see `autotune model train`)");
   cmd->add_option("--db", o->db_file, "tuning database (created if missing)")->capture_default_str();
   cmd->add_option("--seed", o->seed, "seed of the search")->capture_default_str();
+  cmd->add_flag("--serial-rounds", o->serial_rounds,
+                "build the next round only after this one is measured (by default, on a GPU or workers, the next "
+                "round is proposed and built while this one runs)");
   cmd->add_option("--json", o->json_file, "write a JSON report to this file ('-' for stdout)");
   cmd->add_option("--out", o->out_dir, "write the best kernel of every task to this directory");
   AddMeasureOptions(*cmd, o->config);
@@ -312,7 +316,10 @@ CommandRun AddTuneCommand(CLI::App& app) {
       builder = std::move(remote.builder);
       runner = std::move(remote.runner);
     } else {
-      if (!o->remote.token_file.empty()) throw UserError{"--token-file goes with --workers"};
+      const RemoteOptions& r = o->remote;
+      if (!r.token_file.empty() || !r.tls_cert.empty() || !r.tls_key.empty() || !r.tls_ca.empty()) {
+        throw UserError{"--token-file and the --tls-* options go with --workers"};
+      }
       target = ResolveMeasureTarget(o->target, o->config);
       builder = MakeBuilder(target.kind, o->config);
       runner = MakeRunner(target.kind, o->config);
@@ -340,6 +347,8 @@ CommandRun AddTuneCommand(CLI::App& app) {
     tc.trials = o->trials;
     tc.batch_size = o->batch_size;
     tc.seed = o->seed;
+    // The cpu target times kernels on the cores the builds would use: one round at a time there.
+    tc.overlap_rounds = !o->serial_rounds && (target.kind == tir::TargetKind::kCuda || !o->remote.workers.empty());
     if (o->population > 0) tc.evolution.population = o->population;
 
     fmt::print(stderr, "autotune: tuning {} task{} on {}: {} trials in rounds of {}, database '{}'\n", tasks.size(),

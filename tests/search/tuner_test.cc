@@ -1,15 +1,19 @@
 // The tuning loop without a GPU and without timing: a fake builder (C codegen, no compiler) and a
 // scripted fake runner whose latency is a hash of the generated source, with some candidates
 // reported as BUILD_ERROR, WRONG_ANSWER or a "correct: false" result faster than anything valid.
-// Resume, several tasks under the scheduler, stopping, determinism and the choice of the best.
+// Resume, several tasks under the scheduler, stopping, determinism and the choice of the best, with
+// rounds one at a time and overlapped (the next round built while this one is measured).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -35,6 +39,7 @@ uint64_t Fnv1a(const std::string& s) {
 class FakeBuilder : public measure::Builder {
  public:
   std::vector<measure::BuildResult> Build(const std::vector<measure::BuildInput>& inputs) override {
+    if (on_build) on_build();
     std::vector<measure::BuildResult> out;
     for (const auto& in : inputs) {
       measure::BuildResult b;
@@ -51,6 +56,7 @@ class FakeBuilder : public measure::Builder {
     }
     return out;
   }
+  std::function<void()> on_build;  // before each Build
 };
 
 // One measurement the fake runner made.
@@ -66,6 +72,7 @@ class FakeRunner : public measure::Runner {
   std::vector<measure::MeasureResult> Run(const tir::Workload& workload,
                                           const std::vector<measure::BuildResult>& builds) override {
     ++runs;
+    if (during_run) during_run(runs);
     std::vector<measure::MeasureResult> out;
     for (const auto& b : builds) {
       measure::MeasureResult r;
@@ -99,7 +106,8 @@ class FakeRunner : public measure::Runner {
 
   int runs = 0;
   std::vector<FakeCall> calls;
-  std::function<void(int)> on_run;  // after each Run, with the number of runs so far
+  std::function<void(int)> on_run;      // after each Run, with the number of runs so far
+  std::function<void(int)> during_run;  // at the start of each Run (the runs so far, this one counted)
 };
 
 db::TargetInfo TestTarget() { return {"cpu", "x86_64", "Test CPU", "", "cc (test) 12.2"}; }
@@ -397,6 +405,85 @@ TEST(Tuner, RecordsOfAnotherDeviceSeedTheSearchButAreNotReportedAsTheBest) {
   RunJob(job, path, Config(4, 8, 4), {kGemm});
   EXPECT_EQ(job.reports[0].trials, 8);
   EXPECT_GT(job.reports[0].best_latency_ms, 0.0001);
+}
+
+// Makes the overlap observable without timing: each Run waits (up to 5 s) until the builder is
+// called while it runs, and counts the builds that happened during a run.
+struct OverlapProbe {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool running = false;
+  int builds_during_runs = 0;
+
+  void Attach(Job& job) {
+    job.builder.on_build = [this] {
+      std::lock_guard lock(mu);
+      if (running) ++builds_during_runs;
+      cv.notify_all();
+    };
+    job.runner.during_run = [this](int) {
+      std::unique_lock lock(mu);
+      running = true;
+      const int before = builds_during_runs;
+      cv.wait_for(lock, std::chrono::seconds(5), [&] { return builds_during_runs > before; });
+      running = false;
+    };
+  }
+};
+
+TuneConfig Overlapped(TuneConfig c) {
+  c.overlap_rounds = true;
+  return c;
+}
+
+TEST(Tuner, OverlappedRoundsBuildTheNextWhileMeasuringAndMeasureEachTraceOnce) {
+  const std::string path = TempDb("overlap");
+  Job job;
+  OverlapProbe probe;
+  probe.Attach(job);
+  RunJob(job, path, Overlapped(Config(5, 40, 8)), {kGemm});
+  EXPECT_EQ(job.runner.runs, 5);
+  EXPECT_EQ(probe.builds_during_runs, 4) << "every round but the first was built while the one before ran";
+  const auto records = Records(path);
+  EXPECT_EQ(records.size(), 40u);
+  const auto hashes = Hashes(records);
+  EXPECT_EQ(std::set<std::string>(hashes.begin(), hashes.end()).size(), 40u) << "no trace twice";
+  EXPECT_EQ(job.reports[0].trials, 40);
+  EXPECT_EQ(job.reports[0].curve.size(), 5u);
+  EXPECT_EQ(records[0].trace_json, DefaultTraceJson(kGemm)) << "the default is still measured first";
+
+  // Several tasks share the budget the same way; a resumed overlapped job measures nothing again.
+  const std::vector<TuneTaskSpec> tasks = {kGemm, Task("conv2d", "N=1,C=4,H=8,W=8,K=8,R=3,S=3,pad=1")};
+  const std::string path2 = TempDb("overlap2");
+  Job first, again;
+  RunJob(first, path2, Overlapped(Config(6, 36, 6)), tasks);
+  EXPECT_EQ(TotalTrials(first.reports), 36);
+  RunJob(again, path2, Overlapped(Config(6, 36, 6)), tasks);
+  const auto all = Hashes(Records(path2));
+  EXPECT_EQ(all.size(), 72u);
+  EXPECT_EQ(std::set<std::string>(all.begin(), all.end()).size(), 72u);
+}
+
+TEST(Tuner, OverlappedRoundsAreReproducibleAndStopCleanly) {
+  auto run = [](const std::string& name) {
+    const std::string path = TempDb(name);
+    Job job;
+    RunJob(job, path, Overlapped(Config(11, 30, 6)), {kGemm});
+    return Hashes(Records(path));
+  };
+  EXPECT_EQ(run("overlap_det_a"), run("overlap_det_b"));
+
+  // Stopped during the second run: the round built meanwhile is dropped, never measured or stored.
+  const std::string path = TempDb("overlap_stop");
+  std::atomic<bool> stop{false};
+  Job job;
+  job.runner.during_run = [&](int runs) {
+    if (runs == 2) stop = true;
+  };
+  RunJob(job, path, Overlapped(Config(9, 100, 8)), {kGemm}, stop);
+  EXPECT_EQ(job.runner.runs, 2);
+  EXPECT_LE(Records(path).size(), 16u);
+  EXPECT_GE(Records(path).size(), 8u);
 }
 
 TEST(Tuner, UnknownWorkloadIsAnError) {
