@@ -25,5 +25,6 @@ CommandRun AddLookupCommand(CLI::App& app);
 CommandRun AddTuneCommand(CLI::App& app);
 CommandRun AddModelCommand(CLI::App& app);
 CommandRun AddWorkerCommand(CLI::App& app);
+CommandRun AddReportCommand(CLI::App& app);
 
 }  // namespace autotune::cli

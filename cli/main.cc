@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   add(AddTuneCommand);
   add(AddModelCommand);
   add(AddWorkerCommand);
+  add(AddReportCommand);
   // `autotune --op conv2d --shape ...` (options, no command) means `autotune tune ...`.
   std::vector<char*> args(argv, argv + argc + 1);  // with argv's terminating null
   if (argc > 1 && std::strncmp(argv[1], "--", 2) == 0 && std::strcmp(argv[1], "--help") != 0 &&

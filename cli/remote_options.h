@@ -14,6 +14,7 @@ namespace autotune::cli {
 struct RemoteOptions {
   std::string workers;     // "host:port,host:port" or "dns:///name:port"; "" = measure here
   std::string token_file;  // the shared token the workers require
+  std::string tls_cert, tls_key, tls_ca;  // mutual TLS: the job's certificate and key, the workers' CA
 };
 
 void AddRemoteOptions(CLI::App& cmd, RemoteOptions& o);

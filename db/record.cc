@@ -37,4 +37,31 @@ std::string NowIso8601() {
   return buf;
 }
 
+std::optional<int64_t> ParseIso8601(const std::string& text) {
+  // Exactly "YYYY-MM-DDTHH:MM:SSZ": digits where digits belong, nothing before or after.
+  static constexpr char kForm[] = "dddd-dd-ddTdd:dd:ddZ";
+  if (text.size() != sizeof kForm - 1) return std::nullopt;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const bool digit = text[i] >= '0' && text[i] <= '9';
+    if (kForm[i] == 'd' ? !digit : text[i] != kForm[i]) return std::nullopt;
+  }
+  auto num = [&](size_t at, size_t len) { return std::stoi(text.substr(at, len)); };
+  std::tm utc{};
+  utc.tm_year = num(0, 4) - 1900;
+  utc.tm_mon = num(5, 2) - 1;
+  utc.tm_mday = num(8, 2);
+  utc.tm_hour = num(11, 2);
+  utc.tm_min = num(14, 2);
+  utc.tm_sec = num(17, 2);
+  if (utc.tm_mon < 0 || utc.tm_mon > 11 || utc.tm_mday < 1 || utc.tm_mday > 31 || utc.tm_hour > 23 ||
+      utc.tm_min > 59 || utc.tm_sec > 59) {
+    return std::nullopt;
+  }
+  // timegm normalizes days past the month's end (Feb 30 -> Mar 2): that is a malformed time.
+  const int mday = utc.tm_mday;
+  const std::time_t t = timegm(&utc);
+  if (utc.tm_mday != mday) return std::nullopt;
+  return static_cast<int64_t>(t);
+}
+
 }  // namespace autotune::db

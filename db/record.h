@@ -3,6 +3,7 @@
 // measure module's names as text ("NONE", "BUILD_ERROR", ...) and the search converts.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,5 +59,8 @@ struct TuningRecord {
 std::string HashTraceJson(const std::string& trace_json);
 // Now as ISO-8601 UTC ("2026-11-29T09:37:21Z").
 std::string NowIso8601();
+// Seconds since the Unix epoch of a time in NowIso8601's exact form (what measured_at holds), so
+// reports can measure how long tuning took; nullopt for any other text.
+std::optional<int64_t> ParseIso8601(const std::string& text);
 
 }  // namespace autotune::db

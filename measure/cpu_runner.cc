@@ -25,6 +25,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "measure/io_dump.h"
 #include "measure/reference_check.h"
 
 namespace autotune::measure {
@@ -136,6 +137,11 @@ struct ChildArgs {
   auto t0 = Clock::now();
   call(fn, args.data());
   double one_ms = Ms(Clock::now() - t0);
+  if (!cfg.save_output.empty()) {
+    if (auto saved = WriteNpy(cfg.save_output, out.data(), out.size(), cfg.save_output_shape); !saved) {
+      Report(fd, ErrorKind::kRunError, "saving the output: " + saved.error().message, 0, {});
+    }
+  }
   const CheckResult check =
       CheckOutput(out.data(), a.data->reference.data(), out.size(), a.data->reference_scale, cfg.rtol);
   if (!check.correct) Report(fd, ErrorKind::kWrongAnswer, check.Describe(out.size()), check.max_rel_error, {});

@@ -2,8 +2,8 @@
 // crashes or hangs only kills the child (RUN_ERROR naming the signal, RUN_TIMEOUT past the limit).
 //
 // The child sees the parent's inputs and reference copy-on-write (no copies), dlopens the object,
-// poisons the output with NaN, runs once and checks against the reference (WRONG_ANSWER stops
-// there), runs `warmup` untimed times (none when one run already outlasts min_repeat_ms: the checked
+// poisons the output with NaN, runs once (writing the output to config.save_output as .npy when set)
+// and checks against the reference (WRONG_ANSWER stops there), runs `warmup` untimed times (none when one run already outlasts min_repeat_ms: the checked
 // run warmed it), then `repeats` timed repeats, each running the kernel enough
 // times to last min_repeat_ms on the steady clock, with the caches flushed before each repeat by
 // reading a buffer larger than the last-level cache. Results come back through a pipe.

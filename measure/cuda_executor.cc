@@ -21,6 +21,7 @@
 #include <sstream>
 #include <thread>
 
+#include "measure/io_dump.h"
 #include "measure/reference_check.h"
 #include "measure/subprocess.h"
 
@@ -217,6 +218,11 @@ class Executor {
     std::vector<float> out(output_elements_);
     auto one = run.Checked(out.data());
     if (!one) return answer(ErrorKind::kRunError, one.error().message, 0, {});
+    if (!cfg_.save_output.empty()) {
+      if (auto saved = WriteNpy(cfg_.save_output, out.data(), output_elements_, cfg_.save_output_shape); !saved) {
+        return answer(ErrorKind::kRunError, "saving the output: " + saved.error().message, 0, {});
+      }
+    }
     const CheckResult check = CheckOutput(out.data(), reference_.data(), output_elements_, reference_scale_, cfg_.rtol);
     if (!check.correct) {
       return answer(ErrorKind::kWrongAnswer, check.Describe(output_elements_), check.max_rel_error, {});

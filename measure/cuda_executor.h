@@ -24,7 +24,8 @@
 // again from the executor's host copy (a previous candidate that wrote out of bounds into an
 // input's allocation cannot spoil the next ones' data); the output is poisoned
 // with NaN (cuMemsetD32 0x7fc00000) and the module run once (all its kernels in order are one run),
-// copied back and checked against the reference on the host (measure/reference_check.h;
+// copied back (and written to config.save_output as .npy when set: measure/io_dump.h) and checked
+// against the reference on the host (measure/reference_check.h;
 // WRONG_ANSWER stops there); then `warmup` untimed runs (none when one run already outlasts
 // min_repeat_ms), then `repeats` repeats, each of N runs lasting at least min_repeat_ms, timed with
 // CUDA events, with the L2 flushed before each repeat by writing a buffer of 2 x the L2 size with

@@ -32,6 +32,13 @@ struct MeasureConfig {
   std::string cc = "cc";     // the C compiler
   std::vector<std::string> extra_cflags;
 
+  // ---- saving the output (autotune measure --save-io; measure/io_dump.h) ----
+  // The output of the checked run is written here as .npy (float32, C order, `save_output_shape`;
+  // empty shape: 1-D) by the process that ran it, whatever the verdict. "": not written (the
+  // tuner's case: no cost).
+  std::string save_output;
+  std::vector<int64_t> save_output_shape;
+
   // ---- cuda target ----
   std::string cuda_arch;  // "sm_90" (or "90"); "": read from device `cuda_device` (fails without a GPU: pass --arch)
   int cuda_device = 0;    // ordinal of the GPU that runs the kernels

@@ -21,6 +21,9 @@ class Runner {
   // tuner stops then, storing nothing of that batch, rather than recording failures that are not
   // the candidates' own.
   virtual std::string Unavailable() const { return ""; }
+  // Run calls it takes at once from different threads. A remote runner takes two, so that a worker
+  // compiles the next batch while it runs this one; a local runner owns one device process: one.
+  virtual int ConcurrentRuns() const { return 1; }
 };
 
 }  // namespace autotune::measure

@@ -7,13 +7,37 @@ benchmark mode on; warm-up; each repeat runs the operator enough times to last a
 each repeat; the median of the repeats is the figure. Prints one JSON object per workload.
 
   python3 scripts/peer_bench.py --op gemm --shape M=4096,N=4096,K=4096 [--epilogue bias,relu]
+
+--inputs DIR runs PyTorch's operator on the inputs that `autotune measure --save-io DIR` saved (the
+very data autotune's kernel was checked and timed on; op, shape and epilogue come from DIR/io.json)
+and compares its answer with autotune's saved output: max_rel_error is max_i |a_i - p_i| /
+max(|p_i|, mean |p|) with p PyTorch's output (the rule of autotune's reference check,
+measure/reference_check.h), and answers_match is max_rel_error <= --rtol (default 1e-4, autotune's
+own tolerance against its naive reference). Exit status 1 when they do not match.
+
+  python3 scripts/peer_bench.py --inputs DIR
+
+--copy-bandwidth times a device-to-device copy of a large buffer (--copy-mib, default 1024) the same
+way and prints the bandwidth (bytes read + written per second), the device's SM count, compute
+capability and the SM clock that nvidia-smi reports while the copies run: the figures
+scripts/bench needs for the roofline floor.
+
+  python3 scripts/peer_bench.py --copy-bandwidth
 """
 import argparse
+import ast
 import json
+import os
 import statistics
+import struct
+import subprocess
+import sys
 
-import torch
-import torch.nn.functional as F
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError as e:
+    sys.exit(f"peer_bench: PyTorch is not installed here ({e})")
 
 
 def parse_shape(text):
@@ -24,8 +48,19 @@ def parse_shape(text):
     return out
 
 
-def make_case(op, p, epilogue, dev):
-    rnd = lambda *s: torch.rand(*s, device=dev, dtype=torch.float32) * 2 - 1
+def make_case(op, p, epilogue, dev, given=None):
+    """The operator as a function of no arguments and its FLOPs. Inputs are random unless `given`:
+    tensors in the workload's input order (A, B[, bias] or data, weight[, bias])."""
+    pending = list(given) if given is not None else None
+
+    def rnd(*s):
+        if pending is not None:
+            t = pending.pop(0)
+            if tuple(t.shape) != tuple(s):
+                raise SystemExit(f"peer_bench: a saved input has shape {tuple(t.shape)}, {op} {p} wants {s}")
+            return t
+        return torch.rand(*s, device=dev, dtype=torch.float32) * 2 - 1
+
     bias = "bias" in epilogue
     relu = "relu" in epilogue
     if op == "gemm":
@@ -61,8 +96,121 @@ def make_case(op, p, epilogue, dev):
             y = F.conv2d(x, w, bv, stride=s, padding=pad, dilation=dil, groups=g)
             return torch.relu(y) if relu else y
     else:
-        raise SystemExit(f"unknown op {op}")
+        raise SystemExit(f"peer_bench: unknown op {op}")
+    if pending:
+        raise SystemExit(f"peer_bench: {len(pending)} saved inputs more than {op} with epilogue '{epilogue}' takes")
     return fn, flops
+
+
+def read_npy(path):
+    """A little-endian float32, C-order .npy file (what `autotune measure --save-io` writes) as a CPU
+    tensor; no numpy needed."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise SystemExit(f"peer_bench: cannot read {path}: {e.strerror}")
+    if data[:6] != b"\x93NUMPY":
+        raise SystemExit(f"peer_bench: {path} is not a .npy file")
+    if data[6] == 1:
+        (hlen,), off = struct.unpack("<H", data[8:10]), 10
+    else:
+        (hlen,), off = struct.unpack("<I", data[8:12]), 12
+    header = ast.literal_eval(data[off:off + hlen].decode("latin1"))
+    if header.get("descr") != "<f4" or header.get("fortran_order"):
+        raise SystemExit(f"peer_bench: {path} is not little-endian float32 in C order: {header}")
+    shape = tuple(header["shape"])
+    body = bytearray(data[off + hlen:])
+    n = 1
+    for d in shape:
+        n *= d
+    if len(body) != 4 * n:
+        raise SystemExit(f"peer_bench: {path} holds {len(body)} bytes for shape {shape}")
+    if n == 0:
+        return torch.empty(shape, dtype=torch.float32)
+    return torch.frombuffer(body, dtype=torch.float32).reshape(shape)
+
+
+def load_saved(directory):
+    """io.json of `autotune measure --save-io` and its tensors: (manifest, inputs, autotune's output or None)."""
+    try:
+        with open(os.path.join(directory, "io.json")) as f:
+            io = json.load(f)
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"peer_bench: {directory}/io.json: {e}")
+    inputs, output = [], None
+    for t in io["tensors"]:
+        tensor = read_npy(os.path.join(directory, t["file"]))
+        if list(tensor.shape) != list(t["shape"]):
+            raise SystemExit(f"peer_bench: {t['file']} has shape {list(tensor.shape)}, io.json says {t['shape']}")
+        if t["role"] == "input":
+            inputs.append(tensor)
+        elif t["role"] == "output":
+            output = tensor
+    return io, inputs, output
+
+
+def relative_error(got, ref):
+    """max_i |got_i - ref_i| / max(|ref_i|, mean |ref|), in double: measure/reference_check.h's rule
+    (infinite where got is NaN or infinite and ref is finite)."""
+    got, ref = got.double(), ref.double()
+    scale = max(ref.abs().mean().item(), 1.1754943508222875e-38)
+    err = (got - ref).abs() / ref.abs().clamp(min=scale)
+    err = torch.where(torch.isfinite(got) | ~torch.isfinite(ref), err, torch.full_like(err, float("inf")))
+    return err.max().item() if err.numel() else 0.0
+
+
+def nvidia_smi(query):
+    """Values of `nvidia-smi --query-gpu=QUERY` for the first GPU, or None."""
+    try:
+        out = subprocess.run(["nvidia-smi", f"--query-gpu={query}", "--format=csv,noheader,nounits"],
+                             capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if out.returncode != 0 or not out.stdout.strip():
+        return None
+    return [v.strip() for v in out.stdout.strip().splitlines()[0].split(",")]
+
+
+def copy_bandwidth(args, dev, props, flush):
+    """Device-to-device copy of --copy-mib MiB, timed like the operators: bytes read + written per second."""
+    n = args.copy_mib * 2**20 // 4
+    src = torch.rand(n, device=dev, dtype=torch.float32)
+    dst = torch.empty_like(src)
+    # nvidia-smi samples the SM clock while the copies run (it takes a moment to start; the repeats
+    # last about repeats x min_repeat_ms).
+    smi = None
+    try:
+        smi = subprocess.Popen(["bash", "-c", "sleep 0.2; nvidia-smi --query-gpu=clocks.sm,clocks.max.sm "
+                                "--format=csv,noheader,nounits"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               text=True)
+    except OSError:
+        pass
+    times = time_ms(lambda: dst.copy_(src), args.repeats, max(args.min_repeat_ms, 100), flush)
+    clocks = None
+    if smi is not None:
+        try:
+            out, _ = smi.communicate(timeout=30)
+            clocks = [v.strip() for v in out.strip().splitlines()[0].split(",")] if out.strip() else None
+        except (subprocess.TimeoutExpired, IndexError):
+            smi.kill()
+    med = statistics.median(times)
+    moved = 2 * n * 4
+    driver = nvidia_smi("driver_version")
+
+    def mhz(v):
+        try:
+            return float(v)
+        except (TypeError, ValueError):
+            return None
+    return {"peer": "copy", "device": props.name, "capability": f"{props.major}.{props.minor}",
+            "sm_count": props.multi_processor_count, "l2_bytes": getattr(props, "L2_cache_size", None),
+            "bytes_moved": moved, "latency_ms": med, "latencies_ms": times,
+            "bandwidth_gbps": moved / (med * 1e6),
+            "sm_clock_mhz": mhz(clocks[0]) if clocks else None,
+            "max_sm_clock_mhz": mhz(clocks[1]) if clocks and len(clocks) > 1 else None,
+            "driver": driver[0] if driver else None, "torch": torch.__version__, "torch_cuda": torch.version.cuda,
+            "cudnn": torch.backends.cudnn.version()}
 
 
 def time_ms(fn, repeats, min_repeat_ms, flush):
@@ -91,27 +239,63 @@ def time_ms(fn, repeats, min_repeat_ms, flush):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--op", required=True)
-    ap.add_argument("--shape", required=True)
+    ap.add_argument("--op")
+    ap.add_argument("--shape")
     ap.add_argument("--epilogue", default="")
+    ap.add_argument("--inputs", metavar="DIR", help="the inputs (and output) saved by autotune measure --save-io DIR")
+    ap.add_argument("--rtol", type=float, default=1e-4, help="answers match when max_rel_error <= this")
+    ap.add_argument("--copy-bandwidth", action="store_true", help="time a device-to-device copy instead")
+    ap.add_argument("--copy-mib", type=int, default=1024, help="size of the copied buffer (MiB)")
     ap.add_argument("--repeats", type=int, default=10)
     ap.add_argument("--min-repeat-ms", type=float, default=50)
     args = ap.parse_args()
+    if not args.copy_bandwidth and not args.inputs and not (args.op and args.shape):
+        ap.error("give --op and --shape, --inputs DIR, or --copy-bandwidth")
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cudnn.benchmark = True
+    if not torch.cuda.is_available():
+        sys.exit("peer_bench: PyTorch sees no CUDA device")
     dev = torch.device("cuda")
     props = torch.cuda.get_device_properties(dev)
     l2 = getattr(props, "L2_cache_size", 60 * 2**20)
     flush = torch.empty(2 * l2 // 4, device=dev, dtype=torch.float32)
-    fn, flops = make_case(args.op, parse_shape(args.shape), args.epilogue, dev)
+    if args.copy_bandwidth:
+        print(json.dumps(copy_bandwidth(args, dev, props, flush)))
+        return 0
+
+    op, shape, epilogue, given, theirs = args.op, args.shape, args.epilogue, None, None
+    if args.inputs:
+        io, saved, theirs = load_saved(args.inputs)
+        saved_shape = io.get("shape_text") or ",".join(f"{k}={v}" for k, v in io["shape"].items())
+        if op and op != io["op"]:
+            sys.exit(f"peer_bench: --op {op}, but {args.inputs} holds {io['op']}")
+        if shape and parse_shape(shape).items() - io["shape"].items():
+            sys.exit(f"peer_bench: --shape {shape}, but {args.inputs} holds {saved_shape}")
+        op, shape, epilogue = io["op"], saved_shape, io.get("epilogue", "")
+        given = [t.to(dev) for t in saved]
+    fn, flops = make_case(op, parse_shape(shape), epilogue, dev, given)
     with torch.no_grad():
         times = time_ms(fn, args.repeats, args.min_repeat_ms, flush)
+        ours = fn() if theirs is not None else None  # the algorithm just timed (cuDNN benchmark mode chose it)
     med = statistics.median(times)
-    print(json.dumps({"peer": "pytorch", "op": args.op, "shape": args.shape, "epilogue": args.epilogue,
-                      "device": props.name, "torch": torch.__version__, "cudnn": torch.backends.cudnn.version(),
-                      "latency_ms": med, "gflops": flops / (med * 1e6), "latencies_ms": times}))
+    out = {"peer": "pytorch", "op": op, "shape": shape, "epilogue": epilogue,
+           "device": props.name, "torch": torch.__version__, "cudnn": torch.backends.cudnn.version(),
+           "latency_ms": med, "gflops": flops / (med * 1e6), "latencies_ms": times}
+    status = 0
+    if args.inputs:
+        out["inputs"] = args.inputs
+        if theirs is None:
+            out.update({"max_rel_error": None, "answers_match": None,
+                        "compare_error": "no autotune output in io.json (its run failed)"})
+        else:
+            rel = relative_error(theirs.to(dev), ours)
+            out.update({"max_rel_error": rel if rel != float("inf") else None, "rtol": args.rtol,
+                        "answers_match": rel <= args.rtol})
+            status = 0 if rel <= args.rtol else 1
+    print(json.dumps(out))
+    return status
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

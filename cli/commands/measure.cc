@@ -1,6 +1,7 @@
 // autotune measure: builds, runs, checks and times one schedule (the default one or --trace).
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "cli/cli_error.h"
@@ -12,6 +13,7 @@
 #include "measure/c_builder.h"
 #include "measure/cpu_runner.h"
 #include "measure/cuda_runner.h"
+#include "measure/io_dump.h"
 #include "measure/nvrtc_builder.h"
 #include "measure/nvrtc_compiler.h"
 #include "search/measure_record.h"
@@ -25,6 +27,7 @@ struct MeasureOptions {
   WorkloadOptions wl;
   std::string json_file;
   std::string db_file;
+  std::string save_io_dir;
   measure::MeasureConfig config;
 };
 
@@ -40,6 +43,9 @@ CommandRun AddMeasureCommand(CLI::App& app) {
   cmd->add_option("--json", opts->json_file, "write a JSON report to this file ('-' for stdout)");
   cmd->add_option("--db", opts->db_file, "store the result in this tuning database (created if missing)");
   cmd->add_option("--seed", c.seed, "seed of the random inputs");
+  cmd->add_option("--save-io", opts->save_io_dir,
+                  "write the inputs and the checked run's output to this directory as .npy files, with io.json "
+                  "naming them (for scripts/peer_bench.py --inputs)");
   AddMeasureOptions(*cmd, c);
   return [opts]() {
     const tir::Workload w = opts->wl.MakeWorkload();
@@ -55,6 +61,21 @@ CommandRun AddMeasureCommand(CLI::App& app) {
       database = std::move(*opened);
     }
     tir::Schedule sch = opts->wl.MakeSchedule(w);
+    // --save-io: the inputs are written here (MakeRandomInputs is deterministic: the same data the
+    // runner makes), the output by the process that runs the candidate.
+    std::string saved_output;
+    if (!opts->save_io_dir.empty()) {
+      std::error_code ec;
+      const std::filesystem::path dir = std::filesystem::absolute(opts->save_io_dir, ec);
+      if (ec) throw UserError{fmt::format("--save-io '{}': {}", opts->save_io_dir, ec.message())};
+      if (auto saved = measure::SaveInputs(w, opts->config.seed, dir.string()); !saved) {
+        throw UserError{saved.error().message};
+      }
+      saved_output = (dir / measure::kSavedOutputFile).string();
+      std::filesystem::remove(saved_output, ec);  // an old one must not pass for this run's
+      opts->config.save_output = saved_output;
+      opts->config.save_output_shape = w.output.shape;
+    }
     nlohmann::json report = {{"workload", w.CanonicalText()}, {"op", w.op}, {"epilogue", w.epilogue},
                              {"target", tir::TargetKindName(target)}, {"trace", sch.trace().ToJson()}};
     nlohmann::json shape = nlohmann::json::object();
@@ -98,6 +119,19 @@ CommandRun AddMeasureCommand(CLI::App& app) {
       if (!stored) throw UserError{fmt::format("cannot store the result in '{}': {}", opts->db_file, stored.error().message)};
       fmt::print(stderr, "autotune: {} '{}' ({})\n", *stored ? "stored in" : "already in", opts->db_file,
                  target_info.Text());
+    }
+    if (!saved_output.empty()) {
+      const bool have_output = std::filesystem::exists(saved_output);
+      nlohmann::json io = measure::IoManifest(w, opts->config.seed, have_output);
+      io["target"] = tir::TargetKindName(target);
+      io["error"] = measure::ErrorKindName(result.error_kind);
+      io["correct"] = result.correct;
+      io["max_rel_error"] = r.value("max_rel_error", nlohmann::json());
+      const std::string dir = std::filesystem::path(saved_output).parent_path().string();
+      WriteOutput((std::filesystem::path(dir) / measure::kIoManifestFile).string(), io.dump(2) + "\n", "io.json");
+      fmt::print(stderr, "autotune: saved the inputs{} in '{}'\n",
+                 have_output ? " and the output" : " (no output: the run failed before it)", dir);
+      report["save_io"] = dir;
     }
     if (!opts->json_file.empty()) WriteOutput(opts->json_file, report.dump(2) + "\n", "the JSON report");
     return result.ok() ? 0 : 1;

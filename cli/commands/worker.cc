@@ -1,7 +1,7 @@
 // autotune worker: the measurement daemon of a GPU (or cpu) machine. Tuning jobs send it generated
 // candidates over gRPC (measure/remote/worker_service.h); it builds them, runs them one at a time on
 // its device and streams the results back. It compiles and runs code it receives, so it listens on
-// loopback unless a shared token protects it.
+// loopback unless a shared token or mutual TLS protects it.
 #include <fmt/format.h>
 #include <signal.h>
 #include <unistd.h>
@@ -15,7 +15,7 @@
 
 #include "cli/cli_error.h"
 #include "cli/stop_signal.h"
-#include "cli/token_file.h"
+#include "cli/secret_files.h"
 #include "cli/command.h"
 #include "cli/measure_options.h"
 #include "measure/cuda_driver.h"
@@ -31,6 +31,7 @@ struct WorkerCliOptions {
   std::string listen = "127.0.0.1:50051";
   std::string target = "auto";
   std::string token_file;
+  std::string tls_cert, tls_key, tls_client_ca;
   int queue = 4;
   std::string metrics;  // HOST:PORT of the Prometheus endpoint; "" = none
   measure::MeasureConfig config;
@@ -97,15 +98,20 @@ CommandRun AddWorkerCommand(CLI::App& app) {
       "worker",
       "Serve measurements to tuning jobs over gRPC: build candidates in parallel, run them one at a time on "
       "this machine's device, stream results back. It compiles and runs code it receives: it listens on "
-      "loopback unless --token-file protects it. Stops gracefully on SIGINT/SIGTERM.");
+      "loopback unless --token-file or TLS (--tls-cert, --tls-key, --tls-client-ca) protects it. Stops gracefully "
+      "on SIGINT/SIGTERM.");
   cmd->add_option("--listen", opts->listen,
-                  "address to serve on, HOST:PORT (port 0: pick a free one); any non-loopback host needs --token-file")
+                  "address to serve on, HOST:PORT (port 0: pick a free one); any non-loopback host needs --token-file or TLS")
       ->capture_default_str();
   cmd->add_option("--target", opts->target, "what to measure on: cpu, cuda, or auto (cuda when a GPU is usable)")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
       ->capture_default_str();
   cmd->add_option("--token-file", opts->token_file,
                   "file holding a shared secret; every call must carry 'authorization: Bearer <secret>'");
+  cmd->add_option("--tls-cert", opts->tls_cert, "TLS: this worker's certificate (PEM); with --tls-key and --tls-client-ca");
+  cmd->add_option("--tls-key", opts->tls_key, "TLS: the certificate's private key (PEM)");
+  cmd->add_option("--tls-client-ca", opts->tls_client_ca,
+                  "TLS: CA certificate (PEM) that must have signed a job's client certificate; others are refused");
   cmd->add_option("--queue", opts->queue, "measurement batches accepted at once (running and waiting); more are refused")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
@@ -114,9 +120,12 @@ CommandRun AddWorkerCommand(CLI::App& app) {
   AddMeasureOptions(*cmd, opts->config);
   return [opts]() {
     const HostPort hp = ParseListen(opts->listen);
-    if (!IsLoopback(hp.host) && opts->token_file.empty()) {
+    const auto tls = ReadTlsFiles(opts->tls_cert, opts->tls_key, opts->tls_client_ca,
+                                  "--tls-cert, --tls-key and --tls-client-ca");
+    if (!IsLoopback(hp.host) && opts->token_file.empty() && !tls) {
       throw UserError{fmt::format(
-          "listening on '{}' (not loopback) needs --token-file: the worker compiles and runs code it receives",
+          "listening on '{}' (not loopback) needs --token-file or TLS (--tls-cert, --tls-key, --tls-client-ca): "
+          "the worker compiles and runs code it receives",
           opts->listen)};
     }
     const std::string token = opts->token_file.empty() ? "" : ReadTokenFile(opts->token_file);
@@ -133,14 +142,14 @@ CommandRun AddWorkerCommand(CLI::App& app) {
       if (!m) throw UserError{m.error().message};
       metrics = std::move(*m);
     }
-    auto started = measure::remote::StartWorkerServer(opts->listen, service);
+    auto started = measure::remote::StartWorkerServer(opts->listen, service, tls);
     if (!started) throw UserError{started.error().message};
     std::unique_ptr<grpc::Server> server = std::move(started->server);
     const std::string shown_host = hp.host.find(':') != std::string::npos ? "[" + hp.host + "]" : hp.host;
     const std::string metrics_note =
         metrics ? fmt::format("; metrics on port {}", metrics->port()) : std::string();
-    std::printf("autotune worker: serving %s on %s:%d%s\n", target.info.Text().c_str(), shown_host.c_str(),
-                started->port, metrics_note.c_str());
+    std::printf("autotune worker: serving %s on %s:%d%s%s\n", target.info.Text().c_str(), shown_host.c_str(),
+                started->port, tls ? " (TLS, client certificates required)" : "", metrics_note.c_str());
     std::fflush(stdout);
 
     // The signal handler only sets the flag; this thread sees it and shuts down.

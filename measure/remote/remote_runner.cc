@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 #include <grpcpp/grpcpp.h>
 
+#include <netdb.h>
+#include <sys/socket.h>
+
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -27,6 +31,35 @@ double CallSeconds(const MeasureConfig& c, size_t candidates) {
   return 30 + static_cast<double>(candidates) * (c.build_timeout_s + c.run_timeout_s);
 }
 
+// How many addresses a gRPC target names, at least 1: "dns:///host:port" (or "dns://server/host:port")
+// as many as the name resolves to here, "ipv4:a:p,b:p" / "ipv6:..." one per entry, host:port one.
+// gRPC resolves the target itself for the connections; this only sizes the split of a batch.
+int AddressCount(const std::string& target) {
+  if (target.rfind("ipv4:", 0) == 0 || target.rfind("ipv6:", 0) == 0) {
+    return std::clamp(static_cast<int>(std::count(target.begin(), target.end(), ',')) + 1, 1, 64);
+  }
+  if (target.rfind("dns:", 0) != 0) return 1;
+  std::string rest = target.substr(4);
+  if (rest.rfind("//", 0) == 0) {
+    const size_t slash = rest.find('/', 2);
+    rest = slash == std::string::npos ? rest.substr(2) : rest.substr(slash + 1);
+  }
+  std::string host = rest;
+  if (!rest.empty() && rest.front() == '[') {
+    host = rest.substr(1, rest.find(']') == std::string::npos ? std::string::npos : rest.find(']') - 1);
+  } else if (const size_t colon = rest.rfind(':'); colon != std::string::npos) {
+    host = rest.substr(0, colon);
+  }
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(host.c_str(), nullptr, &hints, &found) != 0) return 1;
+  int n = 0;
+  for (addrinfo* a = found; a; a = a->ai_next) ++n;
+  freeaddrinfo(found);
+  return std::clamp(n, 1, 64);
+}
+
 }  // namespace
 
 Result<std::unique_ptr<RemoteRunner>> RemoteRunner::Connect(RemoteConfig config) {
@@ -41,12 +74,14 @@ Result<std::unique_ptr<RemoteRunner>> RemoteRunner::Connect(RemoteConfig config)
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 1000);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 1000);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 5000);
+  const auto credentials = MakeChannelCredentials(runner->config_.tls);
   std::vector<std::string> problems;
   for (const auto& address : runner->config_.workers) {
     Worker w;
     w.address = address;
-    w.channel = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+    w.channel = grpc::CreateCustomChannel(address, credentials, args);
     w.stub = rpc::Measurement::NewStub(w.channel);
+    w.calls = AddressCount(address);
     auto info = runner->Describe(w);
     if (!info) {
       problems.push_back(fmt::format("{}: {}", address, info.error().message));
@@ -94,15 +129,27 @@ Result<rpc::WorkerInfo> RemoteRunner::Describe(Worker& w) const {
   return info;
 }
 
+int RemoteRunner::addresses() const {
+  int n = 0;
+  for (const auto& w : workers_) n += w.calls;
+  return n;
+}
+
+std::string RemoteRunner::Unavailable() const {
+  std::lock_guard lock(workers_mu_);
+  return unavailable_;
+}
+
 int RemoteRunner::healthy_workers() const {
+  std::lock_guard lock(workers_mu_);
   int n = 0;
   for (const auto& w : workers_) n += w.healthy;
   return n;
 }
 
-std::vector<size_t> RemoteRunner::Send(Worker& w, const rpc::MeasureRequest& base,
-                                       const std::vector<BuildResult>& builds, const std::vector<size_t>& which,
-                                       std::vector<MeasureResult>& results, std::vector<bool>& done) {
+RemoteRunner::Sent RemoteRunner::Send(const Worker& w, const rpc::MeasureRequest& base,
+                                      const std::vector<BuildResult>& builds, const std::vector<size_t>& which,
+                                      std::vector<MeasureResult>& results, std::vector<bool>& done) {
   rpc::MeasureRequest req = base;
   for (size_t i : which) ToWire(builds[i], req.add_candidates());
   grpc::ClientContext ctx;
@@ -121,29 +168,31 @@ std::vector<size_t> RemoteRunner::Send(Worker& w, const rpc::MeasureRequest& bas
     done[i] = true;
   }
   const grpc::Status s = reader->Finish();
-  std::vector<size_t> unanswered;
+  Sent sent;
   for (size_t k = 0; k < which.size(); ++k) {
-    if (!answered[k]) unanswered.push_back(which[k]);
+    if (!answered[k]) sent.unanswered.push_back(which[k]);
   }
-  if (!unanswered.empty()) {
-    // A worker that refuses a request (INVALID_ARGUMENT) would refuse it again anywhere: those
-    // candidates are answered as errors; any other failure is the worker's, and it leaves the job.
-    if (s.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
-      std::lock_guard lock(mu_);
-      for (size_t i : unanswered) {
-        results[i] = MeasureResult::Error(ErrorKind::kBuildError, "refused by worker " + w.address + ": " + s.error_message());
-        done[i] = true;
-      }
-      return {};
+  if (sent.unanswered.empty()) return sent;
+  // A worker that refuses a request (INVALID_ARGUMENT) would refuse it again anywhere: those
+  // candidates are answered as errors; any other failure is the worker's.
+  if (s.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
+    std::lock_guard lock(mu_);
+    for (size_t i : sent.unanswered) {
+      results[i] = MeasureResult::Error(ErrorKind::kBuildError, "refused by worker " + w.address + ": " + s.error_message());
+      done[i] = true;
     }
-    w.healthy = false;
-    w.last_error = s.ok() ? "the stream ended before every result" : StatusText(s);
+    sent.unanswered.clear();
+    return sent;
   }
-  return unanswered;
+  sent.failure = s.ok() ? "the stream ended before every result" : StatusText(s);
+  return sent;
 }
 
 std::vector<MeasureResult> RemoteRunner::Run(const tir::Workload& workload, const std::vector<BuildResult>& builds) {
-  unavailable_.clear();
+  {
+    std::lock_guard lock(workers_mu_);
+    unavailable_.clear();
+  }
   std::vector<MeasureResult> results(builds.size());
   std::vector<bool> done(builds.size(), false);
   std::vector<int> attempts(builds.size(), 0);
@@ -168,43 +217,60 @@ std::vector<MeasureResult> RemoteRunner::Run(const tir::Workload& workload, cons
   // A worker that left the job rejoins once its channel connects again (checked without waiting:
   // the channel keeps reconnecting in the background).
   for (auto& w : workers_) {
-    if (w.healthy || w.channel->GetState(/*try_to_connect=*/true) != GRPC_CHANNEL_READY) continue;
+    if (w.channel->GetState(/*try_to_connect=*/true) != GRPC_CHANNEL_READY) continue;
+    {
+      std::lock_guard lock(workers_mu_);
+      if (w.healthy) continue;
+    }
     auto info = Describe(w);
+    std::lock_guard lock(workers_mu_);
     if (info && info->device() == target_info_.device) w.healthy = true;
   }
 
   while (!pending.empty()) {
     std::vector<Worker*> healthy;
-    for (auto& w : workers_) {
-      if (w.healthy) healthy.push_back(&w);
+    {
+      std::lock_guard lock(workers_mu_);
+      for (auto& w : workers_) {
+        if (w.healthy) healthy.push_back(&w);
+      }
+      if (healthy.empty()) {
+        std::string why;
+        for (const auto& w : workers_) why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", w.address, w.last_error);
+        unavailable_ = "no worker can measure: " + why;
+        return {};
+      }
     }
-    if (healthy.empty()) {
-      std::string why;
-      for (const auto& w : workers_) why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", w.address, w.last_error);
-      unavailable_ = "no worker can measure: " + why;
-      return {};
-    }
-    // Contiguous shares, as equal as possible, one call per worker at once.
-    const size_t n = healthy.size();
+    // Contiguous shares, as equal as possible, one per call: a worker gets `calls` of them at once.
+    std::vector<Worker*> slots;
+    for (Worker* w : healthy) slots.insert(slots.end(), static_cast<size_t>(w->calls), w);
+    const size_t n = slots.size();
     std::vector<std::vector<size_t>> shares(n);
     for (size_t k = 0; k < pending.size(); ++k) shares[k * n / pending.size()].push_back(pending[k]);
-    std::vector<std::vector<size_t>> unanswered(n);
+    std::vector<Sent> sent(n);
     std::vector<std::thread> calls;
     for (size_t t = 0; t < n; ++t) {
       if (shares[t].empty()) continue;
-      calls.emplace_back([&, t] { unanswered[t] = Send(*healthy[t], base, builds, shares[t], results, done); });
+      calls.emplace_back([&, t] { sent[t] = Send(*slots[t], base, builds, shares[t], results, done); });
     }
     for (auto& c : calls) c.join();
     pending.clear();
+    std::lock_guard lock(workers_mu_);
     for (size_t t = 0; t < n; ++t) {
-      for (size_t i : unanswered[t]) {
+      Worker& w = *slots[t];
+      if (!sent[t].failure.empty()) {
+        w.last_error = sent[t].failure;
+        // A failed call takes a worker out of the job; a name with other addresses still connected
+        // stays (gRPC stops picking the address that failed).
+        if (w.calls == 1 || w.channel->GetState(/*try_to_connect=*/false) != GRPC_CHANNEL_READY) w.healthy = false;
+      }
+      for (size_t i : sent[t].unanswered) {
         if (++attempts[i] < config_.max_attempts) {
           pending.push_back(i);
           continue;
         }
-        results[i] = MeasureResult::Error(
-            ErrorKind::kRunError, fmt::format("sent {} times, no worker answered (last: {}: {})", attempts[i],
-                                              healthy[t]->address, healthy[t]->last_error));
+        results[i] = MeasureResult::Error(ErrorKind::kRunError, fmt::format("sent {} times, no worker answered (last: {}: {})",
+                                                                            attempts[i], w.address, w.last_error));
         done[i] = true;
       }
     }

@@ -11,11 +11,13 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "db/target.h"
 #include "measure/measure_config.h"
+#include "measure/remote/tls.h"
 #include "measure/runner.h"
 #include "tir/result.h"
 #include "tir/target.h"
@@ -23,10 +25,12 @@
 namespace autotune::measure::remote {
 
 struct RemoteConfig {
-  // "host:port" each, or one "dns:///name:port" (gRPC resolves the name and balances round-robin
-  // over every address it has).
+  // "host:port" each, or one gRPC target naming several addresses: "dns:///name:port" (gRPC
+  // resolves the name) or "ipv4:a:port,b:port". Calls to such a target are balanced round-robin over
+  // its addresses, and each batch is split into one call per address.
   std::vector<std::string> workers;
   std::string token;             // sent as "authorization: Bearer <token>"; "" = none
+  std::optional<TlsPem> tls;     // mutual TLS with the workers; nullopt = plaintext
   tir::TargetKind target = tir::TargetKind::kCpu;
   std::string arch;              // "" = the workers' (they must agree)
   MeasureConfig settings;        // timing and checking, sent with every batch
@@ -45,23 +49,34 @@ class RemoteRunner final : public Runner {
   // The target the records of this job are stored under (the workers' device).
   const db::TargetInfo& target_info() const { return target_info_; }
   // Why the last Run could not measure its batch ("" when it could).
-  std::string Unavailable() const override { return unavailable_; }
+  std::string Unavailable() const override;
+  int ConcurrentRuns() const override { return 2; }
   int healthy_workers() const;
   int total_workers() const { return static_cast<int>(workers_.size()); }
+  // Addresses behind the workers (more than total_workers() when a name has several).
+  int addresses() const;
 
  private:
   struct Worker {
     std::string address;
     std::shared_ptr<grpc::Channel> channel;
     std::unique_ptr<rpc::Measurement::Stub> stub;
+    // Calls a batch's share is split into: 1 for host:port; for a dns:/// name, the addresses it
+    // resolves to, so that round-robin balancing gives each of them a call at once.
+    int calls = 1;
     bool healthy = false;
     std::string last_error;
   };
+  // One call's outcome: the candidates it did not answer and, if it failed, why.
+  struct Sent {
+    std::vector<size_t> unanswered;
+    std::string failure;
+  };
   explicit RemoteRunner(RemoteConfig config) : config_(std::move(config)) {}
   Result<rpc::WorkerInfo> Describe(Worker& w) const;
-  // Sends candidates `which` of the batch to worker `w`; fills results of those answered, returns
-  // the ones it did not answer.
-  std::vector<size_t> Send(Worker& w, const rpc::MeasureRequest& base, const std::vector<BuildResult>& builds,
+  // Sends candidates `which` of the batch to worker `w` in one call; fills results of those answered.
+  // Several calls to one worker may run at once (a dns:/// name): `w` is only read.
+  Sent Send(const Worker& w, const rpc::MeasureRequest& base, const std::vector<BuildResult>& builds,
                            const std::vector<size_t>& which, std::vector<MeasureResult>& results,
                            std::vector<bool>& done);
 
@@ -69,7 +84,8 @@ class RemoteRunner final : public Runner {
   std::vector<Worker> workers_;
   db::TargetInfo target_info_;
   std::string unavailable_;
-  mutable std::mutex mu_;  // results/done while worker threads stream
+  mutable std::mutex mu_;         // results/done while worker threads stream
+  mutable std::mutex workers_mu_; // workers' health and unavailable_: two Run calls may be in flight
 };
 
 }  // namespace autotune::measure::remote

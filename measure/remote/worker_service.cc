@@ -267,19 +267,22 @@ grpc::Status WorkerService::Measure(grpc::ServerContext* context, const rpc::Mea
   return grpc::Status::OK;
 }
 
-Result<StartedServer> StartWorkerServer(const std::string& address, WorkerService& service) {
+Result<StartedServer> StartWorkerServer(const std::string& address, WorkerService& service,
+                                        const std::optional<TlsPem>& tls) {
   // The standard grpc.health.v1 service: load balancers and `dns:///` jobs probe it.
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   StartedServer started;
-  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &started.port);
+  builder.AddListeningPort(address, MakeServerCredentials(tls), &started.port);
   builder.SetMaxReceiveMessageSize(static_cast<int>(kMaxMessageBytes));
   builder.SetMaxSendMessageSize(static_cast<int>(kMaxMessageBytes));
   builder.RegisterService(&service);
   started.server = builder.BuildAndStart();
   if (!started.server || started.port == 0) {
     if (started.server) started.server->Shutdown();
-    return MakeError(fmt::format("cannot listen on '{}' (address in use or not valid here)", address));
+    return MakeError(fmt::format("cannot listen on '{}' ({})", address,
+                                 tls ? "address in use or not valid here, or the TLS certificate and key do not match"
+                                     : "address in use or not valid here"));
   }
   return started;
 }

@@ -25,6 +25,7 @@
 #include "measure/builder.h"
 #include "measure/measure_config.h"
 #include "measure/measure_result.h"
+#include "measure/remote/tls.h"
 #include "measure/runner.h"
 #include "tir/result.h"
 
@@ -104,12 +105,13 @@ class WorkerService final : public rpc::Measurement::Service {
   std::unique_ptr<Runner> runner_;
 };
 
-// A started gRPC server for `service` (insecure channel credentials; the CLI decides whether that is
+// A started gRPC server for `service` (plaintext, or mutual TLS with `tls`; the CLI decides what is
 // allowed on the address), with the standard health service and the protocol's message limits.
 struct StartedServer {
   std::unique_ptr<grpc::Server> server;
   int port = 0;  // the bound port (the one picked for ":0")
 };
-Result<StartedServer> StartWorkerServer(const std::string& address, WorkerService& service);
+Result<StartedServer> StartWorkerServer(const std::string& address, WorkerService& service,
+                                        const std::optional<TlsPem>& tls = std::nullopt);
 
 }  // namespace autotune::measure::remote

@@ -19,12 +19,16 @@ struct RunResult {
   std::string err;  // stderr
 };
 
+// The build's executable; where a bundle (scripts/bundle) took the tests to another machine, the
+// `autotune` on PATH (.bundle/env.sh puts the bundle's there).
+inline std::string CliPath() { return access(AUTOTUNE_CLI, X_OK) == 0 ? std::string(AUTOTUNE_CLI) : "autotune"; }
+
 inline RunResult RunCli(const std::string& args) {
   // One file per call: ctest runs the tests of a file in parallel processes.
   static int calls = 0;
   const std::string err_file =
       ::testing::TempDir() + "autotune_cli_stderr_" + std::to_string(getpid()) + "_" + std::to_string(calls++) + ".txt";
-  const std::string cmd = std::string(AUTOTUNE_CLI) + " " + args + " 2>" + err_file;
+  const std::string cmd = CliPath() + " " + args + " 2>" + err_file;
   RunResult r;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <ctime>
+
 #include "db/record.h"
 #include "tir/ops/operator.h"
 
@@ -31,6 +33,22 @@ TEST(TargetQuery, ParsesKindsAndArchitectures) {
   EXPECT_TRUE(any->Matches(TargetInfo{"cuda", "sm_80", "A100", "", ""}));
   EXPECT_FALSE(any->Matches(TargetInfo{"cpu", "x86_64", "", "", ""}));
   for (const char* bad : {"", "gpu", "cuda:", "cuda:sm 90", "opencl:x"}) EXPECT_FALSE(ParseTargetQuery(bad)) << bad;
+}
+
+TEST(Iso8601, ParsesWhatNowIso8601WritesAndNothingElse) {
+  EXPECT_EQ(ParseIso8601("1970-01-01T00:00:00Z"), 0);
+  EXPECT_EQ(ParseIso8601("2026-11-29T09:37:21Z"), 1795945041);
+  EXPECT_EQ(ParseIso8601("2024-02-29T23:59:59Z"), 1709251199);  // a leap day
+  const std::string now = NowIso8601();
+  auto parsed = ParseIso8601(now);
+  ASSERT_TRUE(parsed) << now;
+  EXPECT_NEAR(static_cast<double>(*parsed), static_cast<double>(std::time(nullptr)), 5.0);
+  for (const char* bad : {"", "2026-11-29 09:37:21Z", "2026-11-29T09:37:21", "2026-11-29T09:37:21+01:00",
+                          "2026-13-01T00:00:00Z", "2026-00-01T00:00:00Z", "2026-02-30T00:00:00Z",
+                          "2026-11-29T24:00:00Z", "2026-11-29T09:60:00Z", "2026-11-29T09:37:2xZ",
+                          "2026-11-29T09:37:21.5Z"}) {
+    EXPECT_FALSE(ParseIso8601(bad)) << bad;
+  }
 }
 
 }  // namespace

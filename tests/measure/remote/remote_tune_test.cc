@@ -1,11 +1,13 @@
 // `autotune tune --workers` against real `autotune worker` processes on loopback (cpu target): a job
 // spread over three workers; a worker killed with SIGKILL in the middle of a job (every candidate
 // stored exactly once); a worker restarted during a job rejoins it; a job whose workers are all gone
-// stops with status 2 and one line, keeping what it stored; a token the workers require.
+// stops with status 2 and one line, keeping what it stored; a token the workers require; mutual TLS
+// (a job with the CA's client certificate is served, one without or with another CA's is refused).
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <thread>
 
@@ -156,6 +158,121 @@ TEST_F(RemoteTune, WorkersThatRequireATokenRefuseJobsWithoutIt) {
                    " --token-file " + token);
   EXPECT_EQ(ok.status, 0) << ok.err;
   EXPECT_EQ(Counts(db)[2], 8);
+}
+
+TEST_F(RemoteTune, ANameWithSeveralAddressesGetsOneCallPerAddressPerBatch) {
+  // "ipv4:a,b,c" is a gRPC target with three addresses, as a dns:/// name of three pods resolves to.
+  WorkerProcess a, b, c;
+  ASSERT_TRUE(a.Start(dir_ + "a.log") && b.Start(dir_ + "b.log") && c.Start(dir_ + "c.log"));
+  const std::string db = dir_ + "name.db";
+  const std::string target = "ipv4:" + a.Address() + "," + b.Address() + "," + c.Address();
+  auto r = RunCli("tune" + kJob + " --trials 72 --batch-size 24 --db " + db + " --workers " + target);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("measuring on 1 of 1 worker, 3 addresses"), std::string::npos) << r.err;
+  EXPECT_EQ(Counts(db), (std::array<int64_t, 3>{72, 72, 72}));
+  EXPECT_GE(a.Batches() + b.Batches() + c.Batches(), 7) << "3 batches, each split into 3 calls";
+  EXPECT_GE(a.Batches(), 1);
+  EXPECT_GE(b.Batches(), 1);
+  EXPECT_GE(c.Batches(), 1);
+}
+
+TEST_F(RemoteTune, OneAddressOfANameKilledMidJobLosesNothing) {
+  WorkerProcess a, b;
+  ASSERT_TRUE(a.Start(dir_ + "a.log") && b.Start(dir_ + "b.log"));
+  const std::string db = dir_ + "name-killed.db";
+  const pid_t tune =
+      StartTune(kJob + " --trials 96 --batch-size 16 --db " + db + " --workers ipv4:" + a.Address() + "," + b.Address());
+  ASSERT_GT(tune, 0);
+  ASSERT_TRUE(WaitFor([&] { return b.Batches() >= 1; }, 60)) << Log();
+  b.Kill(SIGKILL);
+  EXPECT_EQ(Wait(tune), 0) << Log();
+  EXPECT_EQ(Counts(db), (std::array<int64_t, 3>{96, 96, 96})) << Log();
+}
+
+TEST_F(RemoteTune, AWorkerStoppedWithSigtermMidJobFinishesItsCallAndTheJobGoesOn) {
+  WorkerProcess a, b;
+  ASSERT_TRUE(a.Start(dir_ + "a.log") && b.Start(dir_ + "b.log"));
+  const std::string db = dir_ + "sigterm.db";
+  // Larger kernels than kJob's, so that a batch takes a while and the signal comes during one.
+  const pid_t tune = StartTune(" --op gemm --shape M=96,N=96,K=96 --target cpu --repeats 1 --min-repeat-ms 1"
+                               " --trials 96 --batch-size 16 --db " + db + " --workers " + a.Address() + "," + b.Address());
+  ASSERT_GT(tune, 0);
+  ASSERT_TRUE(WaitFor([&] { return b.Batches() >= 1; }, 120)) << Log();
+  kill(b.pid, SIGTERM);
+  const int worker_status = Wait(b.pid);
+  b.pid = -1;
+  EXPECT_EQ(worker_status, 0) << "a graceful stop";
+  std::ifstream in(b.log);
+  const std::string worker_log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(worker_log.find("stopped after"), std::string::npos) << worker_log;
+  EXPECT_EQ(Wait(tune), 0) << Log();
+  EXPECT_EQ(Counts(db), (std::array<int64_t, 3>{96, 96, 96})) << Log();
+}
+
+// The PEM files of tests/measure/remote/make_test_certs.sh (openssl) in `dir`.
+void MakeCerts(const std::string& dir) {
+  const std::string cmd = std::string("bash ") + CERT_SCRIPT + " " + dir + " 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << "openssl is needed (scripts/install-deps installs it)";
+}
+
+TEST_F(RemoteTune, TlsWorkersServeJobsWithTheirCasClientCertificateOnly) {
+  MakeCerts(dir_);
+  const auto pem = [&](const std::string& name) { return dir_ + name + ".pem"; };
+  const auto key = [&](const std::string& name) { return dir_ + name + ".key"; };
+  WorkerProcess a;
+  ASSERT_TRUE(a.Start(dir_ + "a.log", 0,
+                      {"--tls-cert", pem("worker"), "--tls-key", key("worker"), "--tls-client-ca", pem("ca")}));
+  const std::string db = dir_ + "tls.db";
+  const std::string job = "tune" + kJob + " --trials 8 --batch-size 8 --db " + db + " --workers " + a.Address();
+  auto ok = RunCli(job + " --tls-cert " + pem("job") + " --tls-key " + key("job") + " --tls-ca " + pem("ca"));
+  EXPECT_EQ(ok.status, 0) << ok.err;
+  EXPECT_EQ(Counts(db)[2], 8);
+
+  // Refused: plaintext; a client certificate of another CA; a job that does not trust the worker's CA.
+  // Each waits out the connect timeout, so they run at once.
+  const std::vector<std::string> refused = {
+      job,
+      job + " --tls-cert " + pem("rogue-job") + " --tls-key " + key("rogue-job") + " --tls-ca " + pem("ca"),
+      job + " --tls-cert " + pem("job") + " --tls-key " + key("job") + " --tls-ca " + pem("rogue-ca"),
+  };
+  std::vector<pid_t> pids;
+  for (size_t i = 0; i < refused.size(); ++i) {
+    std::vector<std::string> argv;
+    std::istringstream in(refused[i]);
+    for (std::string w; in >> w;) argv.push_back(w);
+    pids.push_back(StartCli(argv, dir_ + "refused" + std::to_string(i) + ".log", nullptr));
+  }
+  for (size_t i = 0; i < pids.size(); ++i) {
+    EXPECT_EQ(Wait(pids[i]), 2) << refused[i];
+    std::ifstream in(dir_ + "refused" + std::to_string(i) + ".log");
+    const std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(log.find("no usable worker"), std::string::npos) << refused[i] << "\n" << log;
+  }
+  EXPECT_EQ(Counts(db)[0], 8) << "nothing of the refused jobs is stored";
+}
+
+TEST_F(RemoteTune, TlsFlagsAreCheckedBeforeAnythingStarts) {
+  MakeCerts(dir_);
+  const std::string cert = dir_ + "worker.pem", key = dir_ + "worker.key", ca = dir_ + "ca.pem";
+  const std::string not_pem = dir_ + "worker.ext";
+  for (const std::string& args :
+       {"worker --target cpu --listen 127.0.0.1:0 --tls-cert " + cert,
+        "worker --target cpu --listen 127.0.0.1:0 --tls-cert " + cert + " --tls-key " + key + " --tls-client-ca " + not_pem,
+        "worker --target cpu --listen 127.0.0.1:0 --tls-cert " + cert + " --tls-key " + dir_ + "missing.key --tls-client-ca " + ca,
+        "tune" + kJob + " --db " + dir_ + "x.db --workers 127.0.0.1:1 --tls-ca " + ca,
+        "tune" + kJob + " --db " + dir_ + "x.db --tls-cert " + cert + " --tls-key " + key + " --tls-ca " + ca}) {
+    const auto r = RunCli(args);
+    EXPECT_EQ(r.status, 2) << args << ": " << r.err;
+    EXPECT_EQ(testing::Lines(r.err), 1) << args << ": " << r.err;
+  }
+  // TLS alone is enough to listen beyond loopback.
+  std::string line;
+  const pid_t any = StartCli({"worker", "--target", "cpu", "--listen", "0.0.0.0:0", "--tls-cert", cert, "--tls-key",
+                              key, "--tls-client-ca", ca},
+                             dir_ + "any.log", &line);
+  EXPECT_NE(line.find("TLS, client certificates required"), std::string::npos) << line;
+  kill(any, SIGTERM);
+  EXPECT_EQ(Wait(any), 0);
 }
 
 }  // namespace

@@ -1,0 +1,51 @@
+// Saving what a measurement computed on, for other tools (`autotune measure --save-io DIR`): the
+// workload's random inputs and the candidate's checked output, as NumPy .npy files, so that a peer
+// (scripts/peer_bench.py --inputs DIR) can run its own operator on the very same data and compare.
+//
+// Layout of DIR:
+//   input0.npy, input1.npy, ...  the inputs in the workload's input order (MakeRandomInputs(seed):
+//                                the data every runner and the CUDA executor use)
+//   output.npy                   the output of the candidate's checked run (written by the runner's
+//                                child process when MeasureConfig::save_output is set)
+//   io.json                      {"format": "autotune-io-1", "workload", "op", "shape" (an object),
+//                                 "shape_text" (canonical order: "M=..,N=..,K=.."), "epilogue",
+//                                 "seed", "flops", "min_bytes", "tensors": [{"file", "role"
+//                                 ("input"|"output"), "name", "shape"}, ...]} (the measure command
+//                                 adds the run's verdict)
+// Files are .npy format 1.0: little-endian float32 ('<f4'), C order, with the tensor's shape.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tir/ops/workload.h"
+#include "tir/result.h"
+
+namespace autotune::measure {
+
+inline constexpr const char* kSavedOutputFile = "output.npy";
+inline constexpr const char* kIoManifestFile = "io.json";
+
+// The file name of input i ("input0.npy", ...).
+std::string SavedInputFile(size_t i);
+
+// Writes n floats with this shape (its product must be n; empty: 1-D) to `path` as .npy.
+Result<void> WriteNpy(const std::string& path, const float* data, int64_t n, const std::vector<int64_t>& shape);
+
+struct NpyArray {
+  std::vector<int64_t> shape;
+  std::vector<float> data;
+};
+// Reads a little-endian float32, C-order .npy (what WriteNpy and numpy.save write).
+Result<NpyArray> ReadNpy(const std::string& path);
+
+// Writes the workload's inputs for `seed` as DIR/input<i>.npy (DIR is created if missing).
+Result<void> SaveInputs(const tir::Workload& w, uint64_t seed, const std::string& dir);
+
+// The io.json manifest of a saved workload (inputs, and the output when `with_output`).
+nlohmann::json IoManifest(const tir::Workload& w, uint64_t seed, bool with_output);
+
+}  // namespace autotune::measure

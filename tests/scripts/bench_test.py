@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""scripts/bench on the cpu target, end to end with a tiny case (tune, measure with --save-io, report),
+resuming without re-measuring, --remeasure, one-line errors; and its pure helpers.
+
+  python3 tests/scripts/bench_test.py AUTOTUNE_EXECUTABLE
+"""
+import importlib.machinery
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+BENCH = REPO / "scripts" / "bench"
+AUTOTUNE = None  # set from the command line
+
+
+def load_bench():
+    loader = importlib.machinery.SourceFileLoader("bench", str(BENCH))
+    spec = importlib.util.spec_from_loader("bench", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+bench = load_bench()
+
+
+def run(*args):
+    return subprocess.run([sys.executable, str(BENCH), *args], capture_output=True, text=True, timeout=600)
+
+
+class Helpers(unittest.TestCase):
+    def test_curve_figures(self):
+        records = [(None, False), (4.0, True), (2.2, True), (2.1, False), (2.0, True)]
+        self.assertEqual(bench.curve_figures(records), (2.0, 3))  # 2.2 <= 2.0 / 0.9; failures count as trials
+        self.assertEqual(bench.curve_figures([(3.0, True), (2.5, True), (2.0, True)]), (2.0, 3))
+        self.assertEqual(bench.curve_figures([(1.0, False)]), (None, None))
+
+    def test_fp32_lanes(self):
+        self.assertEqual(bench.fp32_lanes("9.0"), 128)
+        self.assertEqual(bench.fp32_lanes("8.9"), 128)
+        self.assertEqual(bench.fp32_lanes("8.6"), 128)
+        self.assertEqual(bench.fp32_lanes("8.0"), 64)
+        self.assertEqual(bench.fp32_lanes("7.0"), 64)
+        self.assertEqual(bench.fp32_lanes("12.0"), 128)
+        self.assertIsNone(bench.fp32_lanes("x"))
+
+    def test_shape_pairs_fill_defaults_in_operator_order(self):
+        params = {"conv2d": [("N", None), ("C", None), ("stride", 1), ("pad", 0)]}
+        case = {"name": "c", "op": "conv2d", "shape": "pad=1,C=3,N=2"}
+        self.assertEqual(bench.shape_pairs(case, params), [["N", 2], ["C", 3], ["stride", 1], ["pad", 1]])
+        with self.assertRaises(bench.BenchError):
+            bench.shape_pairs({"name": "c", "op": "conv2d", "shape": "N=1"}, params)
+        with self.assertRaises(bench.BenchError):
+            bench.shape_pairs({"name": "c", "op": "conv2d", "shape": "N=1,C=1,Q=2"}, params)
+
+    def test_epilogue_is_canonical(self):
+        self.assertEqual(bench.canonical_epilogue("relu,bias"), "bias,relu")
+        self.assertEqual(bench.canonical_epilogue("none"), "")
+        self.assertTrue(bench.canonical_epilogue("gelu").endswith("?"))
+
+
+class CpuFlow(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = Path(tempfile.mkdtemp(prefix="bench_test-"))
+        cls.out = cls.tmp / "out"
+        cls.args = ["--out", str(cls.out), "--target", "cpu", "--autotune", AUTOTUNE, "--case-shape",
+                    "gemm:M=8,N=8,K=8", "--trials", "4", "--repeats", "1", "--min-repeat-ms", "0", "--quiet",
+                    "--", "--batch-size", "4", "--population", "16", "--repeats", "1", "--min-repeat-ms", "0"]
+        cls.first = run(*cls.args)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def records(self):
+        return [json.loads(l) for l in (self.out / "bench.jsonl").read_text().splitlines()]
+
+    def test_1_first_run_tunes_measures_and_reports(self):
+        self.assertEqual(self.first.returncode, 0, self.first.stderr)
+        self.assertIn("status: complete", self.first.stderr)
+        [r] = self.records()
+        self.assertNotIn("error", r)
+        self.assertEqual(r["case"], "gemm-M=8,N=8,K=8")
+        self.assertEqual(r["workload"], "gemm[M=8,N=8,K=8]")
+        self.assertEqual(r["trials"], 4)
+        self.assertEqual(r["trials_this_run"], 4)
+        self.assertGreater(r["best_ms"], 0)
+        self.assertGreater(r["gflops"], 0)
+        self.assertGreater(r["tuning_seconds"], 0)
+        self.assertGreater(r["candidates_per_s"], 0)
+        self.assertTrue(1 <= r["trials_to_90"] <= 4)
+        self.assertEqual(r["flops"], 2 * 8 * 8 * 8)
+        self.assertEqual(r["min_bytes"], 4 * 3 * 64)
+        self.assertIn("pytorch_note", r)  # no PyTorch comparison on the cpu target
+        io = self.out / "cases" / "gemm-M=8,N=8,K=8" / "io"
+        for f in ("input0.npy", "input1.npy", "output.npy", "io.json"):
+            self.assertTrue((io / f).is_file(), f)
+        md = (self.out / "bench.md").read_text()
+        self.assertIn("| gemm-M=8,N=8,K=8 | gemm M=8,N=8,K=8 | 4 |", md)
+        self.assertIn("scripts/bench --out", md)
+        self.assertEqual(self.first.stdout.strip(), md.strip())
+
+    def test_2_same_command_again_measures_nothing_new(self):
+        [before] = self.records()
+        again = run(*self.args)
+        self.assertEqual(again.returncode, 0, again.stderr)
+        self.assertIn("status: complete", again.stderr)
+        self.assertNotIn("more trials", again.stderr)
+        self.assertNotIn("measuring", again.stderr)
+        [after] = self.records()
+        self.assertEqual(before["measured_at"], after["measured_at"])
+
+    def test_3_remeasure_measures_once_more(self):
+        [before] = self.records()
+        again = run(*self.args[:-9], "--remeasure", *self.args[-9:])
+        self.assertEqual(again.returncode, 0, again.stderr)
+        [after] = self.records()
+        self.assertGreater(after["measured_at"], before["measured_at"])
+        self.assertEqual(after["trials"], 4)  # not tuned again
+        state = json.loads((self.out / "bench-state.json").read_text())
+        self.assertNotIn("remeasure_since", state)  # the round is over
+        self.assertEqual(state["cases"]["gemm-M=8,N=8,K=8"]["tune_parts"], 1)
+
+
+class Errors(unittest.TestCase):
+    def one_line(self, p, text):
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        self.assertIn(text, p.stderr)
+
+    def test_unknown_case(self):
+        with tempfile.TemporaryDirectory() as d:
+            suite = Path(d) / "suite.json"
+            suite.write_text(json.dumps({"cases": [{"name": "a", "op": "gemm", "shape": "M=1,N=1,K=1"}]}))
+            self.one_line(run("--out", d, "--suite", str(suite), "--cases", "a,zzz"), "unknown case zzz")
+
+    def test_missing_autotune(self):
+        with tempfile.TemporaryDirectory() as d:
+            self.one_line(run("--out", d, "--case-shape", "gemm:M=1,N=1,K=1", "--autotune", f"{d}/nope"),
+                          "not an executable file")
+
+    def test_usage_errors(self):
+        self.one_line(run(), "--out")
+        with tempfile.TemporaryDirectory() as d:
+            self.one_line(run("--out", d, "--trials", "0"), "--trials must be at least 1")
+
+    def test_bad_case_shape(self):
+        with tempfile.TemporaryDirectory() as d:
+            self.one_line(run("--out", d, "--case-shape", "gemm"), "expected OP:SHAPE")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and not sys.argv[1].startswith("-"):
+        AUTOTUNE = sys.argv.pop(1)
+    if AUTOTUNE is None:
+        CpuFlow = unittest.skip("give the autotune executable")(CpuFlow)  # noqa: F811
+    unittest.main(verbosity=2)
