@@ -7,6 +7,7 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <unordered_set>
@@ -54,7 +55,7 @@ struct TaskState {
   bool default_proposed = false;  // the first round considered the default schedule
   std::optional<EvolutionarySearch> search;
   std::unordered_set<std::string> measured;  // trace hashes measured on this target: database + this job
-  std::unordered_set<std::string> in_flight; // proposed, not yet measured (a round built ahead)
+  std::unordered_set<std::string> in_flight; // proposed, not yet measured (rounds out or ahead)
   std::vector<MeasuredSchedule> best;        // fastest first, at most kBestKept
   double best_ms = kInf;                     // the reported best (this device only)
 };
@@ -187,7 +188,7 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
   int trials_done = 0;
   int in_flight = 0;  // candidates proposed and not yet accounted
 
-  // ---- propose and build one round: a task's batch, lowered and compiled ----
+  // ---- propose one round: a task's batch ----
   // nullopt when the budget is spoken for or every task is finished.
   auto prepare = [&]() -> Result<std::optional<Round>> {
     while (!stop.load() && trials_done + in_flight < config_.trials) {
@@ -228,8 +229,7 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
           batch.push_back(std::move(c));
         }
       }
-      const auto build_start = Clock::now();
-      report.search_seconds += std::chrono::duration<double>(build_start - propose_start).count();
+      report.search_seconds += Seconds(propose_start);
       if (batch.empty()) {
         // Nothing new in this task's space: it gets no more rounds (once the rounds in flight are in).
         st.finished = true;
@@ -238,8 +238,6 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
       }
       for (const auto& c : batch) st.in_flight.insert(c.trace_hash);
       in_flight += static_cast<int>(batch.size());
-      round.builds = BuildBatch(st.workload, batch);
-      report.build_seconds += Seconds(build_start);
       return std::optional<Round>(std::move(round));
     }
     return std::optional<Round>();
@@ -298,37 +296,51 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
     return {};
   };
 
-  // Rounds in a pipeline: while the runner measures the oldest round, the next is proposed and built
-  // (with the model as it was: a round or two stale). A runner that takes concurrent calls (remote
-  // workers) gets two rounds at once, so a worker compiles one while it runs the other. Without
-  // overlap (the cpu target, where builds would disturb the kernels' timings) one round at a time.
+  // Rounds in a pipeline of three stages: proposing (this thread), building (one round at a time)
+  // and measuring (one round at a time, unless the runner takes more: remote workers compile one
+  // batch while they run another). With overlap two rounds are out at once, so while round i is
+  // measured, round i+1 is built and round i+2 proposed (with the model as it was: two rounds
+  // stale). Without overlap (the cpu target, where builds would disturb the kernels' timings) one
+  // round at a time.
   struct InFlight {
     Round round;
     std::vector<measure::MeasureResult> results;
+    double build_seconds = 0;
     double run_seconds = 0;
-    std::thread measuring;
+    std::thread worker;
   };
+  std::mutex build_mu, run_mu;
+  const bool serial_runs = runner_.ConcurrentRuns() <= 1;
   std::deque<InFlight> rounds;
   auto launch = [&](Round round) {
     InFlight& f = rounds.emplace_back();
     f.round = std::move(round);
-    f.measuring = std::thread([this, &f, &states] {
+    f.worker = std::thread([this, &f, &states, &build_mu, &run_mu, serial_runs] {
+      const tir::Workload& workload = states[f.round.task].workload;
+      {
+        std::lock_guard lock(build_mu);
+        const auto build_start = Clock::now();
+        f.round.builds = BuildBatch(workload, f.round.batch);
+        f.build_seconds = Seconds(build_start);
+      }
+      std::unique_lock lock(run_mu, std::defer_lock);
+      if (serial_runs) lock.lock();
       const auto run_start = Clock::now();
-      f.results = runner_.Run(states[f.round.task].workload, f.round.builds);
+      f.results = runner_.Run(workload, f.round.builds);
       f.run_seconds = Seconds(run_start);
     });
   };
-  // Every path out of the loop waits for the rounds still at the runner (their results are dropped
-  // on an error; an interrupt stores them below).
+  // Every path out of the loop waits for the rounds still out (their results are dropped on an
+  // error; after an interrupt they are stored below).
   struct JoinAll {
     std::deque<InFlight>& rounds;
     ~JoinAll() {
       for (auto& f : rounds) {
-        if (f.measuring.joinable()) f.measuring.join();
+        if (f.worker.joinable()) f.worker.join();
       }
     }
   } join_all{rounds};
-  const int depth = config_.overlap_rounds ? std::max(1, runner_.ConcurrentRuns()) : 1;
+  const int depth = config_.overlap_rounds ? 2 : 1;
   auto last_accounted = job_start;
   bool interrupted = false;
   bool exhausted = false;  // prepare found nothing more to do
@@ -346,7 +358,7 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
   };
   if (auto r = top_up(); !r) return r.error();
   while (!rounds.empty()) {
-    // Build the next round while the oldest is measured.
+    // Propose the next round while the oldest is measured (and the one after it built).
     std::optional<Round> ahead;
     if (config_.overlap_rounds && !exhausted && !stop.load()) {
       auto next = prepare();
@@ -358,8 +370,9 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
       }
     }
     InFlight& f = rounds.front();
-    f.measuring.join();
+    f.worker.join();
     Round& round = f.round;
+    reports[round.task].build_seconds += f.build_seconds;
     reports[round.task].run_seconds += f.run_seconds;
     if (const std::string why = runner_.Unavailable(); !why.empty() && f.results.empty()) {
       return MakeError(fmt::format("measuring {}: {} (every batch before this one is stored)", reports[round.task].workload,
@@ -384,7 +397,7 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
       p.reports = &reports;
       on_batch(p);
     }
-    // After a stop, rounds already at the runner are finished and stored; one built ahead is
+    // After a stop, rounds already out are finished and stored; one proposed ahead is
     // dropped (nothing of it was measured).
     if (interrupted) continue;
     if (ahead) launch(std::move(*ahead));

@@ -1,8 +1,8 @@
 // The tuning loop of a job: rounds go to tasks as the TaskScheduler decides; each round proposes a
 // batch with the task's EvolutionarySearch, builds and measures it (Builder and Runner: local, remote
 // or a scripted fake in tests), stores every result in the database in one transaction, updates the
-// cost model, and records the best-so-far curve. With `overlap_rounds` the next round is proposed
-// and built while this one is measured. The first batch of a task includes its default
+// cost model, and records the best-so-far curve. With `overlap_rounds` the next round is built and
+// the one after it proposed while this one is measured. The first batch of a task includes its default
 // schedule, so the best found is never slower than the default. Traces measured on this target in
 // any earlier job (the database) are never measured again, so re-running a job resumes it.
 #pragma once
@@ -31,7 +31,7 @@ struct TuneConfig {
   int batch_size = 64;         // measurements per round
   uint64_t seed = 1;
   EvolutionConfig evolution;
-  // Propose and build the next round while the runner measures this one. Right when the runner's
+  // Propose and build the next rounds while the runner measures this one. Right when the runner's
   // device is not the builder's CPU (a GPU, remote workers); on the cpu target the builds would
   // disturb the kernels being timed.
   bool overlap_rounds = false;
