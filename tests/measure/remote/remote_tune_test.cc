@@ -76,6 +76,26 @@ class RemoteTune : public ::testing::Test {
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   }
 
+  // A job of `trials` in rounds of 24 on three workers, given as "a,b,c" after `scheme` ("" or a gRPC
+  // scheme such as "ipv4:"): it says `line`, stores every candidate once, and every worker gets
+  // work. Returns the batches each worker logged.
+  std::array<int, 3> TuneOnThreeWorkers(const std::string& scheme, int trials, const std::string& line) {
+    WorkerProcess w[3];
+    for (int i = 0; i < 3; ++i) EXPECT_TRUE(w[i].Start(dir_ + std::to_string(i) + ".log"));
+    const std::string db = dir_ + "three.db";
+    auto r = RunCli("tune" + kJob + " --trials " + std::to_string(trials) + " --batch-size 24 --db " + db +
+                    " --workers " + scheme + w[0].Address() + "," + w[1].Address() + "," + w[2].Address());
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find(line), std::string::npos) << r.err;
+    EXPECT_EQ(Counts(db), (std::array<int64_t, 3>{trials, trials, trials}));
+    std::array<int, 3> batches{};
+    for (int i = 0; i < 3; ++i) {
+      batches[i] = w[i].Batches();
+      EXPECT_GE(batches[i], 1) << "worker " << i;
+    }
+    return batches;
+  }
+
   // Two workers, given as "a,b" after `scheme` ("" or a gRPC scheme such as "ipv4:"); the second is
   // killed with SIGKILL once it measured a batch: the job still stores every candidate exactly once.
   void KillOneOfTwoWorkersMidJob(const std::string& scheme) {
@@ -95,17 +115,8 @@ class RemoteTune : public ::testing::Test {
 };
 
 TEST_F(RemoteTune, AJobIsSpreadOverThreeWorkers) {
-  WorkerProcess a, b, c;
-  ASSERT_TRUE(a.Start(dir_ + "a.log") && b.Start(dir_ + "b.log") && c.Start(dir_ + "c.log"));
-  const std::string db = dir_ + "spread.db";
-  auto r = RunCli("tune" + kJob + " --trials 48 --batch-size 24 --db " + db + " --workers " + a.Address() + "," +
-                  b.Address() + "," + c.Address());
-  ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.err.find("measuring on 3 of 3 workers"), std::string::npos) << r.err;
-  EXPECT_EQ(Counts(db), (std::array<int64_t, 3>{48, 48, 48}));
-  EXPECT_GE(a.Batches(), 1);
-  EXPECT_GE(b.Batches(), 1);
-  EXPECT_GE(c.Batches(), 1);
+  const auto batches = TuneOnThreeWorkers("", 48, "measuring on 3 of 3 workers");
+  EXPECT_EQ(batches[0] + batches[1] + batches[2], 2 * 3) << "2 batches, a share to each worker";
 }
 
 TEST_F(RemoteTune, AWorkerKilledMidJobLosesNothingAndStoresNothingTwice) {
@@ -168,18 +179,8 @@ TEST_F(RemoteTune, WorkersThatRequireATokenRefuseJobsWithoutIt) {
 
 TEST_F(RemoteTune, ANameWithSeveralAddressesGetsOneCallPerAddressPerBatch) {
   // "ipv4:a,b,c" is a gRPC target with three addresses, as a dns:/// name of three pods resolves to.
-  WorkerProcess a, b, c;
-  ASSERT_TRUE(a.Start(dir_ + "a.log") && b.Start(dir_ + "b.log") && c.Start(dir_ + "c.log"));
-  const std::string db = dir_ + "name.db";
-  const std::string target = "ipv4:" + a.Address() + "," + b.Address() + "," + c.Address();
-  auto r = RunCli("tune" + kJob + " --trials 72 --batch-size 24 --db " + db + " --workers " + target);
-  ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.err.find("measuring on 1 of 1 worker, 3 addresses"), std::string::npos) << r.err;
-  EXPECT_EQ(Counts(db), (std::array<int64_t, 3>{72, 72, 72}));
-  EXPECT_GE(a.Batches() + b.Batches() + c.Batches(), 7) << "3 batches, each split into 3 calls";
-  EXPECT_GE(a.Batches(), 1);
-  EXPECT_GE(b.Batches(), 1);
-  EXPECT_GE(c.Batches(), 1);
+  const auto batches = TuneOnThreeWorkers("ipv4:", 72, "measuring on 1 of 1 worker, 3 addresses");
+  EXPECT_GE(batches[0] + batches[1] + batches[2], 7) << "3 batches, each split into 3 calls";
 }
 
 TEST_F(RemoteTune, OneAddressOfANameKilledMidJobLosesNothing) {
