@@ -64,11 +64,16 @@ struct BuildResult {
   int registers = 0;                           // registers per thread, the most of any kernel (ptxas)
   int64_t spill_bytes = 0;                     // spill stores + spill loads, all kernels together (ptxas)
   bool ok() const { return error_kind == ErrorKind::kNone; }
+  // Marks this result failed, keeping what was already filled in (the source, for reports).
+  BuildResult& MarkFailed(ErrorKind kind, std::string message, double seconds = 0) {
+    error_kind = kind;
+    error_message = std::move(message);
+    build_seconds = seconds;
+    return *this;
+  }
   static BuildResult Failure(ErrorKind kind, std::string message) {
     BuildResult r;
-    r.error_kind = kind;
-    r.error_message = std::move(message);
-    return r;
+    return r.MarkFailed(kind, std::move(message));
   }
 };
 

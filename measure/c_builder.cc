@@ -93,12 +93,7 @@ BuildResult GenerateC(const BuildInput& input) {
 BuildResult CBuilder::BuildOne(const BuildInput& input) const {
   const auto t0 = Clock::now();
   BuildResult r;
-  auto fail = [&](ErrorKind kind, std::string msg) {
-    r.error_kind = kind;
-    r.error_message = std::move(msg);
-    r.build_seconds = Since(t0);
-    return r;
-  };
+  auto fail = [&](ErrorKind kind, std::string msg) { return r.MarkFailed(kind, std::move(msg), Since(t0)); };
 
   r = GenerateC(input);
   if (!r.ok()) return fail(r.error_kind, r.error_message);

@@ -191,12 +191,7 @@ BuildResult GenerateCuda(const BuildInput& input, const tir::GpuLimits& limits) 
 BuildResult NvrtcBuilder::BuildOne(const BuildInput& input, const Setup& setup) const {
   const auto t0 = Clock::now();
   BuildResult r;
-  auto fail = [&](ErrorKind kind, std::string msg) {
-    r.error_kind = kind;
-    r.error_message = std::move(msg);
-    r.build_seconds = Since(t0);
-    return r;
-  };
+  auto fail = [&](ErrorKind kind, std::string msg) { return r.MarkFailed(kind, std::move(msg), Since(t0)); };
 
   // ---- the module: generated from the lowered function, or given ----
   r = GenerateCuda(input, LimitsFor(setup.arch, setup.device));
