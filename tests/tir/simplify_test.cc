@@ -180,6 +180,17 @@ TEST_F(SimplifyTest, DivModWithRanges) {
   EXPECT_EQ(S(FloorDiv(i, I(4)) * 4 + FloorMod(i, I(4))), "i");  // split then fuse
   EXPECT_EQ(S(FloorMod(x, I(8)) + FloorDiv(x, I(8)) * 8), "x");
   EXPECT_EQ(S(FloorDiv(x, I(4)) * 8 + FloorMod(x, I(4)) * 2 + 1), "((x * 2) + 1)");
+  // The digits of a mixed-radix split (2 x 2 x 14 x 7) put back together are the number itself.
+  EXPECT_EQ(S(FloorDiv(x, I(196)) * 196 + FloorMod(FloorDiv(x, I(98)), I(2)) * 98 +
+              FloorMod(FloorDiv(x, I(7)), I(14)) * 7 + FloorMod(x, I(7))),
+            "x");
+  EXPECT_EQ(S(FloorMod(FloorDiv(x, I(7)), I(14)) * 14 + FloorMod(x, I(7)) * 2 + y), "((floormod(x, 98) * 2) + y)");
+  // The same digits of floordiv(x, 7): the simplifier writes floordiv(floordiv(x, 7), 28) as floordiv(x, 196).
+  EXPECT_EQ(S(FloorDiv(x, I(196)) * 28 + FloorMod(FloorDiv(x, I(98)), I(2)) * 14 + FloorMod(FloorDiv(x, I(7)), I(14))),
+            "floordiv(x, 7)");
+  // Not when a coefficient does not match the digit's weight.
+  EXPECT_EQ(S(FloorMod(FloorDiv(x, I(7)), I(14)) * 6 + FloorMod(x, I(7))),
+            "((floormod(floordiv(x, 7), 14) * 6) + floormod(x, 7))");
 }
 
 TEST_F(SimplifyTest, DivModStructure) {

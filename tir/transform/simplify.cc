@@ -190,7 +190,39 @@ Linear ToLinear(const Expr& e, int64_t scale = 1) {
   return l;
 }
 
-// floordiv(x, c) * (k * c) + floormod(x, c) * k == x * k: recombines what splitting a loop produces.
+// `e` as floordiv(base, divisor) with nested divisions by positive constants flattened
+// (floordiv(floordiv(y, a), b) is y over a * b); anything else is itself over 1.
+struct Quotient {
+  const Expr* base;
+  int64_t divisor;
+};
+Quotient AsQuotient(const Expr& e, DType t) {
+  Quotient q{&e, 1};
+  for (const auto* d = As<BinaryNode>(*q.base); d && d->op == BinaryOp::kFloorDiv; d = As<BinaryNode>(*q.base)) {
+    const int64_t* c = AsConstInt(d->b);
+    int64_t next;
+    if (!c || *c <= 0 || !CheckedMul(q.divisor, *c, t, &next)) break;
+    q = {&d->a, next};
+  }
+  return q;
+}
+
+// Whether `e` is floordiv(x, c), nested divisions flattened on both sides: floordiv(y, 12) is
+// floordiv(floordiv(y, 3), 4), as the simplifier folds the latter into the former.
+bool IsQuotientOf(const Expr& e, const Expr& x, int64_t c, DType t) {
+  const auto* d = As<BinaryNode>(e);
+  if (!d || d->op != BinaryOp::kFloorDiv) return false;
+  const Quotient qe = AsQuotient(e, t), qx = AsQuotient(x, t);
+  int64_t want;
+  return CheckedMul(qx.divisor, c, t, &want) && qe.divisor == want && ExprDeepEqual(*qe.base, *qx.base);
+}
+
+// Recombines what splitting a loop (or an index into several) produces, coefficient k:
+//   floordiv(x, c) * (k * c) + floormod(x, c) * k             == x * k
+//   floormod(floordiv(x, c), d) * (k * c) + floormod(x, c) * k == floormod(x, c * d) * k
+// (both hold for floor division by positive constants, for any x). The second turns the mixed-
+// radix digits of a fused thread index, put back together by a cooperative fetch, into one modulo
+// that the first rule then cancels: x/196*196 + x/98%2*98 + x/7%14*7 + x%7 becomes x.
 void CombineDivMod(Linear* l) {
   for (bool changed = true; changed;) {
     changed = false;
@@ -200,19 +232,28 @@ void CombineDivMod(Linear* l) {
       const int64_t* c = AsConstInt(mod->b);
       int64_t k = l->terms[i].coeff, kc;
       if (!c || *c <= 0 || !CheckedMul(k, *c, l->dtype, &kc)) continue;
-      for (size_t j = 0; j < l->terms.size(); ++j) {
-        const auto* div = As<BinaryNode>(l->terms[j].expr);
-        if (!div || div->op != BinaryOp::kFloorDiv || l->terms[j].coeff != kc) continue;
-        if (!IsConstInt(div->b, *c) || !ExprDeepEqual(div->a, mod->a)) continue;
+      const auto replace = [&](size_t j, const Expr& combined) {
         Linear next = *l;
         next.terms.erase(next.terms.begin() + static_cast<std::ptrdiff_t>(std::max(i, j)));
         next.terms.erase(next.terms.begin() + static_cast<std::ptrdiff_t>(std::min(i, j)));
-        next.Add(mod->a, k);
-        if (next.ok) {
-          *l = std::move(next);
-          changed = true;
+        next.Add(combined, k);
+        if (!next.ok) return false;
+        *l = std::move(next);
+        return true;
+      };
+      for (size_t j = 0; j < l->terms.size() && !changed; ++j) {
+        if (l->terms[j].coeff != kc) continue;
+        const Expr& other = l->terms[j].expr;
+        if (IsQuotientOf(other, mod->a, *c, l->dtype)) {
+          changed = replace(j, mod->a);
+          continue;
         }
-        break;
+        const auto* outer = As<BinaryNode>(other);
+        const int64_t* d = outer && outer->op == BinaryOp::kFloorMod ? AsConstInt(outer->b) : nullptr;
+        int64_t cd;
+        if (!d || *d <= 0 || !IsQuotientOf(outer->a, mod->a, *c, l->dtype)) continue;
+        if (!CheckedMul(*c, *d, l->dtype, &cd)) continue;
+        changed = replace(j, FloorMod(mod->a, IntImm(cd, l->dtype)));
       }
     }
   }
