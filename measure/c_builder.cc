@@ -4,15 +4,14 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include "measure/host_info.h"
+#include "measure/parallel_build.h"
 #include "tir/support/sha256.h"
 #include "measure/subprocess.h"
 #include "tir/codegen/codegen_c.h"
@@ -53,18 +52,7 @@ CBuilder::CBuilder(MeasureConfig config) : config_(std::move(config)) {
 }
 
 std::vector<BuildResult> CBuilder::Build(const std::vector<BuildInput>& inputs) {
-  std::vector<BuildResult> results(inputs.size());
-  size_t threads = config_.build_threads > 0 ? config_.build_threads : std::thread::hardware_concurrency();
-  threads = std::max<size_t>(1, std::min(threads, inputs.size()));
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < inputs.size();) results[i] = BuildOne(inputs[i]);
-  };
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  return results;
+  return BuildInParallel(inputs, config_.build_threads, [&](const BuildInput& input) { return BuildOne(input); });
 }
 
 BuildResult GenerateC(const BuildInput& input) {

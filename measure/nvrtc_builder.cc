@@ -4,15 +4,14 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include "measure/cuda_driver.h"
 #include "measure/nvrtc_compiler.h"
+#include "measure/parallel_build.h"
 #include "tir/support/sha256.h"
 #include "measure/subprocess.h"
 
@@ -147,17 +146,8 @@ std::vector<BuildResult> NvrtcBuilder::Build(const std::vector<BuildInput>& inpu
     }
     return results;
   }
-  size_t threads = config_.build_threads > 0 ? config_.build_threads : std::thread::hardware_concurrency();
-  threads = std::max<size_t>(1, std::min(threads, inputs.size()));
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < inputs.size();) results[i] = BuildOne(inputs[i], *setup);
-  };
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  return results;
+  return BuildInParallel(inputs, config_.build_threads,
+                         [&](const BuildInput& input) { return BuildOne(input, *setup); });
 }
 
 BuildResult GenerateCuda(const BuildInput& input, const tir::GpuLimits& limits) {
