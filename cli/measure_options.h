@@ -17,6 +17,12 @@ namespace autotune::cli {
 
 void AddMeasureOptions(CLI::App& cmd, measure::MeasureConfig& config);
 
+// The tuner's compile limit per candidate on the cuda target when --build-timeout is not given
+// (MeasureConfig's 60 s stays for the cpu target and for `autotune measure`). A batch is measured
+// only when its slowest compile is done, and a deep unroll of a large tile can keep NVRTC busy for
+// 20-40 s; none of the fastest kernels of the H200 suite took more than 3 s.
+constexpr double kCudaTuneBuildTimeoutS = 10;
+
 struct MeasureTarget {
   tir::TargetKind kind = tir::TargetKind::kCpu;
   db::TargetInfo info;

@@ -288,7 +288,8 @@ CommandRun AddTuneCommand(CLI::App& app) {
   cmd->add_option("--out", o->out_dir, "write the best kernel of every task to this directory");
   AddMeasureOptions(*cmd, o->config);
   AddRemoteOptions(*cmd, o->remote);
-  return [o]() {
+  const CLI::Option* build_timeout = cmd->get_option("--build-timeout");
+  return [o, build_timeout]() {
     if (o->cost_model.empty()) o->cost_model = o->model.empty() ? "random" : "xgboost";
     if (o->cost_model != "xgboost" && o->cost_model != "random") {
       throw UserError{fmt::format("unknown cost model '{}' (expected xgboost or random)", o->cost_model)};
@@ -310,7 +311,9 @@ CommandRun AddTuneCommand(CLI::App& app) {
     MeasureTarget target;
     std::unique_ptr<measure::Builder> builder;
     std::unique_ptr<measure::Runner> runner;
+    const bool build_timeout_given = build_timeout->count() > 0;
     if (!o->remote.workers.empty()) {
+      if (o->target != "cpu" && !build_timeout_given) o->config.build_timeout_s = kCudaTuneBuildTimeoutS;
       RemoteMeasurement remote = ConnectWorkers(o->remote, o->target, o->config);
       target = remote.target;
       builder = std::move(remote.builder);
@@ -321,6 +324,7 @@ CommandRun AddTuneCommand(CLI::App& app) {
         throw UserError{"--token-file and the --tls-* options go with --workers"};
       }
       target = ResolveMeasureTarget(o->target, o->config);
+      if (target.kind == tir::TargetKind::kCuda && !build_timeout_given) o->config.build_timeout_s = kCudaTuneBuildTimeoutS;
       builder = MakeBuilder(target.kind, o->config);
       runner = MakeRunner(target.kind, o->config);
     }
