@@ -647,11 +647,42 @@ TEST(CodegenCuda, UnalignedOrUnsafeVectorizedLoopsAreScalarUnrolledLoops) {
     return Loop(v, 4, Store(Y, Load(Y, {tx}) + Load(X, {tx * 4 + v}), {tx}), ForKind::kVectorized);
   });
   EXPECT_FALSE(Has(reduction, "float4")) << reduction;
-  // Extent 8 and guarded bodies are scalar too.
+  // Extent 8 is scalar too.
   std::string wide = vec_loop([](const Buffer& X, const Buffer& Y, const Var& tx, const Var& v) {
     return Loop(v, 8, IfThenElse(LT(tx, I(60)), Store(Y, Load(X, {tx * 8 + v}), {tx * 8 + v})), ForKind::kVectorized);
   });
   EXPECT_TRUE(Has(wide, "  #pragma unroll\n  for (int v = 0; v < 8; ++v) {\n")) << wide;
+  // A guard that depends on the lane, or has an else branch, keeps the lanes apart.
+  std::string per_lane = vec_loop([](const Buffer& X, const Buffer& Y, const Var& tx, const Var& v) {
+    return Loop(v, 4, IfThenElse(LT(tx * 4 + v, I(250)), Store(Y, Load(X, {tx * 4 + v}), {tx * 4 + v})),
+                ForKind::kVectorized);
+  });
+  EXPECT_FALSE(Has(per_lane, "float4")) << per_lane;
+  std::string with_else = vec_loop([](const Buffer& X, const Buffer& Y, const Var& tx, const Var& v) {
+    return Loop(v, 4,
+                IfThenElse(LT(tx, I(60)), Store(Y, Load(X, {tx * 4 + v}), {tx * 4 + v}), Store(Y, F(0), {tx * 4 + v})),
+                ForKind::kVectorized);
+  });
+  EXPECT_FALSE(Has(with_else, "float4")) << with_else;
+}
+
+TEST(CodegenCuda, GuardOfEveryLaneGoesAroundTheVectorAccess) {
+  // A cooperative fetch's tail: the threads past the tile's end skip the whole vector.
+  Buffer X = Flat("X", 1024), S = Flat("S", 1000, Scope::kShared), Y = Flat("Y", 1024);
+  Var tx = MakeVar("tx"), v = MakeVar("v");
+  Stmt body = ThreadLoop(
+      tx, 256, ThreadTag::kThreadIdxX,
+      Allocate(S, Seq({Loop(v, 4, IfThenElse(LT(tx, I(250)), Store(S, Load(X, {tx * 4 + v}), {tx * 4 + v})),
+                            ForKind::kVectorized),
+                       Barrier(), Store(Y, Load(S, {FloorMod(tx, I(250)) * 4}), {tx})})));
+  std::string code = GenCode(PrimFunc{"guarded", {X, Y}, body});
+  EXPECT_TRUE(Has(code, R"(  if (tx < 250) {
+    const float4 X_v = *reinterpret_cast<const float4*>(&X[tx * 4]);
+    *reinterpret_cast<float4*>(&S[tx * 4]) = X_v;
+  }
+  __syncthreads();
+)")) << code;
+  ExpectCompiles(code);
 }
 
 // ---- expressions ----------------------------------------------------------------------------------

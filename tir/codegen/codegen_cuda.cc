@@ -504,9 +504,13 @@ class CudaEmitter : public CFamilyPrinter {
     const int64_t* n = AsConstInt(op->extent);
     if (!n || (*n != 2 && *n != 4) || !IsConstInt(op->min, 0)) return false;
     const int64_t width = *n;
-    const auto* st = As<BufferStoreNode>(op->body);
-    if (!st || st->buffer->dtype != DType::kFloat32 || st->indices.size() != 1) return false;
     const VarNode* v = op->var.get();
+    // A guard that is the same for every lane (a cooperative fetch's bound on the threads' share of
+    // a tile) goes around the vector access.
+    const auto* guard = As<IfThenElseNode>(op->body);
+    if (guard && ((guard->else_case && !IsEmptyStmt(guard->else_case)) || UsesVar(guard->cond, v))) return false;
+    const auto* st = As<BufferStoreNode>(guard ? guard->then_case : op->body);
+    if (!st || st->buffer->dtype != DType::kFloat32 || st->indices.size() != 1) return false;
     const Expr& sidx = st->indices[0];
     if (!UnitStride(sidx, v)) return false;  // every lane stores its own element
     const bool vector_store = st->buffer->scope != Scope::kLocal && AlignedUnitStride(sidx, v, width);
@@ -546,7 +550,12 @@ class CudaEmitter : public CFamilyPrinter {
                       &bounds_);
     };
     // The vector temporaries need a scope of their own unless nothing follows in this one.
-    if (!tail) {
+    const bool divergent = guard && ThreadDependent(guard->cond);
+    if (guard) {
+      divergent_ += divergent;
+      Line(fmt::format("if ({}) {{", EmitExpr(guard->cond).text));
+      ++indent_;
+    } else if (!tail) {
       Line("{");
       ++indent_;
     }
@@ -593,10 +602,11 @@ class CudaEmitter : public CFamilyPrinter {
     for (const auto& vars : lane_vars) {
       for (const auto& lv : vars) var_text_.erase(lv.get());
     }
-    if (!tail) {
+    if (guard || !tail) {
       --indent_;
       Line("}");
     }
+    divergent_ -= divergent;
     return true;
   }
 

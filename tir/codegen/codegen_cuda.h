@@ -30,7 +30,8 @@
 //    rolled loops of extent <= 64 whose variable indexes a local array, so that local arrays are
 //    indexed by constants only and stay in registers.
 //  - Vectorized loops of extent 2 or 4 with min 0 whose body is one float32 store at index
-//    `base + v` (the loop variable with coefficient 1): loads of global or shared float32 buffers
+//    `base + v` (the loop variable with coefficient 1), maybe under an `if` (no else) whose condition
+//    does not use v (it then goes around the vector access): loads of global or shared float32 buffers
 //    at `base' + v` with base' provably a multiple of the width become one float2/float4 load, and the
 //    store one float2/float4 store when its buffer is global or shared and its base is provably
 //    aligned; the other lanes' values are computed per lane. A base is provably a multiple of the
