@@ -62,6 +62,8 @@ TEST(Sketches, SplitKIsOfferedForSmallOutputsWithLongReductionsOnly) {
             (std::vector<std::string>{"cuda.tiled", "cuda.split_k"}));
   EXPECT_EQ(Offered(Make("gemm", "M=4,N=64,K=4096"), TargetKind::kCuda),
             (std::vector<std::string>{"cuda.tiled", "cuda.split_k"}));
+  EXPECT_EQ(Offered(Make("gemm", "M=512,N=768,K=768"), TargetKind::kCuda),
+            (std::vector<std::string>{"cuda.tiled", "cuda.split_k"}));
   // Many outputs: enough parallel work without partial sums.
   EXPECT_EQ(Offered(Make("gemm", "M=1024,N=1024,K=1024"), TargetKind::kCuda),
             (std::vector<std::string>{"cuda.tiled"}));
