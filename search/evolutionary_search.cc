@@ -53,24 +53,82 @@ struct Member {
   std::vector<float> summary;
 };
 
-// A trace to replay and its hash (empty: nothing to try, a plain copy of a parent), with how it was bred.
+// A trace to replay, its compact JSON and its hash (empty: nothing to try, a plain copy of a parent,
+// which keeps no trace), with how it was bred.
 struct Proposal {
   tir::Trace trace;
-  std::string hash;
+  std::string json, hash;
   bool crossed = false;
   bool mutated = false;
 };
 
-// The pure, expensive part of admitting a candidate, computed ahead on any thread: the schedule
-// (sampled from a seed or replayed; unset when that failed), its trace JSON and hash, and whether
-// it lowers and passes the checks (unset: not computed, Admit computes it if it needs it).
+// A proposal of `trace`: its JSON and hash made once, since replay mostly records the same trace.
+Proposal ProposalOf(tir::Trace trace) {
+  Proposal p;
+  p.json = trace.ToJson().dump();
+  p.hash = db::HashTraceJson(p.json);
+  p.trace = std::move(trace);
+  return p;
+}
+
+// Whether two JSON values are the same value of the same type, so that they print alike (for
+// nlohmann's ==, 1 equals 1.0 and 0.0 equals -0.0).
+bool Identical(const nlohmann::json& a, const nlohmann::json& b) {
+  if (a.type() != b.type() || a.size() != b.size()) return false;
+  if (a.is_number_float()) {
+    const double x = a.get<double>(), y = b.get<double>();
+    return x == y && std::signbit(x) == std::signbit(y);
+  }
+  if (a.is_array()) {
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (!Identical(a[i], b[i])) return false;
+    }
+    return true;
+  }
+  if (a.is_object()) {
+    for (auto x = a.begin(), y = b.begin(); x != a.end(); ++x, ++y) {
+      if (x.key() != y.key() || !Identical(x.value(), y.value())) return false;
+    }
+    return true;
+  }
+  return a == b;
+}
+
+// Whether two traces have the same JSON (what Trace::ToJson writes), without writing it.
+bool SameJson(const tir::Trace& a, const tir::Trace& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const tir::Instruction& x = a.instructions()[i];
+    const tir::Instruction& y = b.instructions()[i];
+    if (x.kind != y.kind || x.outputs != y.outputs || !Identical(x.inputs, y.inputs) || !Identical(x.attrs, y.attrs) ||
+        !Identical(x.decision, y.decision)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The pure, expensive part of admitting a candidate, computed ahead on any thread: whether it
+// replays (or was sampled) and its schedule, trace JSON and hash, and whether it lowers and passes
+// the checks (unset: not computed, Admit computes it if it needs it).
 struct Prepared {
-  bool done = false;  // the schedule was computed
-  std::optional<tir::Schedule> schedule;
+  bool done = false;      // replay (or sampling) was tried
+  bool replayed = false;  // it gave a schedule (`hash` is its trace's)
+  std::optional<tir::Schedule> schedule;  // unset when it did not replay, or was found invalid
   std::string json, hash;
   std::optional<bool> valid;
   std::vector<float> summary;  // the cost model's, made when `valid` was computed
 };
+
+// Frees items[from..] on the worker threads, then drops them: a schedule is thousands of small
+// allocations, and freeing the dropped half of every generation was a good part of the search's
+// serial time on the calling thread.
+template <class T>
+void FreeInParallel(std::vector<T>& items, size_t from, int threads) {
+  if (from >= items.size()) return;
+  tir::ParallelFor(threads, items.size() - from, [&](size_t j) { T dead = std::move(items[from + j]); });
+  items.erase(items.begin() + static_cast<std::ptrdiff_t>(from), items.end());
+}
 
 // What one NextBatch has seen: every trace hash tried (valid or not, so nothing is lowered twice) and
 // every valid candidate, kept as compact trace JSON (a schedule state is much larger) for the
@@ -96,7 +154,7 @@ class Pool {
     }
     tir::ParallelFor(threads_, to_replay.size(), [&](size_t j) {
       const size_t i = to_replay[j];
-      out[i] = Prepare(tir::Schedule::Replay(workload_, target_, proposals[i].trace));
+      out[i] = PrepareReplay(proposals[i]);
     });
     // Lower only what AdmitTrace in order will check: follow its updates of the seen set.
     std::unordered_set<std::string> sim;  // membership only
@@ -105,7 +163,7 @@ class Pool {
       const std::string& h = proposals[i].hash;
       if (sim.count(h)) continue;
       const Prepared& p = out[i];
-      if (p.schedule) {
+      if (p.replayed) {
         if (!Seen(p.hash) && !sim.count(p.hash)) to_check.push_back(i);
         sim.insert(p.hash);
       }
@@ -126,39 +184,39 @@ class Pool {
     std::vector<size_t> to_check;
     for (size_t i = 0; i < out.size(); ++i) {
       const Prepared& p = out[i];
-      if (p.schedule && !known(p.hash) && !Seen(p.hash) && sim.insert(p.hash).second) to_check.push_back(i);
+      if (p.replayed && !known(p.hash) && !Seen(p.hash) && sim.insert(p.hash).second) to_check.push_back(i);
     }
     Check(out, to_check);
     return out;
   }
 
-  // Replays `trace` (whose hash is `hash`; `p` is what PrepareTraces computed for it, maybe nothing)
-  // and admits it if it is new and valid.
-  std::optional<Member> AdmitTrace(const tir::Trace& trace, const std::string& hash, Prepared p) {
+  // Replays the proposal's trace (`p` is what PrepareTraces computed for it, maybe nothing) and
+  // admits it if it is new and valid.
+  std::optional<Member> AdmitTrace(const Proposal& proposal, Prepared p) {
+    const std::string& hash = proposal.hash;
     if (Seen(hash)) return std::nullopt;
-    if (!p.done) p = Prepare(tir::Schedule::Replay(workload_, target_, trace));
-    if (!p.schedule) {
+    if (!p.done) p = PrepareReplay(proposal);
+    if (!p.replayed) {
       seen_.insert(hash);
       ++stats_.invalid;
       return std::nullopt;
     }
-    auto member = Admit(std::move(*p.schedule), std::move(p.json), std::move(p.hash), p.valid, std::move(p.summary));
+    auto member = Admit(std::move(p));
     seen_.insert(hash);  // a no-op unless replay normalized the trace
     return member;
   }
 
-  // Admits a schedule of this workload and target, whose trace has this compact JSON and hash, if
-  // it is new and valid (`valid` and `summary`: computed ahead; `valid` unset: checked here).
-  std::optional<Member> Admit(tir::Schedule sch, std::string json, std::string hash, std::optional<bool> valid,
-                              std::vector<float> summary) {
-    if (!seen_.insert(hash).second) return std::nullopt;
-    if (!valid) valid = Valid(sch, &summary);
-    if (!*valid) {
+  // Admits a replayed or sampled schedule of this workload and target if it is new and valid
+  // (checked here unless that was done ahead).
+  std::optional<Member> Admit(Prepared p) {
+    if (!seen_.insert(p.hash).second) return std::nullopt;
+    if (!p.valid) p.valid = Valid(*p.schedule, &p.summary);
+    if (!*p.valid) {
       ++stats_.invalid;
       return std::nullopt;
     }
-    archive_.push_back({std::move(json), hash});
-    return Member{std::move(sch), std::move(hash), std::move(summary)};
+    archive_.push_back({std::move(p.json), p.hash});
+    return Member{std::move(*p.schedule), std::move(p.hash), std::move(p.summary)};
   }
 
   // Fresh samples until `want` are admitted (each goes to `take`), `max_attempts` were drawn, or
@@ -177,7 +235,7 @@ class Pool {
       for (; used < seeds.size() && taken < want && fruitless < max_fruitless; ++used) {
         Prepared& p = prepared[used];
         ++stats_.sampled;
-        if (!p.schedule) {
+        if (!p.replayed) {
           ++stats_.invalid;
           continue;
         }
@@ -186,14 +244,14 @@ class Pool {
           continue;
         }
         fruitless = 0;
-        if (auto m = Admit(std::move(*p.schedule), std::move(p.json), std::move(p.hash), p.valid,
-                           std::move(p.summary))) {
+        if (auto m = Admit(std::move(p))) {
           take(std::move(*m));
           ++taken;
         }
       }
       attempts += static_cast<int>(used);
       for (size_t i = 0; i < used; ++i) rng.Next();
+      FreeInParallel(prepared, 0, threads_);
     }
   }
 
@@ -210,6 +268,7 @@ class Pool {
     Prepared p;
     p.done = true;
     if (sch) {
+      p.replayed = true;
       p.json = sch->trace().ToJson().dump();
       p.hash = db::HashTraceJson(p.json);
       p.schedule = std::move(*sch);
@@ -217,11 +276,26 @@ class Pool {
     return p;
   }
 
-  // Checks out[i] for each i of `which` in parallel.
+  // The proposal's trace replayed; the proposal's JSON and hash are the schedule's unless replay
+  // recorded another trace (pure: runs on any thread).
+  Prepared PrepareReplay(const Proposal& proposal) const {
+    auto sch = tir::Schedule::Replay(workload_, target_, proposal.trace);
+    if (!sch || !SameJson(sch->trace(), proposal.trace)) return Prepare(std::move(sch));
+    Prepared p;
+    p.done = true;
+    p.replayed = true;
+    p.json = proposal.json;
+    p.hash = proposal.hash;
+    p.schedule = std::move(*sch);
+    return p;
+  }
+
+  // Checks out[i] for each i of `which` in parallel; an invalid schedule is freed there too.
   void Check(std::vector<Prepared>& out, const std::vector<size_t>& which) const {
     tir::ParallelFor(threads_, which.size(), [&](size_t j) {
       Prepared& p = out[which[j]];
       p.valid = Valid(*p.schedule, &p.summary);
+      if (!*p.valid) p.schedule.reset();
     });
   }
 
@@ -243,8 +317,6 @@ class Pool {
   std::unordered_set<std::string> seen_;  // membership only: never iterated
   std::vector<Entry> archive_;
 };
-
-std::string HashOf(const tir::Trace& trace) { return db::HashTraceJson(trace.ToJson().dump()); }
 
 // Scores `members` with one model call; a non-finite score ranks last.
 std::vector<double> Score(CostModel& model, const tir::Workload& workload, const std::vector<Member>& members) {
@@ -306,26 +378,29 @@ size_t PickOther(const std::vector<double>& weights, size_t first, Random& rng) 
   return static_cast<size_t>((static_cast<int64_t>(first) + 1 + rng.UniformInt(0, n - 2)) % n);
 }
 
-// One child's random choices: a parent by weight, maybe crossover with a second, maybe a mutation.
-// A plain copy gets no hash: it adds nothing, the parent itself competes in the next selection.
+// One child: a parent by weight, maybe crossover with a second, maybe a mutation, and its hash; `rng`
+// is the child's own engine. A plain copy keeps no trace and gets no hash: it adds nothing, the parent
+// itself competes in the next selection. Pure apart from `rng`: runs on any thread.
 Proposal Breed(const std::vector<Member>& parents, const std::vector<double>& weights, const EvolutionConfig& config,
                Random& rng) {
   const auto first = static_cast<size_t>(rng.Categorical(weights));
-  Proposal p{parents[first].schedule.trace(), std::string()};
+  const tir::Trace& parent = parents[first].schedule.trace();
+  std::optional<tir::Trace> child;
+  bool crossed = false, mutated = false;
   if (parents.size() >= 2 && rng.UniformReal() < config.crossover_prob) {
     const size_t second = PickOther(weights, first, rng);
-    if (auto child = Crossover(p.trace, parents[second].schedule.trace(), rng)) {
-      p.trace = std::move(*child);
-      p.crossed = true;
-    }
+    child = Crossover(parent, parents[second].schedule.trace(), rng);
+    crossed = child.has_value();
   }
   if (rng.UniformReal() < config.mutation_prob) {
-    if (auto child = BuiltinMutators().Mutate(p.trace, rng)) {
-      p.trace = std::move(*child);
-      p.mutated = true;
+    if (auto mutant = BuiltinMutators().Mutate(child ? *child : parent, rng)) {
+      child = std::move(mutant);
+      mutated = true;
     }
   }
-  if (p.crossed || p.mutated) p.hash = HashOf(p.trace);
+  Proposal p = child ? ProposalOf(std::move(*child)) : Proposal{};
+  p.crossed = crossed;
+  p.mutated = mutated;
   return p;
 }
 
@@ -352,11 +427,11 @@ std::vector<Candidate> EvolutionarySearch::NextBatch(int n, CostModel& model,
     std::vector<Proposal> seeds;
     for (size_t i = 0; i < from_measured; ++i) {
       const tir::Trace& t = best_measured[i].trace();
-      seeds.push_back({t, HashOf(t)});
+      seeds.push_back(ProposalOf(t));
     }
     std::vector<Prepared> prepared = pool.PrepareTraces(seeds);
     for (size_t i = 0; i < seeds.size() && members.size() < population; ++i) {
-      if (auto m = pool.AdmitTrace(seeds[i].trace, seeds[i].hash, std::move(prepared[i]))) {
+      if (auto m = pool.AdmitTrace(seeds[i], std::move(prepared[i]))) {
         members.push_back(std::move(*m));
       }
     }
@@ -372,25 +447,25 @@ std::vector<Candidate> EvolutionarySearch::NextBatch(int n, CostModel& model,
   SortByScore(members, scores);
   for (int g = 0; g < config_.generations && !members.empty(); ++g) {
     if (members.size() > population) {
-      members.erase(members.begin() + static_cast<std::ptrdiff_t>(population), members.end());
+      FreeInParallel(members, population, threads);
       scores.erase(scores.begin() + static_cast<std::ptrdiff_t>(population), scores.end());
     }
     const std::vector<double> weights = SelectionWeights(scores);
-    // Children a chunk at a time: the chunk's random choices in order on a copy of the engine, then
-    // replay, lowering and checks in parallel, then admission in order up to where a one-child-at-a-
-    // time loop would stop; the engine then moves to the state that loop would leave it in.
+    // Children a chunk at a time: each child's engine is forked from the search's, in child order, so
+    // breeding (a mutation copies the whole trace) runs in parallel with replay, lowering and checks;
+    // then admission in order up to where a one-child-at-a-time loop would stop, and the engine moves
+    // to the state that loop would leave it in (one draw per child: its fork).
     std::vector<Member> children;
     const int bound = AttemptBound(static_cast<int>(population));
     for (int attempts = 0, fruitless = 0;
          children.size() < population && attempts < bound && fruitless < kMaxFruitlessAttempts;) {
       const int chunk = ChunkSize(population - children.size(), bound - attempts, threads);
       Random ahead = rng_;
-      std::vector<Proposal> bred;
-      std::vector<Random> after;  // after[i]: the engine after child i's choices
-      for (int i = 0; i < chunk; ++i) {
-        bred.push_back(Breed(members, weights, config_, ahead));
-        after.push_back(ahead);
-      }
+      std::vector<Random> engines;
+      engines.reserve(static_cast<size_t>(chunk));
+      for (int i = 0; i < chunk; ++i) engines.push_back(ahead.Fork());
+      std::vector<Proposal> bred(static_cast<size_t>(chunk));
+      tir::ParallelFor(threads, bred.size(), [&](size_t i) { bred[i] = Breed(members, weights, config_, engines[i]); });
       std::vector<Prepared> prepared = pool.PrepareTraces(bred);
       size_t used = 0;
       for (; used < bred.size() && children.size() < population && fruitless < kMaxFruitlessAttempts; ++used) {
@@ -402,10 +477,12 @@ std::vector<Candidate> EvolutionarySearch::NextBatch(int n, CostModel& model,
         fruitless = 0;
         stats_.crossed += p.crossed;
         stats_.mutated += p.mutated;
-        if (auto m = pool.AdmitTrace(p.trace, p.hash, std::move(prepared[used]))) children.push_back(std::move(*m));
+        if (auto m = pool.AdmitTrace(p, std::move(prepared[used]))) children.push_back(std::move(*m));
       }
       attempts += static_cast<int>(used);
-      if (used > 0) rng_ = after[used - 1];
+      for (size_t i = 0; i < used; ++i) rng_.Fork();
+      FreeInParallel(prepared, 0, threads);
+      FreeInParallel(bred, 0, threads);
     }
     // Parents and children are scored in one call (scores are comparable within a call only).
     for (auto& c : children) members.push_back(std::move(c));
@@ -455,6 +532,7 @@ std::vector<Candidate> EvolutionarySearch::NextBatch(int n, CostModel& model,
         [&](const std::string& h) { return measured.count(h) > 0; },
         [&](Member m) { batch.push_back({std::move(m.schedule), std::move(m.hash), 0.0}); });
   }
+  FreeInParallel(members, 0, threads);
   return batch;
 }
 

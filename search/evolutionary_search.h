@@ -5,9 +5,10 @@
 // decisions, with parents picked in proportion to the cost model's score. Every candidate is a trace
 // replayed on a fresh state (ARCHITECTURE.md convention 7) and checked (lowering; the GPU validity
 // check for cuda) before it is scored. A batch is the best-scored candidates never measured on this
-// target plus an epsilon-greedy share of random ones. The pure part of each candidate (sampling from
-// a seed, replay, lowering, the validity check) runs on a few threads, a chunk of candidates at a
-// time, after the calling thread has made the chunk's random choices; results merge in order.
+// target plus an epsilon-greedy share of random ones. The pure part of each candidate (breeding or
+// sampling, hashing, replay, lowering, the validity check) runs on a few threads, a chunk of
+// candidates at a time: the calling thread draws one seed or forks one engine per candidate, in
+// order, and merges the results in order.
 #pragma once
 
 #include <cstdint>
@@ -32,8 +33,8 @@ struct EvolutionConfig {
   double eps_greedy = 0.05;      // share of a batch picked at random among the valid new candidates
   int seeds_from_measured = 64;  // best measured schedules put into the initial population
   // Threads that sample, replay, lower and check candidates (the search's real cost) in parallel; 0:
-  // std::thread::hardware_concurrency(). Every random choice stays on the calling thread, so the
-  // batches are the same for any thread count.
+  // std::thread::hardware_concurrency(). Each candidate's random choices come from its own engine,
+  // made in candidate order, so the batches are the same for any thread count.
   int num_threads = 0;
 };
 

@@ -3,8 +3,13 @@
 // nodes it cares about.
 #pragma once
 
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "tir/check.h"
 #include "tir/expr.h"
@@ -61,46 +66,64 @@ class IRMutator {
 
  protected:
   // Rebuilds `op` with mutated fields; returns `self` unchanged (sharing the node) when nothing changed.
+  // Fields are mutated in order; the node (and a vector field) is copied only at its first change:
+  // most nodes a pass visits stay as they are, and copying each one cost an allocation per vector.
   template <class N, class Ref>
   Ref MutateFields(const N* op, const Ref& self) {
-    N copy(*op);
-    bool changed = false;
-    std::apply([&](auto&... f) { ((changed |= MutateField(f)), ...); }, copy.Fields());
-    if (!changed) return self;
-    return std::make_shared<N>(std::move(copy));
+    std::shared_ptr<N> copy;
+    MutateFieldsAt(op, copy, std::make_index_sequence<std::tuple_size_v<decltype(op->Fields())>>{});
+    if (!copy) return self;
+    return copy;
   }
 
  private:
-  bool MutateField(Expr& e) {
-    if (!e) return false;
+  template <class N, size_t... I>
+  void MutateFieldsAt(const N* op, std::shared_ptr<N>& copy, std::index_sequence<I...>) {
+    (MutateFieldAt<I>(op, copy), ...);
+  }
+  template <size_t I, class N>
+  void MutateFieldAt(const N* op, std::shared_ptr<N>& copy) {
+    auto mutated = Mutated(std::get<I>(op->Fields()));
+    if (!mutated) return;
+    if (!copy) copy = std::make_shared<N>(*op);
+    std::get<I>(copy->Fields()) = std::move(*mutated);
+  }
+
+  // The mutated value of a field, or nullopt when it is unchanged (the same nodes).
+  std::optional<Expr> Mutated(const Expr& e) {
+    if (!e) return std::nullopt;
     Expr n = Mutate(e);
-    bool changed = n != e;
-    e = std::move(n);
-    return changed;
+    if (n == e) return std::nullopt;
+    return n;
   }
-  bool MutateField(Stmt& s) {
-    if (!s) return false;
+  std::optional<Stmt> Mutated(const Stmt& s) {
+    if (!s) return std::nullopt;
     Stmt n = Mutate(s);
-    bool changed = n != s;
-    s = std::move(n);
-    return changed;
+    if (n == s) return std::nullopt;
+    return n;
   }
-  bool MutateField(Buffer& b) {
-    if (!b) return false;
+  std::optional<Buffer> Mutated(const Buffer& b) {
+    if (!b) return std::nullopt;
     Buffer n = MutateBuffer(b);
-    bool changed = n != b;
-    b = std::move(n);
-    return changed;
+    if (n == b) return std::nullopt;
+    return n;
   }
-  bool MutateField(Var&) { return false; }
+  std::optional<Var> Mutated(const Var&) { return std::nullopt; }
   template <class T>
-  bool MutateField(std::vector<T>& v) {
-    bool changed = false;
-    for (auto& x : v) changed |= MutateField(x);
-    return changed;
+  std::optional<std::vector<T>> Mutated(const std::vector<T>& v) {
+    std::optional<std::vector<T>> out;
+    for (size_t i = 0; i < v.size(); ++i) {
+      auto x = Mutated(v[i]);
+      if (!x) continue;
+      if (!out) out = v;
+      (*out)[i] = std::move(*x);
+    }
+    return out;
   }
   template <class T>
-  bool MutateField(T&) { return false; }
+  std::optional<T> Mutated(const T&) {
+    return std::nullopt;
+  }
 };
 
 

@@ -498,8 +498,9 @@ std::string Transcript(const tir::Workload& w, TargetKind target, EvolutionConfi
 }
 
 TEST(EvolutionarySearch, SameBatchesForAnyThreadCount) {
-  // Every random choice is made on the calling thread before the parallel step, so the thread count
-  // changes nothing: not the candidates, their order or scores, nor the counters.
+  // Each candidate's random choices come from its own engine (forked, or seeded, in candidate order
+  // on the calling thread), so the thread count changes nothing: not the candidates, their order or
+  // scores, nor the counters.
   struct Run {
     std::string what;
     tir::Workload workload;
