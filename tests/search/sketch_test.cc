@@ -66,6 +66,8 @@ TEST(Sketches, SplitKIsOfferedForSmallOutputsWithLongReductionsOnly) {
             (std::vector<std::string>{"cuda.tiled", "cuda.split_k"}));
   // Many outputs: enough parallel work without partial sums.
   EXPECT_EQ(Offered(Make("gemm", "M=1024,N=1024,K=1024"), TargetKind::kCuda),
+            (std::vector<std::string>{"cuda.tiled", "cuda.split_k"}));
+  EXPECT_EQ(Offered(Make("gemm", "M=2048,N=1024,K=1024"), TargetKind::kCuda),
             (std::vector<std::string>{"cuda.tiled"}));
   // A short reduction: nothing to split.
   EXPECT_EQ(Offered(Make("gemm", "M=8,N=8,K=64"), TargetKind::kCuda), (std::vector<std::string>{"cuda.tiled"}));
@@ -101,7 +103,7 @@ TEST(Sketches, DefaultSchedulesCoverEveryOfferedSketch) {
   EXPECT_FALSE(HasInstruction(defaults[0], "rfactor"));
   EXPECT_TRUE(HasInstruction(defaults[1], "rfactor"));
   EXPECT_EQ(DefaultSchedules(conv, TargetKind::kCpu).size(), 1u);
-  EXPECT_EQ(DefaultSchedules(Make("gemm", "M=1024,N=1024,K=1024"), TargetKind::kCuda).size(), 1u);
+  EXPECT_EQ(DefaultSchedules(Make("gemm", "M=2048,N=1024,K=1024"), TargetKind::kCuda).size(), 1u);
 }
 
 TEST(Sketches, HandPickedSplitKOfTheLateConvolution) {
