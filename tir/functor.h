@@ -78,7 +78,8 @@ class IRMutator {
 
  private:
   template <class N, size_t... I>
-  void MutateFieldsAt(const N* op, std::shared_ptr<N>& copy, std::index_sequence<I...>) {
+  void MutateFieldsAt([[maybe_unused]] const N* op, [[maybe_unused]] std::shared_ptr<N>& copy,
+                      std::index_sequence<I...>) {  // maybe unused: a node without fields
     (MutateFieldAt<I>(op, copy), ...);
   }
   template <size_t I, class N>
