@@ -113,6 +113,8 @@ SketchDecisions DefaultDecisions(TargetKind target) {
     };
     d.unroll = [](const std::vector<int64_t>& c) -> std::optional<int64_t> { return c.size() > 3 ? 3 : 0; };
     d.vector = [](const std::vector<int64_t>& c) -> std::optional<int64_t> { return c.size() - 1; };
+    // Single-buffered copies: half the shared memory, so more blocks fit on a multiprocessor.
+    d.double_buffer = [](const std::vector<int64_t>&) -> std::optional<int64_t> { return 0; };
     // Shared copies at the innermost outer reduction loop: the smallest copies.
     d.compute_location = [](size_t count) -> std::optional<int64_t> { return static_cast<int64_t>(count) - 1; };
   } else {

@@ -19,6 +19,14 @@ Buffer MakeBuffer(std::string name, DType dtype, std::vector<Expr> shape, Scope 
   return std::make_shared<BufferNode>(BufferNode{std::move(name), dtype, std::move(shape), scope, std::move(strides)});
 }
 
+Buffer WithFlagsOf(const Buffer& b, const BufferNode& from) {
+  if (b->double_buffer == from.double_buffer && b->async_fill == from.async_fill) return b;
+  auto copy = std::make_shared<BufferNode>(*b);
+  copy->double_buffer = from.double_buffer;
+  copy->async_fill = from.async_fill;
+  return copy;
+}
+
 Expr BufferElemCount(const Buffer& b) {
   if (b->shape.empty()) return IntImm(1);
   if (!b->strides.empty()) return b->strides[0] * b->shape[0];

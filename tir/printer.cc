@@ -278,7 +278,11 @@ class Printer {
         return;
       case StmtKind::kBarrier:
         Indent(indent);
-        out += "barrier()\n";
+        if (int64_t w = static_cast<const BarrierNode*>(s.get())->async_wait; w >= 0) {
+          out += "barrier(async_wait=" + std::to_string(w) + ")\n";
+        } else {
+          out += "barrier()\n";
+        }
         return;
     }
   }

@@ -77,6 +77,6 @@ Stmt Seq(std::vector<Stmt> stmts) {
   return std::make_shared<SeqNode>(std::move(flat));
 }
 
-Stmt Barrier() { return std::make_shared<BarrierNode>(); }
+Stmt Barrier(int64_t async_wait) { return std::make_shared<BarrierNode>(async_wait); }
 
 }  // namespace autotune::tir

@@ -95,12 +95,14 @@ struct SeqNode : StmtNode {
   AUTOTUNE_FIELDS(stmts)
 };
 
-// Synchronizes the threads of a block (shared-memory barrier).
+// Synchronizes the threads of a block (shared-memory barrier). With async_wait >= 0 each thread first
+// closes the group of asynchronous copies it issued since the last such barrier (stores into
+// async_fill buffers) and waits until at most `async_wait` of its groups are still in flight.
 struct BarrierNode : StmtNode {
   static constexpr StmtKind kKind = StmtKind::kBarrier;
-  BarrierNode() : StmtNode(kKind) {}
-  auto Fields() const { return std::tie(); }
-  auto Fields() { return std::tie(); }
+  int64_t async_wait;
+  explicit BarrierNode(int64_t wait = -1) : StmtNode(kKind), async_wait(wait) {}
+  AUTOTUNE_FIELDS(async_wait)
 };
 
 // ---- Factories -------------------------------------------------------------------------------
@@ -111,6 +113,6 @@ Stmt Allocate(Buffer buffer, Stmt body);
 Stmt IfThenElse(Expr cond, Stmt then_case, Stmt else_case = nullptr);
 // Flattens nested sequences and drops null entries; a single statement is returned as is.
 Stmt Seq(std::vector<Stmt> stmts);
-Stmt Barrier();
+Stmt Barrier(int64_t async_wait = -1);
 
 }  // namespace autotune::tir

@@ -60,6 +60,7 @@ class EqualChecker {
     // First encounter of both: their definitions must match. Pair them only afterwards, so the
     // variables of the shape are paired in the order the hash sees them.
     if (a->name != b->name || a->dtype != b->dtype || a->scope != b->scope) return false;
+    if (a->double_buffer != b->double_buffer || a->async_fill != b->async_fill) return false;
     if (!EqualField(a->shape, b->shape) || !EqualField(a->strides, b->strides)) return false;
     buf_l2r_[a.get()] = b.get();
     buf_r2l_[b.get()] = a.get();
@@ -156,6 +157,8 @@ class Hasher {
     HashField(b->name);
     Mix(static_cast<uint64_t>(b->dtype));
     Mix(static_cast<uint64_t>(b->scope));
+    // Mixed in only when set: hashes of buffers without them (stored workload keys) stay as they were.
+    if (b->double_buffer || b->async_fill) Mix(0xdb0000ULL | b->double_buffer | (b->async_fill ? 2 : 0));
     HashField(b->shape);
     HashField(b->strides);
     size_t n = buffers_.size();

@@ -12,6 +12,8 @@
 #include "measure/nvrtc_builder.h"
 #include "measure/nvrtc_compiler.h"
 #include "search/default_schedule.h"
+#include "search/sketch.h"
+#include "tir/printer.h"
 #include "tir/lower/lower.h"
 #include "tir/ops/operator.h"
 #include "tir/schedule/naive_gpu_schedule.h"
@@ -36,18 +38,51 @@ measure::MeasureConfig TestConfig() {
   return c;
 }
 
+struct Counts {
+  int checked = 0, compiled = 0;
+};
+
+// Builds the lowered functions `inputs` (named `names`) with the C path and runs them against the
+// reference of `w`: every one must give the right answer. The CUDA ones among them (`cuda`) are also
+// compiled with NVRTC for sm_90 where it is installed.
+Counts CheckLowered(const tir::Workload& w, const std::vector<measure::BuildInput>& inputs,
+                    const std::vector<std::string>& names, const std::vector<measure::BuildInput>& cuda,
+                    const std::vector<std::string>& cuda_names) {
+  Counts n;
+  auto builder = measure::MakeCBuilder(TestConfig());
+  auto runner = measure::MakeCpuRunner(TestConfig());
+  auto builds = builder->Build(inputs);
+  auto results = runner->Run(w, builds);
+  EXPECT_EQ(results.size(), inputs.size());
+  for (size_t i = 0; i < results.size(); ++i) {
+    EXPECT_TRUE(results[i].correct) << names[i] << "\n"
+                                    << measure::ErrorKindName(results[i].error_kind) << ": "
+                                    << results[i].error_message << "\n"
+                                    << builds[i].source;
+    ++n.checked;
+  }
+  if (!measure::LoadNvrtc()) return n;
+  measure::MeasureConfig cuda_config = TestConfig();
+  cuda_config.cuda_arch = "sm_90";
+  auto cubins = measure::MakeNvrtcBuilder(cuda_config)->Build(cuda);
+  for (size_t i = 0; i < cubins.size(); ++i) {
+    // Too many threads or too much shared memory for the GPU is a fair verdict on a random
+    // schedule; a schedule that passes the check but does not compile is a bug.
+    if (cubins[i].error_kind == measure::ErrorKind::kInvalidSchedule) continue;
+    EXPECT_TRUE(cubins[i].ok()) << cuda_names[i] << "\n" << measure::ErrorKindName(cubins[i].error_kind) << ": "
+                                << cubins[i].error_message << "\n" << cubins[i].source;
+    n.compiled += cubins[i].ok();
+  }
+  return n;
+}
+
 // Builds and runs the default schedules and `randoms` random schedules per target, spread over the
 // shapes; every one must lower and give the right answer. The CUDA schedules are also compiled with
 // NVRTC for sm_90 (no GPU needed): every one the GPU validity check accepts must compile.
 // `cuda_sketch` (optional) restricts the random CUDA schedules to one sketch.
 void CheckOperator(const std::string& op, const std::vector<Shape>& shapes, int randoms,
                    const std::string& cuda_sketch = "") {
-  auto builder = measure::MakeCBuilder(TestConfig());
-  auto runner = measure::MakeCpuRunner(TestConfig());
-  measure::MeasureConfig cuda_config = TestConfig();
-  cuda_config.cuda_arch = "sm_90";
   const bool have_nvrtc = bool(measure::LoadNvrtc());
-  auto nvrtc = measure::MakeNvrtcBuilder(cuda_config);
   int checked = 0, compiled = 0;
   for (size_t si = 0; si < shapes.size(); ++si) {
     auto w = tir::MakeWorkload(op, shapes[si].shape, shapes[si].epilogue);
@@ -85,26 +120,9 @@ void CheckOperator(const std::string& op, const std::vector<Shape>& shapes, int 
     ASSERT_TRUE(nf) << nf.error().message;
     inputs.push_back(measure::BuildInput::FromFunc(*nf));
     names.push_back(w->CanonicalText() + " naive gpu schedule\n" + naive->trace().ToText());
-    auto builds = builder->Build(inputs);
-    auto results = runner->Run(*w, builds);
-    ASSERT_EQ(results.size(), inputs.size());
-    for (size_t i = 0; i < results.size(); ++i) {
-      EXPECT_TRUE(results[i].correct) << names[i] << "\n"
-                                      << measure::ErrorKindName(results[i].error_kind) << ": "
-                                      << results[i].error_message << "\n"
-                                      << builds[i].source;
-      ++checked;
-    }
-    if (!have_nvrtc) continue;
-    auto cubins = nvrtc->Build(cuda_inputs);
-    for (size_t i = 0; i < cubins.size(); ++i) {
-      // Too many threads or too much shared memory for the GPU is a fair verdict on a random
-      // schedule; a schedule that passes the check but does not compile is a bug.
-      if (cubins[i].error_kind == measure::ErrorKind::kInvalidSchedule) continue;
-      EXPECT_TRUE(cubins[i].ok()) << cuda_names[i] << "\n" << measure::ErrorKindName(cubins[i].error_kind) << ": "
-                                  << cubins[i].error_message << "\n" << cubins[i].source;
-      compiled += cubins[i].ok();
-    }
+    const Counts n = CheckLowered(*w, inputs, names, cuda_inputs, cuda_names);
+    checked += n.checked;
+    compiled += n.compiled;
   }
   EXPECT_GE(checked, 2 * randoms);
   if (have_nvrtc) {
@@ -139,6 +157,44 @@ TEST(ScheduleCorrectness, Conv2d) {
                  {"N=1,C=6,H=9,W=9,K=6,R=3,S=3,pad=1,groups=6", "bias,relu"},
                  {"N=1,C=16,H=5,W=5,K=8,R=1,S=1", ""}},
                 30);
+}
+
+// The default schedules of every sketch with all shared copies double-buffered: the refill loops are
+// pipelined (copies one iteration ahead into a second half; cp.async on CUDA) and still right.
+TEST(ScheduleCorrectness, DoubleBufferedCopies) {
+  const std::vector<std::pair<std::string, Shape>> cases = {
+      {"gemm", {"M=64,N=48,K=32", "bias,relu"}},
+      {"gemm", {"M=127,N=33,K=17", ""}},
+      {"gemm", {"M=4,N=24,K=300", ""}},
+      {"batch_matmul", {"B=3,M=17,N=24,K=40", "relu"}},
+      {"conv2d", {"N=1,C=8,H=10,W=10,K=8,R=3,S=3,pad=1", "bias,relu"}},
+      {"conv2d", {"N=2,C=4,H=11,W=9,K=6,R=3,S=3,stride=2,pad=1", ""}},
+      {"conv2d", {"N=1,C=64,H=5,W=5,K=8,R=3,S=3,pad=1", ""}},
+  };
+  int pipelined = 0, checked = 0;
+  for (const auto& [op, s] : cases) {
+    auto w = tir::MakeWorkload(op, s.shape, s.epilogue);
+    ASSERT_TRUE(w) << w.error().message;
+    std::vector<measure::BuildInput> inputs;
+    std::vector<std::string> names;
+    const tir::Schedule fresh(*w, TargetKind::kCuda);
+    for (const SketchSpec* sketch : ApplicableSketches(fresh)) {
+      SketchDecisions d = DefaultDecisions(fresh, *sketch);
+      d.double_buffer = [](const std::vector<int64_t>&) -> std::optional<int64_t> { return 1; };
+      tir::Schedule sch(*w, TargetKind::kCuda);
+      auto applied = ApplySketch(sch, *sketch, d);
+      ASSERT_TRUE(applied) << sketch->name << ": " << applied.error().message;
+      auto f = tir::Lower(sch.state());
+      ASSERT_TRUE(f) << f.error().message;
+      pipelined += tir::ToString(f->body).find("barrier(async_wait=1)") != std::string::npos;
+      inputs.push_back(measure::BuildInput::FromFunc(*f));
+      names.push_back(w->CanonicalText() + " " + sketch->name + "\n" + sch.trace().ToText());
+    }
+    checked += CheckLowered(*w, inputs, names, inputs, names).checked;
+  }
+  EXPECT_GE(checked, static_cast<int>(cases.size()));
+  // Most default schedules refill their copies in the shape the pass pipelines.
+  EXPECT_GE(pipelined, checked / 2) << pipelined << " of " << checked << " pipelined";
 }
 
 // Split-K (rfactor of the outer reduction, partial sums in a workspace, a second kernel summing them

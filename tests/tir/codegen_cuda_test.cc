@@ -131,7 +131,7 @@ void ExpectCompiles(const std::string& code) {
 
 // gemm 10x8x6 + bias, relu: 3 blocks of 4 threads, each thread a 2x4 register tile (the last block's
 // rows are partial), K in steps of 3 through shared copies of A (scalar) and B (float2 loads).
-PrimFunc HandScheduledGemm() {
+PrimFunc HandScheduledGemm(bool double_buffer = false) {
   auto w = MakeWorkload("gemm", "M=10,N=8,K=6", "bias,relu");
   EXPECT_TRUE(w);
   Schedule s(*w, TargetKind::kCuda);
@@ -161,6 +161,10 @@ PrimFunc HandScheduledGemm() {
   EXPECT_TRUE(s.Bind(b_parts[1], ThreadTag::kThreadIdxX));
   EXPECT_TRUE(s.Vectorize(b_parts[2]));
   EXPECT_TRUE(s.AnnotateUnroll(i[0], int64_t{16}));
+  if (double_buffer) {
+    EXPECT_TRUE(s.DoubleBuffer(As, int64_t{1}));
+    EXPECT_TRUE(s.DoubleBuffer(Bs, int64_t{1}));
+  }
   return LowerState(s.state(), "gemm_tiled");
 }
 
@@ -226,6 +230,25 @@ extern "C" __global__ void __launch_bounds__(4) gemm_tiled(const float* __restri
   EXPECT_EQ(m.kernels[0].dynamic_shared_bytes, 0);
   EXPECT_EQ(m.num_params, 4);
   EXPECT_TRUE(m.workspace_bytes.empty());
+}
+
+// Double-buffered copies: twice the shared memory; the tile of k_0 + 1 is copied with cp.async
+// (scalar under the row guard, float2 where the fill was vectorized) while k_0 is computed.
+TEST(CodegenCuda, DoubleBufferedCopiesAreAsynchronousAndOneIterationAhead) {
+  const std::string code = GenCode(HandScheduledGemm(true));
+  EXPECT_TRUE(Has(code, "__shared__ __align__(16) float A_shared[24];")) << code;
+  EXPECT_TRUE(Has(code, "__shared__ __align__(16) float B_shared[48];")) << code;
+  // The first tile before the loop, the next one inside it, each copy once in each place.
+  EXPECT_EQ(Count(code, "at_cp_async_4(&A_shared["), 2u) << code;
+  EXPECT_EQ(Count(code, "at_cp_async_8(&B_shared["), 2u) << code;
+  EXPECT_TRUE(Has(code, "if (k_0 < 1) {")) << code;
+  // Two iterations: the copy ahead (k_0 = 0) goes to the second half; k_0 reads half k_0.
+  EXPECT_TRUE(Has(code, "at_cp_async_8(&B_shared[ax0_ax1_0_1 * 8 + i_1_j_0 * 2 + 24], &B[")) << code;
+  EXPECT_TRUE(Has(code, "B_shared[k_1 * 8 + (i_1_j_0 & 1) * 4 + j + k_0 * 24]")) << code;
+  EXPECT_EQ(Count(code, "at_cp_async_wait<0>();\n  __syncthreads();"), 1u) << code;
+  EXPECT_EQ(Count(code, "at_cp_async_wait<1>();\n    __syncthreads();"), 1u) << code;
+  EXPECT_FALSE(Has(code, "const float2 B_v")) << code;  // no synchronous copy is left
+  ExpectCompiles(code);
 }
 
 TEST(CodegenCuda, OutputIsDeterministic) {

@@ -130,6 +130,43 @@ TEST(SchedulePrimitives, CacheReadCacheWriteComputeAtStorageAlign) {
   }, "storage_align");
 }
 
+// A double-buffered shared copy: the trace replays it, and lowering pipelines its refill loop.
+TEST(SchedulePrimitives, DoubleBufferOfASharedCopy) {
+  CheckRoundTrip("gemm", kGemm, "", TargetKind::kCuda, [](Schedule& s) {
+    auto C = OK(s.GetStage("C"));
+    auto local = OK(s.CacheWrite(C, Scope::kLocal));
+    auto As = OK(s.CacheReadInput("A", Scope::kShared, {local}));
+    auto l = OK(s.GetLoops(C));
+    auto i = OK(s.Split(l[0], {std::monostate{}, int64_t{4}}));
+    OKV(s.Bind(i[0], ThreadTag::kBlockIdxX));
+    OKV(s.Bind(i[1], ThreadTag::kThreadIdxX));
+    OKV(s.ComputeAt(local, i[1]));
+    auto ll = OK(s.GetLoops(local));
+    auto k = OK(s.Split(ll[2], {std::monostate{}, int64_t{4}}));
+    OKV(s.Reorder({k[0], ll[0], ll[1], k[1]}));
+    OKV(s.ComputeAt(As, k[0]));
+    auto on = OK(s.SampleCategorical({0, 1}, {0.5, 0.5}, 1));
+    OKV(s.DoubleBuffer(As, on));
+    auto f = Lower(s.state());
+    ASSERT_TRUE(f) << f.error().message;
+    const std::string text = ToString(f->body);
+    EXPECT_NE(text.find("barrier(async_wait=0)"), std::string::npos) << text;
+    EXPECT_NE(text.find("barrier(async_wait=1)"), std::string::npos) << text;
+  }, "double_buffer");
+
+  Workload w = Make("gemm", kGemm);
+  Schedule s(w, TargetKind::kCuda);
+  auto C = OK(s.GetStage("C"));
+  auto Al = OK(s.CacheReadInput("A", Scope::kLocal, {C}));
+  auto As = OK(s.CacheReadInput("B", Scope::kShared, {C}));
+  auto no = s.DoubleBuffer(Al, int64_t{1});
+  ASSERT_FALSE(no);
+  EXPECT_NE(no.error().message.find("applies to shared copies"), std::string::npos) << no.error().message;
+  auto two = s.DoubleBuffer(As, int64_t{2});
+  ASSERT_FALSE(two);
+  EXPECT_NE(two.error().message.find("0 (off) or 1 (on)"), std::string::npos) << two.error().message;
+}
+
 TEST(SchedulePrimitives, CacheReadOfAStageAndComputeInline) {
   CheckRoundTrip("conv2d", "N=1,C=2,H=6,W=6,K=3,R=3,S=3,pad=1", "", TargetKind::kCpu, [](Schedule& s) {
     auto conv = OK(s.GetStage("conv"));

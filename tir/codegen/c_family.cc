@@ -160,6 +160,35 @@ std::string CFamilyPrinter::HelperText(CHelper h) const {
       return fmt::format("{} double at_sigmoid_f64(double x) {{ return 1.0 / (1.0 + exp(-x)); }}\n", fn);
     case CHelper::kRsqrtF32: return fmt::format("{} float at_rsqrt_f32(float x) {{ return 1.0f / sqrtf(x); }}\n", fn);
     case CHelper::kRsqrtF64: return fmt::format("{} double at_rsqrt_f64(double x) {{ return 1.0 / sqrt(x); }}\n", fn);
+    case CHelper::kCpAsync4:
+    case CHelper::kCpAsync8:
+    case CHelper::kCpAsync16: {
+      // An asynchronous global -> shared copy (sm_80+; a plain copy before): 16 bytes bypass L1 (.cg),
+      // smaller copies can only go through it (.ca).
+      const int bytes = h == CHelper::kCpAsync4 ? 4 : h == CHelper::kCpAsync8 ? 8 : 16;
+      const char* type = bytes == 4 ? "float" : bytes == 8 ? "float2" : "float4";
+      return fmt::format(
+          "{0} void at_cp_async_{1}(float* dst, const float* src) {{\n"
+          "#if __CUDA_ARCH__ >= 800\n"
+          "  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));\n"
+          "  asm volatile(\"cp.async.{2}.shared.global [%0], [%1], {1};\\n\" :: \"r\"(s), \"l\"(src) : \"memory\");\n"
+          "#else\n"
+          "  *reinterpret_cast<{3}*>(dst) = *reinterpret_cast<const {3}*>(src);\n"
+          "#endif\n"
+          "}}\n",
+          fn, bytes, bytes == 16 ? "cg" : "ca", type);
+    }
+    case CHelper::kCpAsyncWait:
+      // Closes this thread's group of asynchronous copies and waits until at most N groups are in flight.
+      return fmt::format(
+          "template <int N>\n"
+          "{} void at_cp_async_wait() {{\n"
+          "#if __CUDA_ARCH__ >= 800\n"
+          "  asm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\");\n"
+          "  asm volatile(\"cp.async.wait_group %0;\\n\" :: \"n\"(N) : \"memory\");\n"
+          "#endif\n"
+          "}}\n",
+          fn);
     case CHelper::kAlloc: {
       // C only. aligned_alloc wants a size that is a multiple of the alignment. Out of memory is a
       // crash the runner reports (RUN_ERROR), not a silently unwritten output.

@@ -329,14 +329,31 @@ class CudaEmitter : public CFamilyPrinter {
       }
       case StmtKind::kBufferStore: {
         const auto* op = As<BufferStoreNode>(s);
+        if (const auto* src = AsyncCopySource(op, 1)) {
+          Line(fmt::format("at_cp_async_4(&{}, &{});", EmitIndexed(op->buffer, op->indices).text,
+                           EmitIndexed(src->buffer, src->indices).text));
+          Use(CHelper::kCpAsync4);
+          return;
+        }
         Line(fmt::format("{} = {};", EmitIndexed(op->buffer, op->indices).text, EmitExpr(op->value).text));
         return;
       }
       case StmtKind::kAllocate: return EmitAllocate(As<AllocateNode>(s), tail);
       case StmtKind::kIfThenElse: return EmitIf(As<IfThenElseNode>(s));
       case StmtKind::kSeq: return EmitSeq(As<SeqNode>(s), tail);
-      case StmtKind::kBarrier: return EmitBarrier();
+      case StmtKind::kBarrier: return EmitBarrier(As<BarrierNode>(s)->async_wait);
     }
+  }
+
+  // The global load a store into an async_fill buffer copies, when the store can be an asynchronous
+  // copy of `lanes` floats (the caller checks the vector alignment).
+  static const BufferLoadNode* AsyncCopySource(const BufferStoreNode* st, int64_t lanes) {
+    const auto* src = As<BufferLoadNode>(st->value);
+    if (!st->buffer->async_fill || !src || src->buffer->scope != Scope::kGlobal || st->indices.size() != 1 ||
+        src->indices.size() != 1 || st->buffer->dtype != DType::kFloat32 || src->buffer->dtype != DType::kFloat32) {
+      return nullptr;
+    }
+    return lanes == 1 || lanes == 2 || lanes == 4 ? src : nullptr;
   }
 
   // Block-level code that writes memory: run by one thread of the block.
@@ -354,7 +371,13 @@ class CudaEmitter : public CFamilyPrinter {
     Line("}");
   }
 
-  void EmitBarrier() {
+  // `async_wait` >= 0: first wait for this thread's asynchronous copies (see BarrierNode).
+  void EmitBarrier(int64_t async_wait = -1) {
+    if (async_wait >= 0) {
+      // Even a single thread must wait for its own copies; only the block-wide sync is optional then.
+      Line(fmt::format("at_cp_async_wait<{}>();", async_wait));
+      Use(CHelper::kCpAsyncWait);
+    }
     if (single_thread_) return;  // one thread: nothing to order
     if (divergent_ > 0) {
       Fail("barrier under a thread-dependent condition or loop bound");
@@ -559,6 +582,22 @@ class CudaEmitter : public CFamilyPrinter {
       Line("{");
       ++indent_;
     }
+    // A plain copy from global memory into a double-buffered copy: one asynchronous copy.
+    const auto* copied = As<BufferLoadNode>(st->value);
+    const bool plain_copy =
+        copied && vloads.size() == 1 && vloads[0].nodes.size() == 1 && vloads[0].nodes[0] == copied;
+    if (vector_store && plain_copy && AsyncCopySource(st, width)) {
+      const CHelper h = width == 4 ? CHelper::kCpAsync16 : CHelper::kCpAsync8;
+      Line(fmt::format("at_cp_async_{}(&{}[{}], &{}[{}]);", width * 4, BufName(st->buffer), EmitExpr(at_lane(sidx, 0)).text,
+                       BufName(copied->buffer), EmitExpr(at_lane(vloads[0].index, 0)).text));
+      Use(h);
+      if (guard || !tail) {
+        --indent_;
+        Line("}");
+      }
+      divergent_ -= divergent;
+      return true;
+    }
     std::vector<std::vector<Var>> lane_vars;  // per vector load, per lane
     for (const auto& vl : vloads) {
       const std::string name = Reserve(vl.buffer->name + "_v");
@@ -583,8 +622,7 @@ class CudaEmitter : public CFamilyPrinter {
     if (vector_store) {
       std::string value;
       // A plain copy stores the loaded vector as it is.
-      const auto* copied = As<BufferLoadNode>(st->value);
-      if (copied && vloads.size() == 1 && vloads[0].nodes.size() == 1 && vloads[0].nodes[0] == copied) {
+      if (plain_copy) {
         value = var_text_.at(lane_vars[0][0].get()).text;
         value = value.substr(0, value.size() - 2);  // the vector's name, without ".x"
       } else {

@@ -194,7 +194,7 @@ class VThreadInjector {
       strides.push_back(outer);
       strides.insert(strides.end(), b->strides.begin(), b->strides.end());
     }
-    return MakeBuffer(b->name, b->dtype, std::move(shape), b->scope, std::move(strides));
+    return WithFlagsOf(MakeBuffer(b->name, b->dtype, std::move(shape), b->scope, std::move(strides)), *b);
   }
 
   Stmt Wrap(const Stmt& s) const {

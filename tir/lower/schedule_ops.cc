@@ -276,7 +276,13 @@ class NestBuilder {
       }
       for (int64_t x : s) strides.push_back(IntImm(x));
     }
-    placed_[st.op->buffer.get()] = Placement{MakeBuffer(st.name(), st.op->dtype, shape, st.scope, strides), mins};
+    Buffer buffer = MakeBuffer(st.name(), st.op->dtype, shape, st.scope, strides);
+    if (st.double_buffer) {
+      auto flagged = std::make_shared<BufferNode>(*buffer);
+      flagged->double_buffer = true;
+      buffer = flagged;
+    }
+    placed_[st.op->buffer.get()] = Placement{buffer, mins};
   }
 
   // ---- Nest construction -------------------------------------------------------------------

@@ -22,7 +22,7 @@ class Flattener : public IRMutator {
     auto it = flat_.find(b.get());
     if (it != flat_.end()) return it->second;
     Expr count = Simplify(BufferElemCount(b), &analyzer_);
-    Buffer nb = MakeBuffer(b->name, b->dtype, {count}, b->scope);
+    Buffer nb = WithFlagsOf(MakeBuffer(b->name, b->dtype, {count}, b->scope), *b);
     flat_.emplace(b.get(), nb);
     return nb;
   }

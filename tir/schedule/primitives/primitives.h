@@ -24,6 +24,7 @@ InstructionKind ComputeRootInstruction();
 InstructionKind ComputeInlineInstruction();
 InstructionKind ReverseComputeInlineInstruction();
 InstructionKind StorageAlignInstruction();
+InstructionKind DoubleBufferInstruction();
 InstructionKind RFactorInstruction();
 InstructionKind SamplePerfectTileInstruction();
 InstructionKind SampleCategoricalInstruction();

@@ -33,6 +33,7 @@ void RegisterBuiltinInstructions(InstructionRegistry& r) {
   r.Register(ComputeInlineInstruction());
   r.Register(ReverseComputeInlineInstruction());
   r.Register(StorageAlignInstruction());
+  r.Register(DoubleBufferInstruction());
   r.Register(RFactorInstruction());
   r.Register(SamplePerfectTileInstruction());
   r.Register(SampleCategoricalInstruction());

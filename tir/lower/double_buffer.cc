@@ -1,0 +1,192 @@
+#include "tir/lower/double_buffer.h"
+
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "tir/functor.h"
+#include "tir/transform/substitute.h"
+
+namespace autotune::tir {
+namespace {
+
+// Per buffer: how many loads and stores name it.
+class AccessCounter : public IRVisitor {
+ public:
+  void Visit_(const BufferLoadNode* op) override {
+    ++count[op->buffer.get()];
+    VisitFields(op);
+  }
+  void Visit_(const BufferStoreNode* op) override {
+    ++count[op->buffer.get()];
+    VisitFields(op);
+  }
+  std::unordered_map<const BufferNode*, int64_t> count;
+};
+
+// What a candidate fill statement touches.
+class FillScanner : public IRVisitor {
+ public:
+  void Visit_(const BufferLoadNode* op) override {
+    if (op->buffer->scope == Scope::kShared) reads_shared = true;
+    VisitFields(op);
+  }
+  void Visit_(const BufferStoreNode* op) override {
+    written.insert(op->buffer.get());
+    VisitFields(op);
+  }
+  void Visit_(const BarrierNode*) override { barrier = true; }
+  std::unordered_set<const BufferNode*> written;
+  bool reads_shared = false;
+  bool barrier = false;
+};
+
+class StoreFinder : public IRVisitor {
+ public:
+  explicit StoreFinder(const std::unordered_set<const BufferNode*>& buffers) : buffers_(buffers) {}
+  void Visit_(const BufferStoreNode* op) override {
+    found |= buffers_.count(op->buffer.get()) > 0;
+    VisitFields(op);
+  }
+  bool found = false;
+
+ private:
+  const std::unordered_set<const BufferNode*>& buffers_;
+};
+
+// Adds the half's offset to the index of every load (or store) of the given buffers.
+class HalfOffset : public IRMutator {
+ public:
+  HalfOffset(const std::unordered_map<const BufferNode*, Expr>& offsets, bool stores)
+      : offsets_(offsets), stores_(stores) {}
+  Expr Mutate_(const BufferLoadNode* op, const Expr& self) override {
+    Expr e = MutateFields(op, self);
+    const auto* load = As<BufferLoadNode>(e);
+    auto it = offsets_.find(load->buffer.get());
+    if (stores_ || it == offsets_.end()) return e;
+    return Load(load->buffer, {Add(load->indices[0], In(load->indices[0]->dtype, it->second))});
+  }
+  Stmt Mutate_(const BufferStoreNode* op, const Stmt& self) override {
+    Stmt s = MutateFields(op, self);
+    const auto* store = As<BufferStoreNode>(s);
+    auto it = offsets_.find(store->buffer.get());
+    if (!stores_ || it == offsets_.end()) return s;
+    return Store(store->buffer, store->value, {Add(store->indices[0], In(store->indices[0]->dtype, it->second))});
+  }
+
+ private:
+  static Expr In(DType t, const Expr& e) { return e->dtype == t ? e : Cast(t, e); }
+
+  const std::unordered_map<const BufferNode*, Expr>& offsets_;
+  bool stores_;
+};
+
+class Pipeliner : public IRMutator {
+ public:
+  explicit Pipeliner(const Stmt& body) { counter_.Visit(body); }
+
+  // Old buffer -> its doubled replacement.
+  std::unordered_map<const BufferNode*, Buffer> doubled;
+
+  Stmt Mutate_(const ForNode* op, const Stmt& self) override {
+    Stmt s = MutateFields(op, self);  // inner loops first
+    const auto* f = As<ForNode>(s);
+    if (f->for_kind == ForKind::kThreadBinding || f->for_kind == ForKind::kVectorized) return s;
+    Stmt piped = Pipeline(f);
+    return piped ? piped : s;
+  }
+
+ private:
+  static bool PlainBarrier(const Stmt& s) {
+    const auto* b = As<BarrierNode>(s);
+    return b && b->async_wait < 0;
+  }
+
+  // The rewritten loop, or null when it does not have the shape.
+  Stmt Pipeline(const ForNode* f) {
+    const int64_t* n = AsConstInt(f->extent);
+    const auto* seq = As<SeqNode>(f->body);
+    if (!n || *n < 2 || !seq || seq->stmts.size() < 4 || !PlainBarrier(seq->stmts[0])) return nullptr;
+    // The fills: statements up to the second barrier.
+    size_t end = 1;
+    std::unordered_set<const BufferNode*> buffers;
+    std::unordered_map<const BufferNode*, Buffer> by_node;
+    for (; end < seq->stmts.size() && !PlainBarrier(seq->stmts[end]); ++end) {
+      FillScanner scan;
+      scan.Visit(seq->stmts[end]);
+      if (scan.barrier || scan.reads_shared || scan.written.empty()) return nullptr;
+      for (const BufferNode* b : scan.written) {
+        if (b->scope != Scope::kShared || !b->double_buffer || doubled.count(b) || b->shape.size() != 1 ||
+            !AsConstInt(b->shape[0])) {
+          return nullptr;
+        }
+        buffers.insert(b);
+      }
+    }
+    if (end == 1 || end + 1 >= seq->stmts.size()) return nullptr;
+    std::vector<Stmt> fills(seq->stmts.begin() + 1, seq->stmts.begin() + static_cast<std::ptrdiff_t>(end));
+    std::vector<Stmt> compute(seq->stmts.begin() + static_cast<std::ptrdiff_t>(end) + 1, seq->stmts.end());
+    const Stmt fill = Seq(fills);
+    const Stmt work = Seq(compute);
+    // The compute only reads the copies, and nothing outside this loop touches them.
+    StoreFinder writes(buffers);
+    writes.Visit(work);
+    if (writes.found) return nullptr;
+    AccessCounter inside;
+    inside.Visit(f->body);
+    for (const BufferNode* b : buffers) {
+      if (inside.count[b] != counter_.count[b]) return nullptr;
+    }
+
+    const Var& v = f->var;
+    const DType t = v->dtype;
+    auto half = [&](const Expr& step) {  // which half iteration `step` (counted from lo) uses
+      return FloorMod(step, IntImm(2, t));
+    };
+    std::unordered_map<const BufferNode*, Expr> next_offset, this_offset, first_offset;
+    for (const BufferNode* b : buffers) {
+      const Expr size = IntImm(*AsConstInt(b->shape[0]), t);
+      next_offset[b] = half(Add(Sub(v, f->min), IntImm(1, t))) * size;
+      this_offset[b] = half(Sub(v, f->min)) * size;
+      first_offset[b] = IntImm(0, t);
+    }
+    const Stmt first = Substitute(fill, [&](const VarNode* x) { return x == v.get() ? f->min : nullptr; });
+    const Stmt ahead = Substitute(fill, [&](const VarNode* x) { return x == v.get() ? Add(v, IntImm(1, t)) : nullptr; });
+    const Expr end_value = Add(f->min, f->extent);
+    Stmt body = Seq({IfThenElse(LT(Add(v, IntImm(1, t)), end_value), HalfOffset(next_offset, true).Mutate(ahead)),
+                     Barrier(1), HalfOffset(this_offset, false).Mutate(work), Barrier()});
+    Stmt loop = For(v, f->min, f->extent, f->for_kind, body, f->tag, f->auto_unroll_max_step);
+    for (const BufferNode* b : buffers) {
+      auto twice = std::make_shared<BufferNode>(*b);
+      twice->shape = {IntImm(2 * *AsConstInt(b->shape[0]), b->shape[0]->dtype)};
+      twice->async_fill = true;
+      doubled[b] = twice;
+    }
+    return Seq({Barrier(), HalfOffset(first_offset, true).Mutate(first), Barrier(0), loop});
+  }
+
+  AccessCounter counter_;
+};
+
+class BufferSwap : public IRMutator {
+ public:
+  explicit BufferSwap(const std::unordered_map<const BufferNode*, Buffer>& map) : map_(map) {}
+  Buffer MutateBuffer(const Buffer& b) override {
+    auto it = map_.find(b.get());
+    return it == map_.end() ? b : it->second;
+  }
+
+ private:
+  const std::unordered_map<const BufferNode*, Buffer>& map_;
+};
+
+}  // namespace
+
+Stmt DoubleBuffer(const Stmt& s) {
+  Pipeliner p(s);
+  Stmt out = p.Mutate(s);
+  if (p.doubled.empty()) return s;
+  return BufferSwap(p.doubled).Mutate(out);
+}
+
+}  // namespace autotune::tir
