@@ -687,6 +687,22 @@ TEST(CodegenCuda, UnalignedOrUnsafeVectorizedLoopsAreScalarUnrolledLoops) {
                 ForKind::kVectorized);
   });
   EXPECT_FALSE(Has(with_else, "float4")) << with_else;
+  // A load under a select (a convolution's padding) runs only where the condition holds: hoisted
+  // into a vector load it would read out of bounds at the border (an illegal address on the GPU).
+  std::string padded = vec_loop([](const Buffer& X, const Buffer& Y, const Var& tx, const Var& v) {
+    return Loop(v, 4, Store(Y, Select(GE(tx, I(1)), Load(X, {tx * 4 + v - 4}), F(0)), {tx * 4 + v}),
+                ForKind::kVectorized);
+  });
+  EXPECT_FALSE(Has(padded, "X_v")) << padded;
+  EXPECT_TRUE(Has(padded, "? X[tx * 4 - 4] : 0.0f")) << padded;
+  EXPECT_TRUE(Has(padded, "*reinterpret_cast<float4*>(&Y[tx * 4]) = make_float4(")) << padded;
+  // Likewise the right operand of && and ||.
+  std::string guarded = vec_loop([](const Buffer& X, const Buffer& Y, const Var& tx, const Var& v) {
+    return Loop(v, 4, Store(Y, Select(And(GE(tx, I(1)), GT(Load(X, {tx * 4 + v - 4}), F(0))), F(1), F(0)), {tx * 4 + v}),
+                ForKind::kVectorized);
+  });
+  EXPECT_FALSE(Has(guarded, "X_v")) << guarded;
+  ExpectCompiles(padded);
 }
 
 TEST(CodegenCuda, GuardOfEveryLaneGoesAroundTheVectorAccess) {

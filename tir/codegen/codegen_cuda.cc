@@ -92,13 +92,34 @@ class StoredBuffers : public IRVisitor {
   void Visit_(const BufferStoreNode* op) override { stored.insert(op->buffer.get()); }
 };
 
+// The loads of an expression; `unconditional` are those evaluated whatever the values: the emitted
+// code evaluates a select's branches and the right operand of && and || only when taken, and a load
+// there may be out of bounds when not taken (the padding of a convolution), so it must not be hoisted.
 class LoadCollector : public IRVisitor {
  public:
-  std::vector<const BufferLoadNode*> loads;
+  std::vector<const BufferLoadNode*> loads, unconditional;
   void Visit_(const BufferLoadNode* op) override {
     loads.push_back(op);
+    if (conditional_ == 0) unconditional.push_back(op);
     VisitFields(op);
   }
+  void Visit_(const SelectNode* op) override {
+    Visit(op->cond);
+    ++conditional_;
+    Visit(op->true_value);
+    Visit(op->false_value);
+    --conditional_;
+  }
+  void Visit_(const BinaryNode* op) override {
+    if (!IsLogical(op->op)) return VisitFields(op);
+    Visit(op->a);
+    ++conditional_;
+    Visit(op->b);
+    --conditional_;
+  }
+
+ private:
+  int conditional_ = 0;
 };
 
 class VarUse : public IRVisitor {
@@ -546,11 +567,12 @@ class CudaEmitter : public CFamilyPrinter {
     std::vector<VectorLoad> vloads;
     LoadCollector loads;
     loads.Visit(st->value);
+    const std::unordered_set<const BufferLoadNode*> hoistable(loads.unconditional.begin(), loads.unconditional.end());
     for (const BufferLoadNode* l : loads.loads) {
       if (l->indices.size() != 1) return false;
       // All lanes load before any lane stores: only the lane's own element of the stored buffer may be read.
       if (l->buffer == st->buffer && !ExprDeepEqual(l->indices[0], sidx)) return false;
-      if (l->buffer->scope == Scope::kLocal || l->buffer->dtype != DType::kFloat32 ||
+      if (l->buffer->scope == Scope::kLocal || l->buffer->dtype != DType::kFloat32 || !hoistable.count(l) ||
           !AlignedUnitStride(l->indices[0], v, width)) {
         continue;
       }
