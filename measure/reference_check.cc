@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <thread>
+#include <vector>
 
 namespace autotune::measure {
 
@@ -21,10 +23,12 @@ double ReferenceScale(const float* ref, int64_t n) {
   return std::max(mean, static_cast<double>(std::numeric_limits<float>::min()));
 }
 
-CheckResult CheckOutput(const float* out, const float* ref, int64_t n, double scale, double rtol) {
+namespace {
+
+CheckResult CheckRange(const float* out, const float* ref, int64_t begin, int64_t end, double scale, double rtol) {
   CheckResult r;
   const double inf = std::numeric_limits<double>::infinity();
-  for (int64_t i = 0; i < n; ++i) {
+  for (int64_t i = begin; i < end; ++i) {
     const double o = out[i], e = ref[i];
     double err;
     if (std::isnan(e)) {
@@ -45,6 +49,40 @@ CheckResult CheckOutput(const float* out, const float* ref, int64_t n, double sc
       }
     }
     r.max_rel_error = std::max(r.max_rel_error, err);
+  }
+  r.correct = r.mismatches == 0;
+  return r;
+}
+
+}  // namespace
+
+CheckResult CheckOutput(const float* out, const float* ref, int64_t n, double scale, double rtol) {
+  // Large outputs (a 4096^2 gemm: 16 Mi elements, tens of ms on one core, for every candidate) are
+  // checked in slices on several threads; the result is the same as one pass in order.
+  constexpr int64_t kSlice = int64_t{1} << 20;
+  const int64_t slices = std::min<int64_t>((n + kSlice - 1) / kSlice,
+                                           std::max<int64_t>(1, std::thread::hardware_concurrency()));
+  if (slices <= 1) return CheckRange(out, ref, 0, n, scale, rtol);
+  std::vector<CheckResult> parts(static_cast<size_t>(slices));
+  std::vector<std::thread> threads;
+  const int64_t per = (n + slices - 1) / slices;
+  for (int64_t s = 0; s < slices; ++s) {
+    threads.emplace_back([&, s] {
+      parts[static_cast<size_t>(s)] = CheckRange(out, ref, s * per, std::min(n, (s + 1) * per), scale, rtol);
+    });
+  }
+  for (auto& t : threads) t.join();
+  CheckResult r = parts[0];
+  for (size_t s = 1; s < parts.size(); ++s) {
+    const CheckResult& p = parts[s];
+    // The worst mismatch over all slices, the first of equals (slices are in index order).
+    if (p.mismatches > 0 && (r.mismatches == 0 || p.max_rel_error > r.max_rel_error)) {
+      r.worst_index = p.worst_index;
+      r.got = p.got;
+      r.expected = p.expected;
+    }
+    r.mismatches += p.mismatches;
+    r.max_rel_error = std::max(r.max_rel_error, p.max_rel_error);
   }
   r.correct = r.mismatches == 0;
   return r;

@@ -183,6 +183,30 @@ TEST(ReferenceCheck, ScalesNearZeroElementsAndRejectsNaN) {
   EXPECT_TRUE(std::isinf(c.max_rel_error));
 }
 
+// Outputs of millions of elements are checked in slices on several threads: same verdict, count and
+// worst element (the first of equals) as one pass in order.
+TEST(ReferenceCheck, LargeOutputsGiveTheSameResultInSlices) {
+  const int64_t n = int64_t{5} << 20;
+  std::vector<float> ref(static_cast<size_t>(n), 1.0f), out = ref;
+  EXPECT_TRUE(CheckOutput(out.data(), ref.data(), n, 1.0, 1e-4).correct);
+  out[100] = 1.5f;                   // slice 0
+  out[(int64_t{3} << 20) + 7] = 3;   // a later slice: the worst (error 2)
+  out[(int64_t{4} << 20) + 9] = 3;   // as bad, later: not the one reported
+  out[n - 1] = 1.00001f;             // within tolerance
+  CheckResult c = CheckOutput(out.data(), ref.data(), n, 1.0, 1e-4);
+  EXPECT_FALSE(c.correct);
+  EXPECT_EQ(c.mismatches, 3);
+  EXPECT_EQ(c.worst_index, (int64_t{3} << 20) + 7);
+  EXPECT_FLOAT_EQ(c.got, 3.0f);
+  EXPECT_FLOAT_EQ(c.expected, 1.0f);
+  EXPECT_NEAR(c.max_rel_error, 2.0, 1e-9);
+  out[(int64_t{2} << 20) + 1] = std::numeric_limits<float>::quiet_NaN();  // unwritten: worse than any
+  c = CheckOutput(out.data(), ref.data(), n, 1.0, 1e-4);
+  EXPECT_EQ(c.mismatches, 4);
+  EXPECT_EQ(c.worst_index, (int64_t{2} << 20) + 1);
+  EXPECT_TRUE(std::isinf(c.max_rel_error));
+}
+
 TEST(WorkloadData, InputsAreDeterministicNonZeroAndInRange) {
   WorkloadDataCache cache;
   const Workload w = GemmWorkload(8, 8, 8);
