@@ -112,17 +112,27 @@ TEST(SchedulePrimitives, BindEveryThreadTag) {
   }, "bind");
 }
 
+// A gemm's rows over blocks of 4 threads, the accumulator local per thread, a shared copy of A not
+// yet placed: what the shared-copy tests build on.
+struct SharedCopyOfA {
+  StageRV local, As;
+  std::vector<LoopRV> local_loops;
+};
+SharedCopyOfA TileWithSharedA(Schedule& s) {
+  auto C = OK(s.GetStage("C"));
+  auto local = OK(s.CacheWrite(C, Scope::kLocal));
+  auto As = OK(s.CacheReadInput("A", Scope::kShared, {local}));
+  auto l = OK(s.GetLoops(C));
+  auto i = OK(s.Split(l[0], {std::monostate{}, int64_t{4}}));
+  OKV(s.Bind(i[0], ThreadTag::kBlockIdxX));
+  OKV(s.Bind(i[1], ThreadTag::kThreadIdxX));
+  OKV(s.ComputeAt(local, i[1]));
+  return {local, As, OK(s.GetLoops(local))};
+}
+
 TEST(SchedulePrimitives, CacheReadCacheWriteComputeAtStorageAlign) {
   CheckRoundTrip("gemm", kGemm, "", TargetKind::kCuda, [](Schedule& s) {
-    auto C = OK(s.GetStage("C"));
-    auto local = OK(s.CacheWrite(C, Scope::kLocal));
-    auto As = OK(s.CacheReadInput("A", Scope::kShared, {local}));
-    auto l = OK(s.GetLoops(C));
-    auto i = OK(s.Split(l[0], {std::monostate{}, int64_t{4}}));
-    OKV(s.Bind(i[0], ThreadTag::kBlockIdxX));
-    OKV(s.Bind(i[1], ThreadTag::kThreadIdxX));
-    OKV(s.ComputeAt(local, i[1]));
-    auto ll = OK(s.GetLoops(local));
+    auto [local, As, ll] = TileWithSharedA(s);
     OKV(s.ComputeAt(As, ll[2]));
     OKV(s.StorageAlign(As, 0, 8, 1));
     auto Bl = OK(s.CacheReadInput("B", Scope::kLocal, {local}));
@@ -133,15 +143,7 @@ TEST(SchedulePrimitives, CacheReadCacheWriteComputeAtStorageAlign) {
 // A double-buffered shared copy: the trace replays it, and lowering pipelines its refill loop.
 TEST(SchedulePrimitives, DoubleBufferOfASharedCopy) {
   CheckRoundTrip("gemm", kGemm, "", TargetKind::kCuda, [](Schedule& s) {
-    auto C = OK(s.GetStage("C"));
-    auto local = OK(s.CacheWrite(C, Scope::kLocal));
-    auto As = OK(s.CacheReadInput("A", Scope::kShared, {local}));
-    auto l = OK(s.GetLoops(C));
-    auto i = OK(s.Split(l[0], {std::monostate{}, int64_t{4}}));
-    OKV(s.Bind(i[0], ThreadTag::kBlockIdxX));
-    OKV(s.Bind(i[1], ThreadTag::kThreadIdxX));
-    OKV(s.ComputeAt(local, i[1]));
-    auto ll = OK(s.GetLoops(local));
+    auto [local, As, ll] = TileWithSharedA(s);
     auto k = OK(s.Split(ll[2], {std::monostate{}, int64_t{4}}));
     OKV(s.Reorder({k[0], ll[0], ll[1], k[1]}));
     OKV(s.ComputeAt(As, k[0]));
@@ -153,6 +155,24 @@ TEST(SchedulePrimitives, DoubleBufferOfASharedCopy) {
     EXPECT_NE(text.find("barrier(async_wait=0)"), std::string::npos) << text;
     EXPECT_NE(text.find("barrier(async_wait=1)"), std::string::npos) << text;
   }, "double_buffer");
+
+  // Refilled together with an unmarked copy of B: the mark is a request, and that loop stays as it
+  // is; with B marked too, it is pipelined.
+  auto pipelined = [](bool mark_b) {
+    Workload w = Make("gemm", kGemm);
+    Schedule s(w, TargetKind::kCuda);
+    auto [local, As, ll] = TileWithSharedA(s);
+    auto Bs = OK(s.CacheReadInput("B", Scope::kShared, {local}));
+    OKV(s.ComputeAt(As, ll[2]));
+    OKV(s.ComputeAt(Bs, ll[2]));
+    OKV(s.DoubleBuffer(As, int64_t{1}));
+    if (mark_b) OKV(s.DoubleBuffer(Bs, int64_t{1}));
+    auto f = Lower(s.state());
+    EXPECT_TRUE(f) << f.error().message;
+    return f && ToString(f->body).find("barrier(async_wait=1)") != std::string::npos;
+  };
+  EXPECT_FALSE(pipelined(false));
+  EXPECT_TRUE(pipelined(true));
 
   Workload w = Make("gemm", kGemm);
   Schedule s(w, TargetKind::kCuda);
