@@ -10,6 +10,7 @@
 #include <string>
 
 #include "tests/cli/run_cli.h"
+#include "tests/temp_path.h"
 
 namespace {
 
@@ -18,7 +19,7 @@ using autotune::testing::RunCli;
 
 // Files of one test process only, so parallel runs do not collide.
 std::string TempPath(const std::string& name) {
-  return ::testing::TempDir() + "autotune_cli_" + std::to_string(getpid()) + "_" + name;
+  return autotune::testing::TestTempPath("autotune_cli", name);
 }
 
 const char* kGemm = "--op gemm --shape M=16,N=24,K=8";
@@ -80,13 +81,12 @@ TEST(Cli, BadInputIsOneLineAndStatusTwo) {
 }
 
 TEST(Cli, BadTraceFilesAreUserErrors) {
-  const std::string dir = TempPath("");
-  std::ofstream(dir + "not_json.json") << "{ this is not json";
-  std::ofstream(dir + "wrong_stage.json")
+  std::ofstream(TempPath("not_json.json")) << "{ this is not json";
+  std::ofstream(TempPath("wrong_stage.json"))
       << R"({"instructions": [{"kind": "get_stage", "attrs": {"name": "conv"}, "outputs": ["s0"]}]})";
   for (const auto& [file, expect] : std::vector<std::pair<std::string, std::string>>{
            {"not_json.json", "is not valid JSON"}, {"wrong_stage.json", "no stage named 'conv'"}}) {
-    auto r = RunCli(std::string("measure ") + kGemm + " --target cpu --trace " + dir + file);
+    auto r = RunCli(std::string("measure ") + kGemm + " --target cpu --trace " + TempPath(file));
     EXPECT_EQ(r.status, 2) << r.err;
     EXPECT_EQ(Lines(r.err), 1) << r.err;
     EXPECT_NE(r.err.find(expect), std::string::npos) << r.err;

@@ -15,6 +15,7 @@
 
 #include "costmodel/program_features.h"
 #include "tests/cli/run_cli.h"
+#include "tests/temp_path.h"
 
 namespace {
 
@@ -67,7 +68,7 @@ void ExpectUserError(const RunResult& r, const std::string& args, const std::str
 class ModelCli : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = ::testing::TempDir() + "autotune_model_cli_" + std::to_string(getpid()) + "/";
+    dir_ = autotune::testing::TestTempPath("autotune_model_cli", "files") + "/";
     std::error_code ec;
     fs::remove_all(dir_, ec);
     fs::create_directories(dir_, ec);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "measure/io_dump.h"
+#include "tests/temp_path.h"
 
 namespace autotune::testing {
 
@@ -21,7 +22,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 inline fs::path SaveIoDir(const std::string& name) {
-  const fs::path p = fs::path(::testing::TempDir()) / ("autotune_save_io_" + std::to_string(getpid()) + "_" + name);
+  const fs::path p = TestTempPath("autotune_save_io", name);
   fs::remove_all(p);
   return p;
 }

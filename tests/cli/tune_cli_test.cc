@@ -22,6 +22,7 @@
 #include "search/default_schedule.h"
 #include "tests/cli/run_cli.h"
 #include "tir/ops/operator.h"
+#include "tests/temp_path.h"
 
 namespace {
 
@@ -32,7 +33,7 @@ namespace db = autotune::db;
 namespace tir = autotune::tir;
 
 std::string TempPath(const std::string& name) {
-  return ::testing::TempDir() + "autotune_tune_cli_" + std::to_string(getpid()) + "_" + name;
+  return autotune::testing::TestTempPath("autotune_tune_cli", name);
 }
 
 std::string Fresh(const std::string& name) {

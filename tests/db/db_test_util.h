@@ -24,6 +24,7 @@
 #include "tir/schedule/trace.h"
 #include "tests/db/lookup/lookup_fixture.h"
 #include "tir/version.h"
+#include "tests/temp_path.h"
 
 namespace autotune::db::testing {
 
@@ -80,7 +81,7 @@ inline std::vector<TuningRecord> DistinctRecords(const tir::Workload& w, const T
 
 // A path of this test process only (ctest runs tests in parallel); any old file there is removed.
 inline std::string TempPath(const std::string& name) {
-  const std::string path = ::testing::TempDir() + "autotune_db_" + std::to_string(getpid()) + "_" + name;
+  const std::string path = autotune::testing::TestTempPath("autotune_db", name);
   for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((path + suffix).c_str());
   return path;
 }

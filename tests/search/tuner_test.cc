@@ -25,6 +25,7 @@
 #include "search/tuner.h"
 #include "tir/codegen/codegen_c.h"
 #include "tir/ops/operator.h"
+#include "tests/temp_path.h"
 
 namespace autotune::search {
 namespace {
@@ -113,7 +114,7 @@ class FakeRunner : public measure::Runner {
 db::TargetInfo TestTarget() { return {"cpu", "x86_64", "Test CPU", "", "cc (test) 12.2"}; }
 
 std::string TempDb(const std::string& name) {
-  const std::string path = ::testing::TempDir() + "autotune_tuner_" + std::to_string(getpid()) + "_" + name + ".db";
+  const std::string path = autotune::testing::TestTempPath("autotune_tuner", name + ".db");
   for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path + suffix).c_str());
   return path;
 }

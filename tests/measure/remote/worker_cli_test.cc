@@ -16,6 +16,7 @@
 
 #include "tests/cli/run_cli.h"
 #include "tests/measure/remote/worker_process.h"
+#include "tests/temp_path.h"
 
 namespace autotune {
 namespace {
@@ -24,7 +25,7 @@ using testing::Lines;
 using testing::RunCli;
 
 std::string TempFile(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "worker_cli_test_" + std::to_string(getpid()) + "_" + name;
+  const std::string path = autotune::testing::TestTempPath("worker_cli_test", name);
   std::ofstream(path) << text;
   return path;
 }

@@ -22,6 +22,7 @@
 #include "tir/codegen/codegen_c.h"
 #include "tir/lower/lower.h"
 #include "tir/ops/operator.h"
+#include "tests/temp_path.h"
 
 namespace autotune::measure::remote {
 namespace {
@@ -49,9 +50,10 @@ struct TestWorker {
 
 std::string CacheDir() {
   static const std::string dir = [] {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "worker_service_test-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) return std::string();
-    return tmpl;
+    std::string d = autotune::testing::TestTempPath("worker_service_test", "cache");
+    std::error_code ec;
+    std::filesystem::create_directories(d, ec);
+    return d;
   }();
   return dir;
 }
