@@ -24,7 +24,12 @@
 //    16-byte-aligned offsets, and CudaKernelLaunch::dynamic_shared_bytes set. Allocate(local):
 //    a local array where it is allocated.
 //  - Barrier: `__syncthreads();`; an error under a thread-dependent condition or loop bound (one using
-//    a threadIdx variable or a local value), dropped in code that one thread runs alone.
+//    a threadIdx variable or a local value), dropped in code that one thread runs alone. With
+//    async_wait = N >= 0 (double-buffered copies, tir/lower/double_buffer.h) it is preceded by
+//    `at_cp_async_wait<N>()`: cp.async.commit_group, then cp.async.wait_group N.
+//  - A store into an async_fill buffer (shared, double-buffered) whose value is a plain float32 load
+//    of a global buffer is an asynchronous copy, `at_cp_async_4/8/16(&dst, &src)` (cp.async; a plain
+//    copy before sm_80): scalar, or one per vectorized loop that qualifies for a vector store.
 //  - Unrolling: we rely on `#pragma unroll` (no count) on loops with constant trip counts, which
 //    NVRTC unrolls completely; it is put on every loop CudaFullyUnrolls says so: unrolled loops, and
 //    rolled loops of extent <= 64 whose variable indexes a local array, so that local arrays are
@@ -37,7 +42,9 @@
 //    aligned; the other lanes' values are computed per lane. A base is provably a multiple of the
 //    width when, in its linear form (sum of coefficient * term + constant, terms being variables or
 //    non-linear subexpressions), every coefficient and the constant are multiples of it (params and
-//    workspaces are 16-byte aligned, shared regions too). A loop that reads the stored buffer at
+//    workspaces are 16-byte aligned, shared regions too). Loads inside a select's branches or the
+//    right operand of && and || stay per lane: they run only when taken, and may be out of bounds
+//    when not (a convolution's padding). A loop that reads the stored buffer at
 //    another index, or where nothing is aligned, or any other vectorized loop, is a scalar loop with
 //    `#pragma unroll`.
 //  - Parallel loops are serial loops; IfThenElse a plain if; int32 index arithmetic with
