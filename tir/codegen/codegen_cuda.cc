@@ -350,7 +350,7 @@ class CudaEmitter : public CFamilyPrinter {
       }
       case StmtKind::kBufferStore: {
         const auto* op = As<BufferStoreNode>(s);
-        if (const auto* src = AsyncCopySource(op, 1)) {
+        if (const auto* src = AsyncCopySource(op)) {
           Line(fmt::format("at_cp_async_4(&{}, &{});", EmitIndexed(op->buffer, op->indices).text,
                            EmitIndexed(src->buffer, src->indices).text));
           Use(CHelper::kCpAsync4);
@@ -367,14 +367,14 @@ class CudaEmitter : public CFamilyPrinter {
   }
 
   // The global load a store into an async_fill buffer copies, when the store can be an asynchronous
-  // copy of `lanes` floats (the caller checks the vector alignment).
-  static const BufferLoadNode* AsyncCopySource(const BufferStoreNode* st, int64_t lanes) {
+  // copy (of one float, or of a vector whose alignment the caller checked).
+  static const BufferLoadNode* AsyncCopySource(const BufferStoreNode* st) {
     const auto* src = As<BufferLoadNode>(st->value);
     if (!st->buffer->async_fill || !src || src->buffer->scope != Scope::kGlobal || st->indices.size() != 1 ||
         src->indices.size() != 1 || st->buffer->dtype != DType::kFloat32 || src->buffer->dtype != DType::kFloat32) {
       return nullptr;
     }
-    return lanes == 1 || lanes == 2 || lanes == 4 ? src : nullptr;
+    return src;
   }
 
   // Block-level code that writes memory: run by one thread of the block.
@@ -608,7 +608,7 @@ class CudaEmitter : public CFamilyPrinter {
     const auto* copied = As<BufferLoadNode>(st->value);
     const bool plain_copy =
         copied && vloads.size() == 1 && vloads[0].nodes.size() == 1 && vloads[0].nodes[0] == copied;
-    if (vector_store && plain_copy && AsyncCopySource(st, width)) {
+    if (vector_store && plain_copy && AsyncCopySource(st)) {
       const CHelper h = width == 4 ? CHelper::kCpAsync16 : CHelper::kCpAsync8;
       Line(fmt::format("at_cp_async_{}(&{}[{}], &{}[{}]);", width * 4, BufName(st->buffer), EmitExpr(at_lane(sidx, 0)).text,
                        BufName(copied->buffer), EmitExpr(at_lane(vloads[0].index, 0)).text));

@@ -110,7 +110,6 @@ class Pipeliner : public IRMutator {
     // The fills: statements up to the second barrier.
     size_t end = 1;
     std::unordered_set<const BufferNode*> buffers;
-    std::unordered_map<const BufferNode*, Buffer> by_node;
     for (; end < seq->stmts.size() && !PlainBarrier(seq->stmts[end]); ++end) {
       FillScanner scan;
       scan.Visit(seq->stmts[end]);
@@ -143,12 +142,11 @@ class Pipeliner : public IRMutator {
     auto half = [&](const Expr& step) {  // which half iteration `step` (counted from lo) uses
       return FloorMod(step, IntImm(2, t));
     };
-    std::unordered_map<const BufferNode*, Expr> next_offset, this_offset, first_offset;
+    std::unordered_map<const BufferNode*, Expr> next_offset, this_offset;
     for (const BufferNode* b : buffers) {
       const Expr size = IntImm(*AsConstInt(b->shape[0]), t);
       next_offset[b] = half(Add(Sub(v, f->min), IntImm(1, t))) * size;
       this_offset[b] = half(Sub(v, f->min)) * size;
-      first_offset[b] = IntImm(0, t);
     }
     const Stmt first = Substitute(fill, [&](const VarNode* x) { return x == v.get() ? f->min : nullptr; });
     const Stmt ahead = Substitute(fill, [&](const VarNode* x) { return x == v.get() ? Add(v, IntImm(1, t)) : nullptr; });
@@ -162,7 +160,7 @@ class Pipeliner : public IRMutator {
       twice->async_fill = true;
       doubled[b] = twice;
     }
-    return Seq({Barrier(), HalfOffset(first_offset, true).Mutate(first), Barrier(0), loop});
+    return Seq({Barrier(), first, Barrier(0), loop});  // the first tile goes to half 0: no offset
   }
 
   AccessCounter counter_;
