@@ -89,6 +89,9 @@ Result<CudaDriver> LoadFrom(const std::string& library) {
                   Resolve(lib, d.MemFree, {"cuMemFree_v2"}, missing) &&
                   Resolve(lib, d.MemcpyHtoD, {"cuMemcpyHtoD_v2"}, missing) &&
                   Resolve(lib, d.MemcpyDtoH, {"cuMemcpyDtoH_v2"}, missing) &&
+                  Resolve(lib, d.MemcpyDtoDAsync, {"cuMemcpyDtoDAsync_v2"}, missing) &&
+                  Resolve(lib, d.MemAllocHost, {"cuMemAllocHost_v2"}, missing) &&
+                  Resolve(lib, d.MemFreeHost, {"cuMemFreeHost"}, missing) &&
                   Resolve(lib, d.MemsetD8Async, {"cuMemsetD8Async"}, missing) &&
                   Resolve(lib, d.MemsetD32Async, {"cuMemsetD32Async"}, missing) &&
                   Resolve(lib, d.StreamCreate, {"cuStreamCreate"}, missing) &&

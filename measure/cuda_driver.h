@@ -106,6 +106,9 @@ struct CudaDriver {
   cu::Result (*MemFree)(cu::DevicePtr ptr);                                      // cuMemFree_v2
   cu::Result (*MemcpyHtoD)(cu::DevicePtr dst, const void* src, size_t bytes);    // cuMemcpyHtoD_v2
   cu::Result (*MemcpyDtoH)(void* dst, cu::DevicePtr src, size_t bytes);          // cuMemcpyDtoH_v2
+  cu::Result (*MemcpyDtoDAsync)(cu::DevicePtr dst, cu::DevicePtr src, size_t bytes, cu::Stream stream);  // _v2
+  cu::Result (*MemAllocHost)(void** ptr, size_t bytes);  // cuMemAllocHost_v2: page-locked host memory
+  cu::Result (*MemFreeHost)(void* ptr);
   cu::Result (*MemsetD8Async)(cu::DevicePtr dst, unsigned char value, size_t n, cu::Stream stream);
   cu::Result (*MemsetD32Async)(cu::DevicePtr dst, unsigned value, size_t n, cu::Stream stream);
   // Streams and events.
