@@ -22,6 +22,8 @@ void AddMeasureOptions(CLI::App& cmd, measure::MeasureConfig& config);
 // only when its slowest compile is done, and a deep unroll of a large tile can keep NVRTC busy for
 // 20-40 s; none of the fastest kernels of the H200 suite took more than 3 s.
 constexpr double kCudaTuneBuildTimeoutS = 10;
+// Tuning screens slow candidates (measure/repeat_screen.h): the best ones keep all their repeats.
+constexpr double kTuneScreenRatio = 1.5;
 
 struct MeasureTarget {
   tir::TargetKind kind = tir::TargetKind::kCpu;

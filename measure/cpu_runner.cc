@@ -104,6 +104,7 @@ struct ChildArgs {
   const char* flush;
   int64_t flush_bytes;
   pid_t parent;
+  double stop_above_ms;  // RepeatScreen
 };
 
 [[noreturn]] void ChildMain(int fd, const ChildArgs& a) {
@@ -160,6 +161,7 @@ struct ChildArgs {
     t0 = Clock::now();
     for (int64_t k = 0; k < number; ++k) call(fn, args.data());
     latencies.push_back(Ms(Clock::now() - t0) / static_cast<double>(number));
+    if (RepeatScreen::StopAfter(latencies, a.stop_above_ms)) break;
   }
   Report(fd, ErrorKind::kNone, "", check.max_rel_error, latencies);
 }
@@ -189,7 +191,7 @@ int64_t LastLevelCacheBytes() {
   return best > 0 ? best : int64_t{32} << 20;
 }
 
-CpuRunner::CpuRunner(MeasureConfig config) : config_(std::move(config)) {}
+CpuRunner::CpuRunner(MeasureConfig config) : config_(std::move(config)), screen_(config_.screen_ratio) {}
 
 const char* CpuRunner::FlushBuffer() {
   if (!flush_.data()) {
@@ -237,7 +239,8 @@ MeasureResult CpuRunner::RunOne(const tir::Workload& workload, const WorkloadDat
   if (nparams > kMaxParams) {
     return MeasureResult::Error(ErrorKind::kRunError, fmt::format("more than {} buffers", kMaxParams));
   }
-  ChildArgs args{&config_, &data, &build, workload.output.NumElements(), nullptr, 0, getpid()};
+  const std::string key = WorkloadDataKey(workload, config_.seed);
+  ChildArgs args{&config_, &data, &build, workload.output.NumElements(), nullptr, 0, getpid(), screen_.StopAboveMs(key)};
   if (config_.flush_cache) {
     args.flush = FlushBuffer();
     args.flush_bytes = flush_.size() * 4;
@@ -303,6 +306,7 @@ MeasureResult CpuRunner::RunOne(const tir::Workload& workload, const WorkloadDat
   }
   r.correct = true;
   Summarize(r);
+  screen_.Record(key, r.median_ms);
   return r;
 }
 

@@ -6,7 +6,8 @@
 // and checks against the reference (WRONG_ANSWER stops there), runs `warmup` untimed times (none when one run already outlasts min_repeat_ms: the checked
 // run warmed it), then `repeats` timed repeats, each running the kernel enough
 // times to last min_repeat_ms on the steady clock, with the caches flushed before each repeat by
-// reading a buffer larger than the last-level cache. Results come back through a pipe.
+// reading a buffer larger than the last-level cache (a first repeat well above the workload's best
+// so far is the only one: measure/repeat_screen.h). Results come back through a pipe.
 //
 // Fork is safe because the parent never initializes OpenMP (only children load the kernels and
 // libgomp). Do not call Run while another thread of the process is inside dlopen. One Run at a time
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "measure/measure_config.h"
+#include "measure/repeat_screen.h"
 #include "measure/runner.h"
 #include "measure/workload_data.h"
 
@@ -34,6 +36,7 @@ class CpuRunner : public Runner {
   MeasureConfig config_;
   WorkloadDataCache data_cache_;
   AlignedFloats flush_;  // read by the children between repeats
+  RepeatScreen screen_;
 };
 
 std::unique_ptr<Runner> MakeCpuRunner(const MeasureConfig& config);

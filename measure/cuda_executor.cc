@@ -23,6 +23,7 @@
 
 #include "measure/io_dump.h"
 #include "measure/reference_check.h"
+#include "measure/repeat_screen.h"
 #include "measure/subprocess.h"
 
 namespace autotune::measure {
@@ -223,6 +224,7 @@ class Executor {
     } catch (const json::exception& e) {
       return answer(ErrorKind::kRunError, std::string("malformed run request: ") + e.what(), 0, {});
     }
+    const double stop_above_ms = req.value("stop_above_ms", 0.0);
     Run run(*this, module);
     if (auto r = run.Prepare(); !r) return answer(ErrorKind::kRunError, r.error().message, 0, {});
     // A candidate that wrote past its output (into an input allocation beside it) must not spoil
@@ -243,7 +245,7 @@ class Executor {
     if (!check.correct) {
       return answer(ErrorKind::kWrongAnswer, check.Describe(output_elements_), check.max_rel_error, {});
     }
-    auto latencies = run.Timed(*one);
+    auto latencies = run.Timed(*one, stop_above_ms);
     if (!latencies) return answer(ErrorKind::kRunError, latencies.error().message, check.max_rel_error, {});
     pristine_stale_ = false;
     return answer(ErrorKind::kNone, "", check.max_rel_error, *latencies);
@@ -321,7 +323,7 @@ class Executor {
     }
 
     // Warm-up, then the timed repeats: ms per run of each repeat.
-    Result<std::vector<double>> Timed(double one_ms) {
+    Result<std::vector<double>> Timed(double one_ms, double stop_above_ms) {
       const MeasureConfig& c = e_.cfg_;
       // The checked run was the first warm-up; a module that alone outlasts a repeat is warm after it.
       for (int i = 0; i < c.warmup && one_ms < c.min_repeat_ms; ++i) {
@@ -342,6 +344,7 @@ class Executor {
         auto ms = TimeRuns(number, "a timed repeat");
         if (!ms) return ms.error();
         latencies.push_back(*ms / static_cast<double>(number));
+        if (RepeatScreen::StopAfter(latencies, stop_above_ms)) break;
       }
       return latencies;
     }
@@ -697,7 +700,7 @@ Result<void> CudaExecutor::SendWorkload() {
   return {};
 }
 
-CudaRunOutcome CudaExecutor::Run(const CudaModuleRun& module) {
+CudaRunOutcome CudaExecutor::Run(const CudaModuleRun& module, double stop_above_ms) {
   CudaRunOutcome out;
   auto fail = [&](ErrorKind kind, std::string msg) {
     out.kind = kind;
@@ -716,7 +719,7 @@ CudaRunOutcome CudaExecutor::Run(const CudaModuleRun& module) {
   }
 
   Frame reply;
-  switch (Request(Dump({{"op", "run"}, {"module", ModuleToJson(module)}}), "", config_.run_timeout_s, reply)) {
+  switch (Request(Dump({{"op", "run"}, {"module", ModuleToJson(module)}, {"stop_above_ms", stop_above_ms}}), "", config_.run_timeout_s, reply)) {
     case Wait::kTimeout:
       Kill();
       return fail(ErrorKind::kRunTimeout, fmt::format("the run exceeded {:g} s", config_.run_timeout_s));

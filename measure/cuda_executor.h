@@ -9,7 +9,7 @@
 //         ◄─────────────── ready {device info}      events and the L2 flush buffer
 //   workload {inputs, seed, reference module} ───►  random inputs -> GPU; the reference module run
 //         ◄─────────────── {ok} or {error}          once (or the host reference received) -> host
-//   run {cubin, kernels, workspaces} ────────────►  load, poison, run, check, warm up, time
+//   run {cubin, kernels, workspaces, stop} ──────►  load, poison, run, check, warm up, time
 //         ◄──── {kind, message, rel. error, ms}     (fatal: the context is broken, it exits)
 //
 // Messages are frames on a socket pair: a header (magic, JSON length, blob length), JSON text, and
@@ -21,15 +21,17 @@
 //
 // Method of a run: load the cubin; kernels whose dynamic shared memory is above 48 KB get
 // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES; workspaces are allocated; the inputs are copied
-// again from the executor's host copy (a previous candidate that wrote out of bounds into an
-// input's allocation cannot spoil the next ones' data); the output is poisoned
+// again from a pristine copy on the GPU (a previous candidate that wrote out of bounds into an
+// input's allocation cannot spoil the next ones' data; after a failed candidate the pristine copy
+// itself is refreshed from the executor's host copy first); the output is poisoned
 // with NaN (cuMemsetD32 0x7fc00000) and the module run once (all its kernels in order are one run),
 // copied back (and written to config.save_output as .npy when set: measure/io_dump.h) and checked
 // against the reference on the host (measure/reference_check.h;
 // WRONG_ANSWER stops there); then `warmup` untimed runs (none when one run already outlasts
 // min_repeat_ms), then `repeats` repeats, each of N runs lasting at least min_repeat_ms, timed with
 // CUDA events, with the L2 flushed before each repeat by writing a buffer of 2 x the L2 size with
-// cuMemsetD8 on the same stream. Every CUDA call is checked; an error is RUN_ERROR naming the CUDA
+// cuMemsetD8 on the same stream (a first repeat above the request's stop_above_ms is the only
+// one: measure/repeat_screen.h). The output is copied back into page-locked memory. Every CUDA call is checked; an error is RUN_ERROR naming the CUDA
 // error and the call (e.g. "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered
 // (cuStreamSynchronize after the checked run)").
 #pragma once
@@ -96,8 +98,9 @@ class CudaExecutor {
   // SetWorkload with another key.
   void SetWorkload(CudaWorkloadSpec spec);
   // Runs, checks and times one module on the current workload. A fault, a crash or a hang is an
-  // outcome (RUN_ERROR, RUN_TIMEOUT), and the next call runs on a fresh executor.
-  CudaRunOutcome Run(const CudaModuleRun& module);
+  // outcome (RUN_ERROR, RUN_TIMEOUT), and the next call runs on a fresh executor. A first timed
+  // repeat above stop_above_ms (> 0) is the only one (measure/repeat_screen.h).
+  CudaRunOutcome Run(const CudaModuleRun& module, double stop_above_ms = 0);
   // Ends the executor process (the next call starts one).
   void Stop();
 

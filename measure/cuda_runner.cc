@@ -14,7 +14,8 @@ using Clock = std::chrono::steady_clock;
 
 }  // namespace
 
-CudaRunner::CudaRunner(MeasureConfig config) : config_(std::move(config)), executor_(config_) {}
+CudaRunner::CudaRunner(MeasureConfig config)
+    : config_(std::move(config)), executor_(config_), screen_(config_.screen_ratio) {}
 
 Result<CudaModuleRun> CudaRunner::BuildReference(const tir::Workload& w, const CudaDeviceInfo& device) {
   if (!reference_builder_) {
@@ -97,13 +98,14 @@ std::vector<MeasureResult> CudaRunner::Run(const tir::Workload& workload, const 
         r = MeasureResult::Error(ErrorKind::kRunError, prepared->error().message);
       } else {
         const auto t0 = Clock::now();
-        CudaRunOutcome o = executor_.Run(CudaModuleRun::FromBuild(b));
+        CudaRunOutcome o = executor_.Run(CudaModuleRun::FromBuild(b), screen_.StopAboveMs(workload_key_));
         r.error_kind = o.kind;
         r.error_message = std::move(o.message);
         r.max_rel_error = o.max_rel_error;
         r.latencies_ms = std::move(o.latencies_ms);
         r.correct = o.kind == ErrorKind::kNone;
         Summarize(r);
+        if (r.correct) screen_.Record(workload_key_, r.median_ms);
         r.run_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
       }
     }

@@ -23,6 +23,7 @@
 #include "measure/cuda_executor.h"
 #include "measure/measure_config.h"
 #include "measure/nvrtc_builder.h"
+#include "measure/repeat_screen.h"
 #include "measure/runner.h"
 #include "measure/workload_data.h"
 
@@ -49,6 +50,7 @@ class CudaRunner : public Runner {
   WorkloadDataCache host_data_;
   std::string workload_key_;                  // the workload last prepared
   std::optional<std::string> workload_error_;  // why it cannot be measured
+  RepeatScreen screen_;
 };
 
 std::unique_ptr<Runner> MakeCudaRunner(const MeasureConfig& config);

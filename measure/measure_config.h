@@ -12,6 +12,8 @@ struct MeasureConfig {
   int warmup = 1;             // untimed runs after the checked run (caches, OpenMP thread pool)
   int repeats = 3;            // timed repeats; the median is the figure, all are kept
   double min_repeat_ms = 20;  // each repeat runs the kernel enough times to last at least this long
+  double screen_ratio = 0;    // a first repeat above this x the workload's best median so far ends the
+                              // timing (measure/repeat_screen.h); 0: every candidate gets all repeats
   bool flush_cache = true;    // evict the caches before each repeat (cpu: read a buffer; cuda: write one)
   int64_t flush_bytes = 0;    // size of that buffer; 0: cpu 1.5 x the last-level cache (at least 8 MiB),
                               // cuda 2 x the L2 size

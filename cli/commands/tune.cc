@@ -245,6 +245,7 @@ json Report(const TuneOptions& o, const MeasureTarget& target, const std::vector
           {"model", o.model.empty() ? json(nullptr) : json(o.model)},
           {"trials_budget", o.trials},
           {"batch_size", o.batch_size},
+          {"screen_ratio", o.config.screen_ratio},
           {"interrupted", interrupted},
           {"tasks", tasks},
           {"total",
@@ -281,6 +282,12 @@ CommandRun AddTuneCommand(CLI::App& app) {
                   "start from a trained cost model: a file or a name stored in --db (see `autotune model train`)");
   cmd->add_option("--db", o->db_file, "tuning database (created if missing)")->capture_default_str();
   cmd->add_option("--seed", o->seed, "seed of the search")->capture_default_str();
+  o->config.screen_ratio = kTuneScreenRatio;
+  cmd->add_option("--screen-ratio", o->config.screen_ratio,
+                  "a candidate whose first timed repeat is slower than this many times the best so far gets no "
+                  "further repeats (0: every candidate gets all --repeats)")
+      ->check(CLI::Range(0.0, 1000.0))
+      ->capture_default_str();
   cmd->add_flag("--serial-rounds", o->serial_rounds,
                 "build the next round only after this one is measured (by default, on a GPU or workers, the next "
                 "round is proposed and built while this one runs)");

@@ -29,6 +29,7 @@ void ToWire(const MeasureConfig& c, rpc::Settings* out) {
   out->set_run_timeout_s(c.run_timeout_s);
   out->set_rtol(c.rtol);
   out->set_seed(c.seed);
+  out->set_screen_ratio(c.screen_ratio);
 }
 
 MeasureResult FromWire(const rpc::CandidateResult& r) {
@@ -116,6 +117,8 @@ Result<MeasureConfig> ApplySettings(const rpc::Settings& s, const MeasureConfig&
   if (s.rtol() < 0 || s.rtol() > 1 || std::isnan(s.rtol())) return MakeError("rtol must be 0 to 1");
   if (s.rtol() > 0) c.rtol = s.rtol();
   if (s.seed() != 0) c.seed = s.seed();
+  if (!(s.screen_ratio() >= 0 && s.screen_ratio() <= 1000)) return MakeError("screen_ratio must be 0 to 1000");
+  c.screen_ratio = s.screen_ratio();  // the job's policy: 0 (off) is a choice too
   return c;
 }
 

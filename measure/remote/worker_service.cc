@@ -47,8 +47,8 @@ bool SameSecret(std::string_view a, std::string_view b) {
 // The settings a builder or a runner is made with: equal keys can share one.
 std::string BuilderKey(const MeasureConfig& c) { return fmt::format("{}", c.build_timeout_s); }
 std::string RunnerKey(const MeasureConfig& c) {
-  return fmt::format("{} {} {} {} {} {} {}", c.repeats, c.min_repeat_ms, c.warmup, c.flush_cache, c.run_timeout_s,
-                     c.rtol, c.seed);
+  return fmt::format("{} {} {} {} {} {} {} {}", c.repeats, c.min_repeat_ms, c.warmup, c.flush_cache, c.run_timeout_s,
+                     c.rtol, c.seed, c.screen_ratio);
 }
 
 // Releases a queue slot however the call ends.

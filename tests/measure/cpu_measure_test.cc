@@ -79,6 +79,30 @@ TEST_F(CpuMeasure, CorrectKernelsOfEverySchedule) {
   EXPECT_GT(j["gflops"].get<double>(), 0);
 }
 
+// A correct 8x8x8 gemm that spins for milliseconds: a thousand times slower than the naive one.
+BuildInput SlowGemm() {
+  return Source(
+      "for (int i = 0; i < 8; ++i) for (int j = 0; j < 8; ++j) {\n"
+      "  double acc = 0; for (int k = 0; k < 8; ++k) acc += (double)A[i * 8 + k] * B[k * 8 + j];\n"
+      "  C[i * 8 + j] = (float)acc; }\n"
+      "volatile long spin = 0; for (long s = 0; s < 3000000; ++s) spin += s;");
+}
+
+TEST_F(CpuMeasure, ScreeningGivesCandidatesFarBehindTheBestOneRepeat) {
+  MeasureConfig c = Config();
+  c.screen_ratio = 1.5;
+  auto results = Measure(GemmWorkload(8, 8, 8), {SlowGemm(), BuildInput::FromFunc(NaiveGemm(8, 8, 8)), SlowGemm()}, c);
+  ExpectCorrect(results[0], 3);  // nothing timed before it: all repeats
+  ExpectCorrect(results[1], 3);  // the new best
+  ExpectCorrect(results[2], 1);  // far behind it
+  EXPECT_GT(results[2].median_ms, 1.5 * results[1].median_ms);
+  // Off: every candidate gets all its repeats.
+  c.screen_ratio = 0;
+  results = Measure(GemmWorkload(8, 8, 8), {BuildInput::FromFunc(NaiveGemm(8, 8, 8)), SlowGemm()}, c);
+  ExpectCorrect(results[0], 3);
+  ExpectCorrect(results[1], 3);
+}
+
 TEST_F(CpuMeasure, CompileErrorIsBuildErrorWithTheLog) {
   auto results = Measure(GemmWorkload(8, 8, 8), {Source("C[0] = A[0] + ;"), BuildInput::FromFunc(NaiveGemm(8, 8, 8))});
   EXPECT_EQ(results[0].error_kind, ErrorKind::kBuildError);

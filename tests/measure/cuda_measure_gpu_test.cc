@@ -228,6 +228,20 @@ TEST_F(CudaGpu, CandidateThatWritesItsInputsDoesNotSpoilTheNext) {
   EXPECT_EQ(runner.ExecutorStarts(), 1);
 }
 
+TEST_F(CudaGpu, ScreeningGivesCandidatesFarBehindTheBestOneRepeat) {
+  MeasureConfig c = Config();
+  c.screen_ratio = 1.5;
+  CudaRunner runner(c);
+  const tir::Workload w = GemmWorkload(16, 64, 16);
+  // The same gemm spinning ~2 ms (4 M cycles) before its store: far behind the plain one.
+  const std::string spin = "const long long t0 = clock64(); while (clock64() - t0 < 4000000) {} C[i * N + j] = acc;";
+  auto results = Measure(runner, w, {GemmModule(16, 64, 16), GemmModule(16, 64, 16, "", spin), GemmModule(16, 64, 16)}, c);
+  ExpectCorrect(results[0], 3);
+  ExpectCorrect(results[1], 1);
+  ExpectCorrect(results[2], 3);
+  EXPECT_EQ(runner.ExecutorStarts(), 1);
+}
+
 TEST_F(CudaGpu, BadLaunchIsRunErrorWithoutRestart) {
   CudaRunner runner(Config());
   const tir::Workload w = GemmWorkload(16, 64, 16);

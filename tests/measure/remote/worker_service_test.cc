@@ -7,9 +7,11 @@
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/impl/client_unary_call.h>
 #include <gtest/gtest.h>
+
 #include <stdlib.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <mutex>
 #include <thread>
@@ -313,6 +315,11 @@ TEST_F(WorkerServiceTest, MalformedRequestsAreRefusedAndTheWorkerKeepsServing) {
     auto r = Request({ok});
     r.mutable_settings()->set_repeats(-1);
     cases.push_back({"bad settings", r, grpc::StatusCode::INVALID_ARGUMENT});
+  }
+  for (double ratio : {-1.0, std::nan(""), 1e9}) {
+    auto r = Request({ok});
+    r.mutable_settings()->set_screen_ratio(ratio);
+    cases.push_back({"bad screen ratio", r, grpc::StatusCode::INVALID_ARGUMENT});
   }
   {
     auto r = Request({ok});
