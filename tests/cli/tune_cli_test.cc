@@ -121,6 +121,7 @@ void TuneOneOperator(const std::string& name, const std::string& workload_args, 
   EXPECT_EQ(task["curve"].size(), 2u);
   EXPECT_EQ(j["total"]["trials"], 8);
   EXPECT_EQ(j["interrupted"], false);
+  EXPECT_EQ(j["screen_ratio"], 1.5);  // the tuner's default screening (measure/repeat_screen.h)
   EXPECT_EQ(RecordCount(db_path), 8);
   CheckBestAgainstDatabase(task, db_path);
   ASSERT_TRUE(task.contains("kernel_file")) << task.dump();
@@ -133,7 +134,8 @@ void TuneOneOperator(const std::string& name, const std::string& workload_args, 
 TEST(TuneCli, Help) {
   auto r = RunCli("tune --help");
   EXPECT_EQ(r.status, 0);
-  for (const char* opt : {"--op", "--tasks", "--network", "--trials", "--batch-size", "--db", "--json", "--out"}) {
+  for (const char* opt : {"--op", "--tasks", "--network", "--trials", "--batch-size", "--db", "--json", "--out",
+                          "--screen-ratio"}) {
     EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
   }
 }
@@ -296,6 +298,7 @@ TEST(TuneCli, BadInputIsOneLineAndStatusTwo) {
       {"tune --tasks /nonexistent/tasks.json --target cpu" + db, "/nonexistent/tasks.json"},
       {"tune --op gemm --shape M=4,N=4,K=4 --batch 2 --target cpu" + db, "--batch goes with --network"},
       {"tune --op gemm --shape M=4,N=4,K=4 --trials 0 --target cpu" + db, "--trials"},
+      {"tune --op gemm --shape M=4,N=4,K=4 --screen-ratio -1 --target cpu" + db, "--screen-ratio"},
       {"tune --op gemm --shape M=4,N=4,K=4 --target cpu --db " + not_a_db, not_a_db},
       {"--op gemm --shape M=4,N=4,K=4 --target cpu --frobnicate" + db, "frobnicate"},
   };
