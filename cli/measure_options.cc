@@ -19,7 +19,9 @@ void AddMeasureOptions(CLI::App& cmd, measure::MeasureConfig& c) {
       ->check(CLI::Range(0.0, 60000.0));
   cmd.add_option("--warmup", c.warmup, "untimed runs before timing")->check(CLI::Range(0, 1000));
   cmd.add_option("--threads", c.num_threads, "CPU threads of the kernel (0: all cores)")->check(CLI::Range(0, 4096));
-  cmd.add_option("--build-timeout", c.build_timeout_s, fmt::format("seconds allowed to compile a candidate (default: 60; tune on cuda: {:g})", kCudaTuneBuildTimeoutS))
+  cmd.add_option("--build-timeout", c.build_timeout_s,
+                 fmt::format("seconds allowed to compile a candidate (default: 60; tune on cuda: {:g})",
+                             kCudaTuneBuildTimeoutS))
       ->check(CLI::Range(1.0, 3600.0));
   cmd.add_option("--run-timeout", c.run_timeout_s, "seconds allowed to check and time a candidate")
       ->check(CLI::Range(1.0, 3600.0));

@@ -240,7 +240,8 @@ MeasureResult CpuRunner::RunOne(const tir::Workload& workload, const WorkloadDat
     return MeasureResult::Error(ErrorKind::kRunError, fmt::format("more than {} buffers", kMaxParams));
   }
   const std::string key = WorkloadDataKey(workload, config_.seed);
-  ChildArgs args{&config_, &data, &build, workload.output.NumElements(), nullptr, 0, getpid(), screen_.StopAboveMs(key)};
+  ChildArgs args{&config_, &data, &build, workload.output.NumElements(), nullptr, 0, getpid(),
+                 screen_.StopAboveMs(key)};
   if (config_.flush_cache) {
     args.flush = FlushBuffer();
     args.flush_bytes = flush_.size() * 4;

@@ -719,7 +719,9 @@ CudaRunOutcome CudaExecutor::Run(const CudaModuleRun& module, double stop_above_
   }
 
   Frame reply;
-  switch (Request(Dump({{"op", "run"}, {"module", ModuleToJson(module)}, {"stop_above_ms", stop_above_ms}}), "", config_.run_timeout_s, reply)) {
+  const std::string request =
+      Dump({{"op", "run"}, {"module", ModuleToJson(module)}, {"stop_above_ms", stop_above_ms}});
+  switch (Request(request, "", config_.run_timeout_s, reply)) {
     case Wait::kTimeout:
       Kill();
       return fail(ErrorKind::kRunTimeout, fmt::format("the run exceeded {:g} s", config_.run_timeout_s));

@@ -235,7 +235,8 @@ TEST_F(CudaGpu, ScreeningGivesCandidatesFarBehindTheBestOneRepeat) {
   const tir::Workload w = GemmWorkload(16, 64, 16);
   // The same gemm spinning ~2 ms (4 M cycles) before its store: far behind the plain one.
   const std::string spin = "const long long t0 = clock64(); while (clock64() - t0 < 4000000) {} C[i * N + j] = acc;";
-  auto results = Measure(runner, w, {GemmModule(16, 64, 16), GemmModule(16, 64, 16, "", spin), GemmModule(16, 64, 16)}, c);
+  auto results =
+      Measure(runner, w, {GemmModule(16, 64, 16), GemmModule(16, 64, 16, "", spin), GemmModule(16, 64, 16)}, c);
   ExpectCorrect(results[0], 3);
   ExpectCorrect(results[1], 1);
   ExpectCorrect(results[2], 3);
