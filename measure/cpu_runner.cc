@@ -207,6 +207,7 @@ const char* CpuRunner::FlushBuffer() {
 std::vector<MeasureResult> CpuRunner::Run(const tir::Workload& workload, const std::vector<BuildResult>& builds) {
   std::vector<MeasureResult> results;
   std::shared_ptr<const WorkloadData> data;
+  const std::string key = WorkloadDataKey(workload, config_.seed);
   for (const auto& b : builds) {
     if (!b.ok()) {
       MeasureResult r = MeasureResult::Error(b.error_kind, b.error_message);
@@ -223,14 +224,16 @@ std::vector<MeasureResult> CpuRunner::Run(const tir::Workload& workload, const s
       }
       data = data_cache_.Get(workload, config_.seed);
     }
-    MeasureResult r = RunOne(workload, *data, b);
+    MeasureResult r = RunOne(workload, *data, b, screen_.StopAboveMs(key));
+    if (r.correct) screen_.Record(key, r.median_ms);
     r.build_seconds = b.build_seconds;
     results.push_back(std::move(r));
   }
   return results;
 }
 
-MeasureResult CpuRunner::RunOne(const tir::Workload& workload, const WorkloadData& data, const BuildResult& build) {
+MeasureResult CpuRunner::RunOne(const tir::Workload& workload, const WorkloadData& data, const BuildResult& build,
+                                double stop_above_ms) {
   const size_t nparams = workload.inputs.size() + 1;
   if (build.num_params != static_cast<int>(nparams)) {
     return MeasureResult::Error(ErrorKind::kRunError, fmt::format("the kernel takes {} buffers, the workload has {}",
@@ -239,9 +242,7 @@ MeasureResult CpuRunner::RunOne(const tir::Workload& workload, const WorkloadDat
   if (nparams > kMaxParams) {
     return MeasureResult::Error(ErrorKind::kRunError, fmt::format("more than {} buffers", kMaxParams));
   }
-  const std::string key = WorkloadDataKey(workload, config_.seed);
-  ChildArgs args{&config_, &data, &build, workload.output.NumElements(), nullptr, 0, getpid(),
-                 screen_.StopAboveMs(key)};
+  ChildArgs args{&config_, &data, &build, workload.output.NumElements(), nullptr, 0, getpid(), stop_above_ms};
   if (config_.flush_cache) {
     args.flush = FlushBuffer();
     args.flush_bytes = flush_.size() * 4;
@@ -307,7 +308,6 @@ MeasureResult CpuRunner::RunOne(const tir::Workload& workload, const WorkloadDat
   }
   r.correct = true;
   Summarize(r);
-  screen_.Record(key, r.median_ms);
   return r;
 }
 

@@ -30,7 +30,9 @@ class CpuRunner : public Runner {
   std::vector<MeasureResult> Run(const tir::Workload& workload, const std::vector<BuildResult>& builds) override;
 
  private:
-  MeasureResult RunOne(const tir::Workload& workload, const WorkloadData& data, const BuildResult& build);
+  // stop_above_ms: the screen's limit for this candidate (measure/repeat_screen.h).
+  MeasureResult RunOne(const tir::Workload& workload, const WorkloadData& data, const BuildResult& build,
+                       double stop_above_ms);
   const char* FlushBuffer();
 
   MeasureConfig config_;
