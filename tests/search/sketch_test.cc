@@ -141,5 +141,26 @@ TEST(Sketches, RandomSchedulesDrawEveryOfferedSketch) {
   EXPECT_GT(plain, 5);
 }
 
+TEST(Sketches, RandomSchedulesReachEveryBlockSizeClass) {
+  // A batch-16 convolution: drawn without a block size class, 4 of 120 samples had 512 or more
+  // threads per block (97 fewer than 256); with the classes 11 (86).
+  tir::Workload conv = Make("conv2d", "N=16,C=128,H=28,W=28,K=128,R=3,S=3,stride=1,pad=1");
+  int small = 0, medium = 0, large = 0;
+  for (uint64_t seed = 1; seed <= 120; ++seed) {
+    auto sch = RandomSchedule(conv, TargetKind::kCuda, seed);
+    if (!sch) continue;
+    auto f = tir::Lower(sch->state());
+    if (!f) continue;
+    auto m = tir::CodegenCuda(*f);
+    if (!m) continue;
+    const int64_t threads = m->kernels[0].block[0] * m->kernels[0].block[1] * m->kernels[0].block[2];
+    (threads < 256 ? small : threads < 512 ? medium : large)++;
+  }
+  const int all = small + medium + large;
+  ASSERT_GT(all, 80);
+  EXPECT_GT(medium, all / 10) << small << " / " << medium << " / " << large;
+  EXPECT_GT(large, all / 20) << small << " / " << medium << " / " << large;
+}
+
 }  // namespace
 }  // namespace autotune::search
