@@ -40,7 +40,7 @@ double Since(Clock::time_point t0) { return std::chrono::duration<double>(Clock:
 
 }  // namespace
 
-CBuilder::CBuilder(MeasureConfig config) : config_(std::move(config)) {
+CBuilder::CBuilder(MeasureConfig config) : config_(std::move(config)), slots_(config_.build_threads) {
   cache_dir_ = config_.cache_dir.empty() ? DefaultCacheDir() : config_.cache_dir;
   std::error_code ec;
   fs::create_directories(cache_dir_, ec);
@@ -52,7 +52,7 @@ CBuilder::CBuilder(MeasureConfig config) : config_(std::move(config)) {
 }
 
 std::vector<BuildResult> CBuilder::Build(const std::vector<BuildInput>& inputs) {
-  return BuildInParallel(inputs, config_.build_threads, [&](const BuildInput& input) { return BuildOne(input); });
+  return BuildInParallel(inputs, slots_, [&](const BuildInput& input) { return BuildOne(input); });
 }
 
 BuildResult GenerateC(const BuildInput& input) {

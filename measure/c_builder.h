@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "measure/builder.h"
+#include "measure/compile_slots.h"
 #include "measure/measure_config.h"
 
 namespace autotune::measure {
@@ -32,6 +33,7 @@ class CBuilder : public Builder {
   BuildResult BuildOne(const BuildInput& input) const;
 
   MeasureConfig config_;
+  CompileSlots slots_;  // config.build_threads compilers, shared by concurrent Build calls
   std::string cache_dir_;
   std::vector<std::string> command_;
   std::string identity_;  // compiler version and host CPU: part of every cache key

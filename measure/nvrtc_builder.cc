@@ -17,6 +17,7 @@
 
 #include "tir/analysis/gpu_validity.h"
 #include "tir/codegen/codegen_cuda.h"
+#include "tir/codegen/cuda_kernels.h"
 
 namespace autotune::measure {
 namespace {
@@ -88,7 +89,7 @@ tir::GpuLimits LimitsFor(const std::string& arch, const std::optional<CudaDevice
 
 }  // namespace
 
-NvrtcBuilder::NvrtcBuilder(MeasureConfig config) : config_(std::move(config)) {
+NvrtcBuilder::NvrtcBuilder(MeasureConfig config) : config_(std::move(config)), slots_(config_.build_threads) {
   cache_dir_ = config_.cache_dir.empty() ? DefaultCacheDir() : config_.cache_dir;
   std::error_code ec;
   fs::create_directories(cache_dir_, ec);
@@ -146,8 +147,9 @@ std::vector<BuildResult> NvrtcBuilder::Build(const std::vector<BuildInput>& inpu
     }
     return results;
   }
-  return BuildInParallel(inputs, config_.build_threads,
-                         [&](const BuildInput& input) { return BuildOne(input, *setup); });
+  return BuildInParallel(
+      inputs, slots_, [&](const BuildInput& input) { return BuildOne(input, *setup); },
+      tir::CudaFullyUnrolls);
 }
 
 BuildResult GenerateCuda(const BuildInput& input, const tir::GpuLimits& limits) {

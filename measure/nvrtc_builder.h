@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "measure/builder.h"
+#include "measure/compile_slots.h"
 #include "measure/cuda_driver.h"
 #include "measure/measure_config.h"
 #include "tir/analysis/gpu_validity.h"
@@ -58,6 +59,7 @@ class NvrtcBuilder : public Builder {
   BuildResult BuildOne(const BuildInput& input, const Setup& setup) const;
 
   MeasureConfig config_;
+  CompileSlots slots_;  // config.build_threads compilers, shared by concurrent Build calls
   std::string cache_dir_;
   std::mutex mu_;
   std::optional<Result<Setup>> setup_;

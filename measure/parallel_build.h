@@ -1,5 +1,6 @@
 // BuildInParallel: what both builders do with a batch: compile its candidates on a few threads, the
-// largest first (by tir::UnrolledStatementCount of the lowered function), results in input order.
+// largest first (by tir::UnrolledStatementCount of the lowered function, with the loops the
+// builder's backend expands), results in input order.
 // Largest first because a batch is done only when its slowest compile is: a kernel that takes 20 s to
 // compile, started last, would keep every other thread idle for most of that time.
 #pragma once
@@ -9,15 +10,20 @@
 #include <vector>
 
 #include "measure/builder.h"
+#include "measure/compile_slots.h"
+#include "tir/analysis/unrolled_size.h"
 
 namespace autotune::measure {
 
-// `threads`: compilers at once, 0 for one per hardware thread (never more than the batch).
-std::vector<BuildResult> BuildInParallel(const std::vector<BuildInput>& inputs, int threads,
-                                         const std::function<BuildResult(const BuildInput&)>& build_one);
+// `slots`: the builder's compilers, shared with its other Build calls (measure/compile_slots.h); a
+// thread keeps its slot from compile to compile of the batch unless an older call waits for one.
+// `expanded`: the loops the backend's compiler expands (tir/analysis/unrolled_size.h).
+std::vector<BuildResult> BuildInParallel(const std::vector<BuildInput>& inputs, CompileSlots& slots,
+                                         const std::function<BuildResult(const BuildInput&)>& build_one,
+                                         tir::LoopExpanded expanded = tir::MarkedUnrolled);
 
 // The order BuildInParallel starts them in: decreasing unrolled size, ties (and ready sources, which
 // count 0) in input order.
-std::vector<size_t> LargestFirst(const std::vector<BuildInput>& inputs);
+std::vector<size_t> LargestFirst(const std::vector<BuildInput>& inputs, tir::LoopExpanded expanded = tir::MarkedUnrolled);
 
 }  // namespace autotune::measure

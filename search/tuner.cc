@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "db/record.h"
+#include "measure/compile_slots.h"
 #include "search/default_schedule.h"
 #include "search/measure_record.h"
 #include "search/task_scheduler.h"
@@ -296,12 +297,12 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
     return {};
   };
 
-  // Rounds in a pipeline of three stages: proposing (this thread), building (one round at a time)
-  // and measuring (one round at a time, unless the runner takes more: remote workers compile one
-  // batch while they run another). With overlap two rounds are out at once, so while round i is
-  // measured, round i+1 is built and round i+2 proposed (with the model as it was: two rounds
-  // stale). Without overlap (the cpu target, where builds would disturb the kernels' timings) one
-  // round at a time.
+  // Rounds in a pipeline of three stages: proposing (this thread), building (in round order; a round
+  // may start compiling while the previous one finishes, see below) and measuring (one round at a
+  // time, unless the runner takes more: remote workers compile one batch while they run another).
+  // With overlap two rounds are out at once, so while round i is measured, round i+1 is built and
+  // round i+2 proposed (with the model as it was: two rounds stale). Without overlap (the cpu
+  // target, where builds would disturb the kernels' timings) one round at a time.
   struct InFlight {
     Round round;
     std::vector<measure::MeasureResult> results;
@@ -309,16 +310,20 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
     double run_seconds = 0;
     std::thread worker;
   };
-  std::mutex build_mu, run_mu;
+  // Builds of rounds in flight overlap: the builder's compilers take a round's compiles in round
+  // order (measure::BuildOrder), so a round whose last compiles still run leaves its idle compilers
+  // to the next round instead of holding them until its slowest compile is done.
+  std::mutex run_mu;
   const bool serial_runs = runner_.ConcurrentRuns() <= 1;
   std::deque<InFlight> rounds;
+  uint64_t launched = 0;
   auto launch = [&](Round round) {
     InFlight& f = rounds.emplace_back();
     f.round = std::move(round);
-    f.worker = std::thread([this, &f, &states, &build_mu, &run_mu, serial_runs] {
+    f.worker = std::thread([this, &f, &states, &run_mu, serial_runs, place = launched++] {
       const tir::Workload& workload = states[f.round.task].workload;
       {
-        std::lock_guard lock(build_mu);
+        const measure::BuildOrder order(place);
         const auto build_start = Clock::now();
         f.round.builds = BuildBatch(workload, f.round.batch);
         f.build_seconds = Seconds(build_start);

@@ -14,12 +14,14 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "db/database.h"
 #include "costmodel/cost_model.h"
+#include "measure/compile_slots.h"
 #include "search/default_schedule.h"
 #include "search/measure_record.h"
 #include "search/tuner.h"
@@ -40,6 +42,10 @@ uint64_t Fnv1a(const std::string& s) {
 class FakeBuilder : public measure::Builder {
  public:
   std::vector<measure::BuildResult> Build(const std::vector<measure::BuildInput>& inputs) override {
+    {
+      std::lock_guard lock(orders_mu);
+      orders.push_back(measure::BuildOrder::Current());
+    }
     if (on_build) on_build();
     std::vector<measure::BuildResult> out;
     for (const auto& in : inputs) {
@@ -58,6 +64,8 @@ class FakeBuilder : public measure::Builder {
     return out;
   }
   std::function<void()> on_build;  // before each Build
+  std::mutex orders_mu;
+  std::vector<std::optional<uint64_t>> orders;  // the BuildOrder of each Build call's thread
 };
 
 // One measurement the fake runner made.
@@ -445,6 +453,13 @@ TEST(Tuner, OverlappedRoundsBuildTheNextWhileMeasuringAndMeasureEachTraceOnce) {
   RunJob(job, path, Overlapped(Config(5, 40, 8)), {kGemm});
   EXPECT_EQ(job.runner.runs, 5);
   EXPECT_EQ(probe.builds_during_runs, 4) << "every round but the first was built while the one before ran";
+  // Builds may overlap, so each round's build carries its place in line for the compilers.
+  std::set<uint64_t> places;
+  for (const auto& o : job.builder.orders) {
+    ASSERT_TRUE(o.has_value());
+    places.insert(*o);
+  }
+  EXPECT_EQ(places, (std::set<uint64_t>{0, 1, 2, 3, 4}));
   const auto records = Records(path);
   EXPECT_EQ(records.size(), 40u);
   const auto hashes = Hashes(records);

@@ -2,6 +2,7 @@
 
 #include "tir/analysis/unrolled_size.h"
 #include "tir/buffer.h"
+#include "tir/codegen/cuda_kernels.h"
 #include "tir/stmt.h"
 
 namespace autotune::tir {
@@ -38,6 +39,22 @@ TEST_F(UnrolledSize, ConditionalsCountBothBranches) {
   Stmt s = Loop(i, 4, ForKind::kUnrolled, IfThenElse(LT(i, IntImm(2)), StoreAt(i), StoreAt(i + 1)));
   EXPECT_EQ(UnrolledStatementCount(s), 8);
   EXPECT_EQ(UnrolledStatementCount(Stmt()), 0);
+}
+
+TEST_F(UnrolledSize, ABackendRuleDecidesWhichLoopsAreExpanded) {
+  // A serial loop over a thread's register array: CUDA codegen unrolls it (so that the array can
+  // live in registers), the default rule does not.
+  Buffer acc = MakeBuffer("acc", DType::kFloat32, {IntImm(8)}, Scope::kLocal);
+  Stmt s = Loop(i, 8, ForKind::kSerial, Store(acc, FloatImm(0.0), {i}));
+  EXPECT_EQ(UnrolledStatementCount(s), 1);
+  EXPECT_EQ(UnrolledStatementCount(s, CudaFullyUnrolls), 8);
+  // A serial loop over global memory stays rolled under both.
+  Stmt g = Loop(i, 8, ForKind::kSerial, StoreAt(i));
+  EXPECT_EQ(UnrolledStatementCount(g, CudaFullyUnrolls), 1);
+  // Nested: 4 (unrolled) x 8 (register array) under the CUDA rule.
+  Stmt n = Loop(j, 4, ForKind::kUnrolled, Seq({s, StoreAt(j)}));
+  EXPECT_EQ(UnrolledStatementCount(n), 8);
+  EXPECT_EQ(UnrolledStatementCount(n, CudaFullyUnrolls), 36);
 }
 
 }  // namespace

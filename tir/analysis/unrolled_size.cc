@@ -17,27 +17,33 @@ int64_t SaturatingMul(int64_t a, int64_t b) {
 
 class Counter : public IRVisitor {
  public:
+  explicit Counter(LoopExpanded expanded) : expanded_(expanded) {}
   int64_t count = 0;
 
   void Visit_(const ForNode* op) override {
     const int64_t* extent = AsConstInt(op->extent);
-    if (op->for_kind != ForKind::kUnrolled || !extent || *extent <= 1) {
+    if (!extent || *extent <= 1 || !expanded_(op)) {
       Visit(op->body);
       return;
     }
-    Counter body;
+    Counter body(expanded_);
     body.Visit(op->body);
     count = std::min(kMax, count + SaturatingMul(body.count, *extent));
   }
   void Visit_(const BufferStoreNode*) override { ++count; }
   void Visit_(const BarrierNode*) override { ++count; }
+
+ private:
+  LoopExpanded expanded_;
 };
 
 }  // namespace
 
-int64_t UnrolledStatementCount(const Stmt& s) {
+bool MarkedUnrolled(const ForNode* loop) { return loop->for_kind == ForKind::kUnrolled; }
+
+int64_t UnrolledStatementCount(const Stmt& s, LoopExpanded expanded) {
   if (!s) return 0;
-  Counter c;
+  Counter c(expanded);
   c.Visit(s);
   return c.count;
 }
