@@ -60,6 +60,22 @@ class Helpers(unittest.TestCase):
         with self.assertRaises(bench.BenchError):
             bench.shape_pairs({"name": "c", "op": "conv2d", "shape": "N=1,C=1,Q=2"}, params)
 
+    def test_peer_runs_give_the_fastest_figure_and_every_run(self):
+        runs = [{"latency_ms": 0.145, "gflops": 1.0, "answers_match": True, "max_rel_error": 1e-6},
+                None, {"error": "no GPU"},
+                {"latency_ms": 0.128, "gflops": 2.0, "answers_match": True, "max_rel_error": 3e-6}]
+        p = bench.combine_peer_runs(runs)
+        self.assertEqual(p["latency_ms"], 0.128)
+        self.assertEqual(p["gflops"], 2.0)
+        self.assertEqual(p["runs_ms"], [0.145, 0.128])
+        self.assertTrue(p["answers_match"])
+        self.assertEqual(p["max_rel_error"], 3e-6)
+        # One run whose answer differs makes the case a mismatch, whatever its speed.
+        runs[0]["answers_match"] = False
+        self.assertFalse(bench.combine_peer_runs(runs)["answers_match"])
+        self.assertIsNone(bench.combine_peer_runs([None, {"error": "x"}]))
+        self.assertIsNone(bench.combine_peer_runs([]))
+
     def test_epilogue_is_canonical(self):
         self.assertEqual(bench.canonical_epilogue("relu,bias"), "bias,relu")
         self.assertEqual(bench.canonical_epilogue("none"), "")
@@ -154,6 +170,7 @@ class Errors(unittest.TestCase):
         self.one_line(run(), "--out")
         with tempfile.TemporaryDirectory() as d:
             self.one_line(run("--out", d, "--trials", "0"), "--trials must be at least 1")
+            self.one_line(run("--out", d, "--peer-runs", "0"), "--peer-runs must be 1 to 20")
 
     def test_bad_case_shape(self):
         with tempfile.TemporaryDirectory() as d:
