@@ -47,7 +47,8 @@ struct TaskReport {
   int failed = 0;                // of which not valid (any error kind, wrong answers)
   double seconds = 0;            // wall time spent on this task's rounds, of which:
   double search_seconds = 0;     //   proposing candidates (evolutionary search, cost model)
-  double build_seconds = 0;      //   lowering and compiling them
+  double build_seconds = 0;      //   lowering and compiling them (with overlapping rounds, also
+                                 //   waiting for the compilers an older round still uses)
   double run_seconds = 0;        //   checking and timing them
   std::string best_trace_json;   // "" when nothing valid
   std::vector<double> curve;     // best-so-far latency (ms) after each measured batch of this job
