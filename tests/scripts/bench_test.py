@@ -76,6 +76,13 @@ class Helpers(unittest.TestCase):
         self.assertIsNone(bench.combine_peer_runs([None, {"error": "x"}]))
         self.assertIsNone(bench.combine_peer_runs([]))
 
+    def test_host_cpu(self):
+        with tempfile.TemporaryDirectory() as d:
+            info = Path(d) / "cpuinfo"
+            info.write_text("processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) Processor\n")
+            self.assertEqual(bench.host_cpu(str(info)), f"{os.cpu_count()} CPUs (Intel(R) Xeon(R) Processor)")
+            self.assertEqual(bench.host_cpu(str(Path(d) / "none")), f"{os.cpu_count()} CPUs")
+
     def test_epilogue_is_canonical(self):
         self.assertEqual(bench.canonical_epilogue("relu,bias"), "bias,relu")
         self.assertEqual(bench.canonical_epilogue("none"), "")
