@@ -74,12 +74,15 @@ Result<std::vector<std::vector<int64_t>>> SpatialTiles(tir::Schedule& sch, const
   // draw lands in it (a small workload has no large blocks).
   const int64_t cls = sch.rng().UniformInt(0, static_cast<int64_t>(kBlockClassUpper.size()) - 1);
   const int64_t lower = cls == 0 ? 1 : kBlockClassUpper[cls - 1];
+  if (!any_random) {  // decided tiles are taken as given (tests probe the validity check so)
+    for (size_t i = 0; i < tiles.size(); ++i) tiles[i] = *decided[i];
+    return tiles;
+  }
   std::optional<std::vector<std::vector<int64_t>>> first_valid;
   for (int draw = 0; draw < kJointDraws; ++draw) {
     for (size_t i = 0; i < tiles.size(); ++i) {
       tiles[i] = decided[i] ? *decided[i] : tir::RandomPerfectTile(sch.rng(), extents[i], 5, kMaxInnermostSpatial);
     }
-    if (!any_random) return tiles;  // decided tiles are taken as given (tests probe the validity check so)
     const auto [threads, accumulators] = ThreadsAndAccumulators(tiles);
     if (threads <= kMaxThreadsPerBlock && accumulators <= kMaxOutputsPerThread &&
         accumulators + tir::kRegisterOverhead <= RegisterBudget(threads)) {
