@@ -20,13 +20,20 @@ void AddMeasureOptions(CLI::App& cmd, measure::MeasureConfig& c) {
   cmd.add_option("--warmup", c.warmup, "untimed runs before timing")->check(CLI::Range(0, 1000));
   cmd.add_option("--threads", c.num_threads, "CPU threads of the kernel (0: all cores)")->check(CLI::Range(0, 4096));
   cmd.add_option("--build-timeout", c.build_timeout_s,
-                 fmt::format("seconds allowed to compile a candidate (default: 60; tune on cuda: {:g})",
+                 fmt::format("seconds allowed to compile a candidate, on cuda CPU seconds of the compiler (default: "
+                             "60; tune on cuda: {:g})",
                              kCudaTuneBuildTimeoutS))
       ->check(CLI::Range(1.0, 3600.0));
   cmd.add_option("--run-timeout", c.run_timeout_s, "seconds allowed to check and time a candidate")
       ->check(CLI::Range(1.0, 3600.0));
   cmd.add_option("--arch", c.cuda_arch, "cuda: GPU architecture to compile for (default: the GPU's, e.g. sm_90)");
   cmd.add_option("--device", c.cuda_device, "cuda: GPU ordinal")->check(CLI::Range(0, 64));
+  // One value per use, so that options starting with '-' are written --nvrtc-option=--Ofast-compile=min.
+  cmd.add_option("--nvrtc-option", c.nvrtc_options,
+                 "cuda: an extra NVRTC option, e.g. --nvrtc-option=--Ofast-compile=min (repeat for several; part "
+                 "of the cubin cache key)")
+      ->allow_extra_args(false)
+      ->take_all();
 }
 
 MeasureTarget ResolveMeasureTarget(const std::string& requested, const measure::MeasureConfig& config) {

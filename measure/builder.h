@@ -54,6 +54,7 @@ struct BuildResult {
   int num_params = 0;                       // pointer arguments of the entry (inputs, then the output)
   std::string source;                       // the generated source, for reports and debugging
   double build_seconds = 0;
+  double build_cpu_seconds = 0;             // the compiler process's CPU time (cuda); 0: not measured
   bool cached = false;                      // the artifact came from the cache
   int64_t binary_bytes = 0;                 // size of the artifact
 

@@ -110,6 +110,7 @@ std::vector<MeasureResult> CudaRunner::Run(const tir::Workload& workload, const 
       }
     }
     r.build_seconds = b.build_seconds;
+    r.build_cpu_seconds = b.build_cpu_seconds;
     results.push_back(std::move(r));
   }
   return results;

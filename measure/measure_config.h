@@ -19,7 +19,8 @@ struct MeasureConfig {
                               // cuda 2 x the L2 size
 
   // ---- limits ----
-  double build_timeout_s = 60;  // per candidate; the compiler is killed past it (BUILD_TIMEOUT)
+  double build_timeout_s = 60;  // per candidate; the compiler is killed past it (BUILD_TIMEOUT). cuda: CPU
+                                // seconds of the compile (wall time: 4x), cpu: wall seconds
   double run_timeout_s = 30;    // per candidate, check and all repeats included (RUN_TIMEOUT)
 
   // ---- correctness ----

@@ -63,6 +63,7 @@ nlohmann::json ToJson(const MeasureResult& r, double flops) {
   j["latencies_ms"] = r.latencies_ms;
   j["spread"] = r.spread;
   j["build_s"] = r.build_seconds;
+  if (r.build_cpu_seconds > 0) j["build_cpu_s"] = r.build_cpu_seconds;
   j["run_s"] = r.run_seconds;
   return j;
 }
@@ -82,6 +83,7 @@ MeasureResult MeasureResultFromJson(const nlohmann::json& j) {
                         ? j["max_rel_error"].get<double>()
                         : (r.error_kind == ErrorKind::kWrongAnswer ? INFINITY : 0.0);
   r.build_seconds = j.value("build_s", 0.0);
+  r.build_cpu_seconds = j.value("build_cpu_s", 0.0);
   r.run_seconds = j.value("run_s", 0.0);
   return r;
 }

@@ -32,7 +32,8 @@ struct MeasureResult {
   double spread = 0;                 // (max - min) / median of latencies_ms: the repeat-to-repeat noise
   bool correct = false;              // output matched the reference
   double max_rel_error = 0;          // see measure/reference_check.h for the rule (inf: NaN or unwritten)
-  double build_seconds = 0;
+  double build_seconds = 0;          // wall time of the build (with the cache lookup)
+  double build_cpu_seconds = 0;      // CPU time of the compiler process; 0: not measured or cached
   double run_seconds = 0;            // wall time of the run, check and repeats included
 
   bool ok() const { return error_kind == ErrorKind::kNone; }

@@ -219,6 +219,7 @@ BuildResult NvrtcBuilder::BuildOne(const BuildInput& input, const Setup& setup) 
 
   // ---- compile ----
   NvrtcOutput out = CompileToCubinIsolated(*setup.nvrtc, r.source, setup.options, config_.build_timeout_s);
+  r.build_cpu_seconds = out.cpu_seconds;
   switch (out.status) {
     case NvrtcOutput::Status::kOk:
       break;

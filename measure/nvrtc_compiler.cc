@@ -186,15 +186,20 @@ NvrtcOutput CompileToCubin(const Nvrtc& nv, const std::string& source, const std
 }
 
 NvrtcOutput CompileToCubinIsolated(const Nvrtc& nv, const std::string& source, const std::vector<std::string>& options,
-                                   double timeout_s) {
+                                   double cpu_limit_s) {
+  ForkLimits limits;
+  limits.cpu_s = cpu_limit_s;
+  limits.wall_s = kWallLimitFactor * cpu_limit_s;
+  limits.nice = kCompileNice;
   ProcessResult p = RunForked(
       [&](int fd) {
         const std::string bytes = Encode(CompileToCubin(nv, source, options));
         WriteFully(fd, bytes.data(), bytes.size());
       },
-      timeout_s);
+      limits);
   NvrtcOutput out;
   out.seconds = p.seconds;
+  out.cpu_seconds = p.cpu_seconds;
   out.status = NvrtcOutput::Status::kFailed;
   if (!p.started) {
     out.message = "cannot start the NVRTC process: " + p.output;
@@ -202,7 +207,9 @@ NvrtcOutput CompileToCubinIsolated(const Nvrtc& nv, const std::string& source, c
   }
   if (p.timed_out) {
     out.status = NvrtcOutput::Status::kTimeout;
-    out.message = fmt::format("NVRTC exceeded {:g} s", timeout_s);
+    out.message = p.seconds >= limits.wall_s
+                      ? fmt::format("NVRTC exceeded {:g} s of wall time (the machine is overloaded?)", limits.wall_s)
+                      : fmt::format("NVRTC exceeded {:g} s of CPU time", cpu_limit_s);
     return out;
   }
   if (p.term_signal) {

@@ -70,15 +70,22 @@ struct NvrtcOutput {
   std::string cubin;
   std::string message;  // kTimeout, kFailed: what happened
   double seconds = 0;
+  double cpu_seconds = 0;  // CompileToCubinIsolated: the compiling process's CPU time
 };
 
 // Compiles in this thread.
 NvrtcOutput CompileToCubin(const Nvrtc& nvrtc, const std::string& source, const std::vector<std::string>& options);
 
-// Compiles in a forked child process (RunForked), killed past `timeout_s` (kTimeout). `nvrtc` must be
-// loaded in this process before (LoadNvrtc), so the child only calls into it.
+// Compiles in a forked child process (RunForked), killed past `cpu_limit_s` seconds of CPU time or
+// kWallLimitFactor times that in wall time (kTimeout): the CPU limit is the same on a loaded machine
+// as on an idle one, the wall limit only catches a child starved or stuck. The child runs at a nice
+// value kCompileNice higher than ours: while a tuning job proposes its next candidates (the job's
+// critical path) the compiles of the rounds in flight take the CPU time the search leaves. `nvrtc`
+// must be loaded in this process before (LoadNvrtc), so the child only calls into it.
+inline constexpr double kWallLimitFactor = 4;
+inline constexpr int kCompileNice = 10;
 NvrtcOutput CompileToCubinIsolated(const Nvrtc& nvrtc, const std::string& source,
-                                   const std::vector<std::string>& options, double timeout_s);
+                                   const std::vector<std::string>& options, double cpu_limit_s);
 
 // What ptxas -v reports, over all kernels of a module:
 //   ptxas info    : Compiling entry function 'k' for 'sm_90'

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -175,9 +176,16 @@ void CloseDescriptorsExcept(int keep) {
 }
 
 ProcessResult RunForked(const std::function<void(int fd)>& body, double timeout_s, size_t max_output) {
+  ForkLimits limits;
+  limits.wall_s = timeout_s;
+  limits.max_output = max_output;
+  return RunForked(body, limits);
+}
+
+ProcessResult RunForked(const std::function<void(int fd)>& body, const ForkLimits& limits) {
   ProcessResult r;
   const auto t0 = Clock::now();
-  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits.wall_s));
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) {
     r.output = std::string("pipe: ") + std::strerror(errno);
@@ -204,6 +212,14 @@ ProcessResult RunForked(const std::function<void(int fd)>& body, double timeout_
     sigprocmask(SIG_SETMASK, &none, nullptr);
     rlimit no_core{0, 0};
     setrlimit(RLIMIT_CORE, &no_core);
+    if (limits.cpu_s > 0) {
+      // SIGXCPU (which ends the child: its handler is the default) at the soft limit, SIGKILL a
+      // second later should it be caught anyway.
+      const auto soft = static_cast<rlim_t>(std::ceil(limits.cpu_s));
+      rlimit cpu{soft, soft + 1};
+      setrlimit(RLIMIT_CPU, &cpu);
+    }
+    if (limits.nice > 0) setpriority(PRIO_PROCESS, 0, std::min(19, getpriority(PRIO_PROCESS, 0) + limits.nice));
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(1);
     CloseDescriptorsExcept(fds[1]);
@@ -213,12 +229,13 @@ ProcessResult RunForked(const std::function<void(int fd)>& body, double timeout_
   close(fds[1]);
   r.started = true;
 
-  r.timed_out = ReadUntilClosed(fds[0], deadline, max_output, &r.output);
+  r.timed_out = ReadUntilClosed(fds[0], deadline, limits.max_output, &r.output);
   close(fds[0]);
   if (r.timed_out) kill(pid, SIGKILL);
   int status = 0;
+  rusage usage{};
   for (;;) {
-    const pid_t w = waitpid(pid, &status, WNOHANG);
+    const pid_t w = wait4(pid, &status, WNOHANG, &usage);
     if (w == pid) break;
     if (w < 0 && errno != EINTR) break;
     if (!r.timed_out && Clock::now() >= deadline) {
@@ -229,6 +246,16 @@ ProcessResult RunForked(const std::function<void(int fd)>& body, double timeout_
   }
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.term_signal = WTERMSIG(status);
+  // The CPU limit's signals: SIGXCPU at the soft limit, SIGKILL at the hard one (a SIGKILL from us is
+  // already counted above; from elsewhere, past the CPU limit, it is the hard limit's).
+  const double cpu = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                     static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
+  r.cpu_seconds = cpu;
+  if (limits.cpu_s > 0 && !r.timed_out &&
+      (r.term_signal == SIGXCPU || (r.term_signal == SIGKILL && cpu >= std::ceil(limits.cpu_s)))) {
+    r.timed_out = true;
+    r.term_signal = 0;
+  }
   r.seconds = SecondsSince(t0);
   return r;
 }

@@ -14,11 +14,12 @@ namespace autotune::measure {
 
 struct ProcessResult {
   bool started = false;    // false: the program could not be started (see output)
-  bool timed_out = false;  // killed at the time limit
+  bool timed_out = false;  // killed at the time limit (wall or, for RunForked, CPU)
   int exit_code = -1;      // valid when it exited normally
   int term_signal = 0;     // the signal that ended it, if any
   std::string output;      // stdout and stderr together, at most max_output bytes
   double seconds = 0;
+  double cpu_seconds = 0;  // RunForked: user + system CPU time of the child
   bool ok() const { return started && !timed_out && term_signal == 0 && exit_code == 0; }
 };
 
@@ -38,6 +39,17 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string
 // a mutex of the parent's).
 ProcessResult RunForked(const std::function<void(int fd)>& body, double timeout_s,
                         size_t max_output = size_t{256} << 20);
+
+// What a forked child may use. A compile's limit is better counted in CPU time than in wall time: on
+// a machine busy with other work (the search, other compiles) a compile's wall time grows with the
+// load while its CPU time does not, and a wall-time limit would fail candidates for the load.
+struct ForkLimits {
+  double wall_s = 60;  // killed past this wall time
+  double cpu_s = 0;    // killed past this CPU time (RLIMIT_CPU: whole seconds, rounded up); 0: no limit
+  int nice = 0;        // added to the child's nice value: > 0 leaves the CPU to the parent's threads first
+  size_t max_output = size_t{256} << 20;
+};
+ProcessResult RunForked(const std::function<void(int fd)>& body, const ForkLimits& limits);
 
 // Writes all of `data` (retrying short writes and EINTR); false on an error (e.g. the reader is gone).
 bool WriteFully(int fd, const void* data, size_t n);

@@ -204,6 +204,7 @@ std::vector<MeasureResult> RemoteRunner::Run(const tir::Workload& workload, cons
     }
     results[i] = MeasureResult::Error(builds[i].error_kind, builds[i].error_message);
     results[i].build_seconds = builds[i].build_seconds;
+    results[i].build_cpu_seconds = builds[i].build_cpu_seconds;
     done[i] = true;
   }
   rpc::MeasureRequest base;

@@ -41,6 +41,7 @@ MeasureResult FromWire(const rpc::CandidateResult& r) {
   m.correct = r.correct();
   m.max_rel_error = r.max_rel_error();
   m.build_seconds = r.build_seconds();
+  m.build_cpu_seconds = r.build_cpu_seconds();
   m.run_seconds = r.run_seconds();
   if (m.ok()) {
     for (double ms : r.latencies_ms()) {
@@ -130,6 +131,7 @@ void ToWire(int index, const MeasureResult& r, const BuildResult* build, rpc::Ca
   out->set_correct(r.correct);
   out->set_max_rel_error(r.max_rel_error);
   out->set_build_seconds(r.build_seconds);
+  out->set_build_cpu_seconds(r.build_cpu_seconds);
   out->set_run_seconds(r.run_seconds);
   if (build) {
     out->set_registers(build->registers);

@@ -232,6 +232,7 @@ grpc::Status WorkerService::Measure(grpc::ServerContext* context, const rpc::Mea
       }
       MeasureResult r = MeasureResult::Error(builds[i].error_kind, builds[i].error_message);
       r.build_seconds = builds[i].build_seconds;
+      r.build_cpu_seconds = builds[i].build_cpu_seconds;
       send(i, r, &builds[i]);
     }
 

@@ -4,12 +4,14 @@
 // themselves where it cannot be loaded. GPU tests are in cuda_measure_gpu_test.cc (label gpu).
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
 #include <chrono>
 #include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -447,6 +449,43 @@ TEST(RunForked, OutputExitCrashAndTimeLimit) {
       10, 1000);
   EXPECT_TRUE(big.ok());  // not blocked by the parent dropping the rest
   EXPECT_EQ(big.output.size(), 1000u);
+}
+
+// A child that computes is stopped by its CPU limit long before the wall limit, and one that sleeps
+// is not (the limit a compile gets: its work, whatever the machine's load). The child runs at the
+// nice value asked for, and its CPU time is reported.
+TEST(RunForked, CpuLimitNiceAndCpuTime) {
+  ForkLimits limits;
+  limits.wall_s = 60;
+  limits.cpu_s = 1;
+  limits.nice = 5;
+  const int parent_nice = getpriority(PRIO_PROCESS, 0);
+  ProcessResult spin = RunForked(
+      [](int fd) {
+        const int nice = getpriority(PRIO_PROCESS, 0);
+        WriteFully(fd, &nice, sizeof nice);
+        volatile uint64_t spins = 0;
+        for (;;) spins = spins + 1;
+      },
+      limits);
+  EXPECT_TRUE(spin.timed_out);
+  EXPECT_EQ(spin.term_signal, 0);
+  EXPECT_GE(spin.cpu_seconds, 0.9);
+  EXPECT_LT(spin.seconds, 30);
+  ASSERT_EQ(spin.output.size(), sizeof(int));
+  int child_nice = 0;
+  std::memcpy(&child_nice, spin.output.data(), sizeof child_nice);
+  EXPECT_EQ(child_nice, std::min(19, parent_nice + 5));
+
+  limits.wall_s = 0.5;
+  ProcessResult sleeper = RunForked([](int) { for (;;) pause(); }, limits);
+  EXPECT_TRUE(sleeper.timed_out);  // by the wall limit
+  EXPECT_LT(sleeper.cpu_seconds, 0.5);
+
+  limits.wall_s = 60;
+  ProcessResult quick = RunForked([](int fd) { WriteFully(fd, "ok", 2); }, limits);
+  EXPECT_TRUE(quick.ok());
+  EXPECT_EQ(quick.output, "ok");
 }
 
 }  // namespace
