@@ -14,6 +14,7 @@
 #include "search/default_schedule.h"
 #include "search/mutation.h"
 #include "tir/analysis/gpu_validity.h"
+#include "tir/structural_equal.h"
 #include "tir/check.h"
 #include "tir/lower/lower.h"
 #include "tir/support/parallel_for.h"
@@ -46,10 +47,12 @@ int ChunkSize(size_t needed, int attempts_left, int threads) {
   return static_cast<int>(std::min(static_cast<size_t>(attempts_left), std::clamp(needed, 4 * t, 64 * t)));
 }
 
-// A valid candidate: its schedule, its trace hash and the cost model's summary of its lowered program.
+// A valid candidate: its schedule, its trace hash, the hash of its lowered program (two traces may
+// lower to the same program) and the cost model's summary of that program.
 struct Member {
   tir::Schedule schedule;
   std::string hash;
+  size_t code_hash = 0;
   std::vector<float> summary;
 };
 
@@ -118,6 +121,7 @@ struct Prepared {
   std::string json, hash;
   std::optional<bool> valid;
   std::vector<float> summary;  // the cost model's, made when `valid` was computed
+  size_t code_hash = 0;        // tir::StructuralHash of the lowered body, made with `summary`
 };
 
 // Frees items[from..] on the worker threads, then drops them: a schedule is thousands of small
@@ -137,8 +141,15 @@ void FreeInParallel(std::vector<T>& items, size_t from, int threads) {
 class Pool {
  public:
   Pool(const tir::Workload& workload, tir::TargetKind target, int threads, const CostModel& model,
-       EvolutionarySearch::Stats& stats)
-      : workload_(workload), target_(target), threads_(threads), model_(model), stats_(stats) {}
+       const EvolutionConfig& config, EvolutionarySearch::Stats& stats)
+      : workload_(workload),
+        target_(target),
+        threads_(threads),
+        model_(model),
+        distinct_programs_(config.distinct_programs),
+        stats_(stats) {
+    limits_.max_unrolled_statements = config.max_unrolled_statements;
+  }
 
   bool Seen(const std::string& hash) const { return seen_.count(hash) > 0; }
 
@@ -207,16 +218,22 @@ class Pool {
   }
 
   // Admits a replayed or sampled schedule of this workload and target if it is new and valid
-  // (checked here unless that was done ahead).
+  // (checked here unless that was done ahead), and its program is not one admitted before: a trace
+  // that differs from another only in decisions that leave the program alone (e.g. an unroll depth
+  // above the loops' extents) would get its twin's score and be measured again for nothing.
   std::optional<Member> Admit(Prepared p) {
     if (!seen_.insert(p.hash).second) return std::nullopt;
-    if (!p.valid) p.valid = Valid(*p.schedule, &p.summary);
+    if (!p.valid) p.valid = Valid(*p.schedule, &p.summary, &p.code_hash);
     if (!*p.valid) {
       ++stats_.invalid;
       return std::nullopt;
     }
-    archive_.push_back({std::move(p.json), p.hash});
-    return Member{std::move(*p.schedule), std::move(p.hash), std::move(p.summary)};
+    if (distinct_programs_ && !programs_.insert(p.code_hash).second) {
+      ++stats_.same_program;
+      return std::nullopt;
+    }
+    archive_.push_back({std::move(p.json), p.hash, p.code_hash});
+    return Member{std::move(*p.schedule), std::move(p.hash), p.code_hash, std::move(p.summary)};
   }
 
   // Fresh samples until `want` are admitted (each goes to `take`), `max_attempts` were drawn, or
@@ -258,6 +275,7 @@ class Pool {
   struct Entry {
     std::string trace_json;
     std::string hash;
+    size_t code_hash = 0;
   };
   // Every valid candidate, in the order found.
   const std::vector<Entry>& archive() const { return archive_; }
@@ -294,18 +312,19 @@ class Pool {
   void Check(std::vector<Prepared>& out, const std::vector<size_t>& which) const {
     tir::ParallelFor(threads_, which.size(), [&](size_t j) {
       Prepared& p = out[which[j]];
-      p.valid = Valid(*p.schedule, &p.summary);
+      p.valid = Valid(*p.schedule, &p.summary, &p.code_hash);
       if (!*p.valid) p.schedule.reset();
     });
   }
 
   // Lowering is what makes the search expensive; the GPU check and the model's summary are cheap
   // after it. Pure: runs on any thread (the tir code has no global mutable state).
-  bool Valid(const tir::Schedule& sch, std::vector<float>* summary) const {
+  bool Valid(const tir::Schedule& sch, std::vector<float>* summary, size_t* code_hash) const {
     auto f = tir::Lower(sch.state());
     if (!f) return false;
-    if (target_ == tir::TargetKind::kCuda && !tir::CheckGpuValidity(*f)) return false;
+    if (target_ == tir::TargetKind::kCuda && !tir::CheckGpuValidity(*f, limits_)) return false;
     *summary = model_.Summarize(*f);
+    *code_hash = tir::StructuralHash(f->body);
     return true;
   }
 
@@ -313,8 +332,11 @@ class Pool {
   tir::TargetKind target_;
   int threads_;
   const CostModel& model_;
+  tir::GpuLimits limits_;  // the defaults, with the search's cap on unrolled code
+  bool distinct_programs_;
   EvolutionarySearch::Stats& stats_;
   std::unordered_set<std::string> seen_;  // membership only: never iterated
+  std::unordered_set<size_t> programs_;   // code hashes of the admitted; membership only
   std::vector<Entry> archive_;
 };
 
@@ -416,7 +438,7 @@ std::vector<Candidate> EvolutionarySearch::NextBatch(int n, CostModel& model,
   if (n <= 0) return {};
   const size_t population = static_cast<size_t>(std::max(1, config_.population));
   const int threads = ThreadCount(config_.num_threads);
-  Pool pool(workload_, target_, threads, model, stats_);
+  Pool pool(workload_, target_, threads, model, config_, stats_);
 
   // Initial population: the best measured schedules (replayed here, so they are schedules of this
   // workload and target whatever their origin), then fresh samples of the template.
@@ -499,17 +521,24 @@ std::vector<Candidate> EvolutionarySearch::NextBatch(int n, CostModel& model,
     if (n >= 2) n_random = std::max(n_random, 1);
     n_random = std::min(n_random, n);
   }
+  // A program proposed by an earlier call is measured or on its way: not again (the pool keeps the
+  // programs of one call distinct).
+  const auto proposed_before = [&](size_t code_hash) {
+    return config_.distinct_programs && proposed_programs_.count(code_hash) > 0;
+  };
   std::vector<Candidate> batch;
+  std::vector<size_t> batch_programs;
   std::unordered_set<std::string> chosen;  // membership only
   for (size_t i = 0; i < members.size() && static_cast<int>(batch.size()) < n - n_random; ++i) {
     const std::string& h = members[i].hash;
-    if (measured.count(h) || !chosen.insert(h).second) continue;
+    if (measured.count(h) || proposed_before(members[i].code_hash) || !chosen.insert(h).second) continue;
     batch.push_back({members[i].schedule, h, scores[i]});
+    batch_programs.push_back(members[i].code_hash);
   }
   std::vector<size_t> rest;  // archive order: deterministic
   for (size_t i = 0; i < pool.archive().size(); ++i) {
-    const std::string& h = pool.archive()[i].hash;
-    if (!measured.count(h) && !chosen.count(h)) rest.push_back(i);
+    const auto& e = pool.archive()[i];
+    if (!measured.count(e.hash) && !chosen.count(e.hash) && !proposed_before(e.code_hash)) rest.push_back(i);
   }
   // Partial Fisher-Yates: the first `k` of `rest` become a uniform sample without replacement.
   const size_t k = std::min(rest.size(), static_cast<size_t>(n) - batch.size());
@@ -521,6 +550,7 @@ std::vector<Candidate> EvolutionarySearch::NextBatch(int n, CostModel& model,
     auto sch = tir::Schedule::Replay(workload_, target_, *trace);
     AUTOTUNE_CHECK(sch.ok(), "an archived candidate must replay as it did before");
     batch.push_back({std::move(*sch), e.hash, 0.0});
+    batch_programs.push_back(e.code_hash);
   }
   // Still short: the population held too few unmeasured candidates (a small space, most of it
   // measured). Fresh samples, checked against `measured` before they are lowered, find the rest;
@@ -530,8 +560,12 @@ std::vector<Candidate> EvolutionarySearch::NextBatch(int n, CostModel& model,
     pool.SampleFresh(
         rng_, static_cast<size_t>(n) - batch.size(), fill_attempts, 4 * kMaxFruitlessAttempts,
         [&](const std::string& h) { return measured.count(h) > 0; },
-        [&](Member m) { batch.push_back({std::move(m.schedule), std::move(m.hash), 0.0}); });
+        [&](Member m) {
+          batch_programs.push_back(m.code_hash);
+          batch.push_back({std::move(m.schedule), std::move(m.hash), 0.0});
+        });
   }
+  proposed_programs_.insert(batch_programs.begin(), batch_programs.end());
   FreeInParallel(members, 0, threads);
   return batch;
 }

@@ -22,6 +22,7 @@
 #include "tir/lower/lower.h"
 #include "tir/ops/operator.h"
 #include "tir/printer.h"
+#include "tir/structural_equal.h"
 
 namespace autotune::search {
 namespace {
@@ -337,6 +338,43 @@ TEST(EvolutionarySearch, BatchesAreDistinctValidAndUnmeasured) {
   }
 }
 
+// The largest fully unrolled code among a batch's candidates (cuda).
+int64_t MostUnrolledStatements(const std::vector<Candidate>& batch) {
+  int64_t most = 0;
+  for (const auto& c : batch) {
+    auto f = tir::Lower(c.schedule.state());
+    EXPECT_TRUE(f);
+    if (!f) continue;
+    tir::GpuLimits roomy;
+    roomy.max_unrolled_statements = int64_t{1} << 40;
+    auto u = tir::CheckGpuValidity(*f, roomy);
+    EXPECT_TRUE(u);
+    if (u) most = std::max(most, u->unrolled_statements);
+  }
+  return most;
+}
+
+// Candidates over the cap on unrolled code are never proposed (they would mostly run into the build
+// timeout); the same search without the cap proposes some.
+TEST(EvolutionarySearch, CandidatesWithTooMuchUnrolledCodeAreNotProposed) {
+  const tir::Workload w = Gemm();
+  FakeModel model(HashScore);
+  EvolutionConfig roomy = SmallConfig();
+  roomy.max_unrolled_statements = int64_t{1} << 40;
+  EvolutionarySearch uncapped(w, TargetKind::kCuda, roomy, 7);
+  const int64_t most = MostUnrolledStatements(uncapped.NextBatch(32, model, {}, {}));
+  ASSERT_GT(most, 8);
+
+  EvolutionConfig capped = roomy;
+  capped.max_unrolled_statements = most / 2;
+  EvolutionarySearch search(w, TargetKind::kCuda, capped, 7);
+  auto batch = search.NextBatch(32, model, {}, {});
+  EXPECT_FALSE(batch.empty());
+  EXPECT_LE(MostUnrolledStatements(batch), capped.max_unrolled_statements);
+  EXPECT_GT(search.stats().invalid, 0);
+  EXPECT_EQ(EvolutionConfig{}.max_unrolled_statements, 3072);
+}
+
 TEST(EvolutionarySearch, EpsilonShareIsRandom) {
   const tir::Workload w = Gemm();
   EvolutionConfig config = SmallConfig();
@@ -456,26 +494,63 @@ TEST(EvolutionarySearch, TheModelScoresSummariesMadeWhereTheSearchLowers) {
   EXPECT_LT(model.summarized.load(), model.scored);
 }
 
-TEST(EvolutionarySearch, TinySpaceIsExhaustedWithoutHanging) {
-  // gemm 2x2x2 on cpu: 4 x 4 spatial tilings, 2 reduction tilings, 4 unroll depths = 128 schedules.
-  const tir::Workload w = Make("gemm", "M=2,N=2,K=2");
-  EvolutionarySearch search(w, TargetKind::kCpu, SmallConfig(), 1);
-  FakeModel model(HashScore);
-  std::unordered_set<std::string> measured;
+// Every candidate a search proposes until it runs dry (the trace hashes it returned).
+std::vector<Candidate> ExhaustSearch(EvolutionarySearch& search, CostModel& model,
+                                     std::unordered_set<std::string>& measured, const tir::Workload& w) {
+  std::vector<Candidate> all;
   auto batch = search.NextBatch(200, model, measured, {});
   EXPECT_GT(batch.size(), 0u);
-  EXPECT_LE(batch.size(), 128u);
-  ExpectValidBatch(batch, w, TargetKind::kCpu, measured, "tiny");
   int rounds = 0;
   while (!batch.empty() && rounds < 40) {
-    for (const auto& c : batch) measured.insert(c.trace_hash);
-    batch = search.NextBatch(64, model, measured, {});
     ExpectValidBatch(batch, w, TargetKind::kCpu, measured, "tiny");
+    for (auto& c : batch) {
+      measured.insert(c.trace_hash);
+      all.push_back(std::move(c));
+    }
+    batch = search.NextBatch(64, model, measured, {});
     ++rounds;
   }
   EXPECT_TRUE(batch.empty());
-  EXPECT_EQ(measured.size(), 128u);
   EXPECT_TRUE(search.NextBatch(8, model, measured, {}).empty());
+  return all;
+}
+
+// How many different programs (lowered bodies, compared structurally) the candidates make.
+size_t DistinctPrograms(const std::vector<Candidate>& candidates) {
+  std::vector<tir::Stmt> programs;
+  for (const auto& c : candidates) {
+    auto f = tir::Lower(c.schedule.state());
+    EXPECT_TRUE(f);
+    if (!f) continue;
+    const bool known = std::any_of(programs.begin(), programs.end(),
+                                   [&](const tir::Stmt& p) { return tir::StructuralEqual(p, f->body); });
+    if (!known) programs.push_back(f->body);
+  }
+  return programs.size();
+}
+
+TEST(EvolutionarySearch, TinySpaceIsExhaustedWithoutHanging) {
+  // gemm 2x2x2 on cpu: 4 x 4 spatial tilings, 2 reduction tilings, 4 unroll depths = 128 schedules,
+  // fewer programs (an unroll depth beyond the loops' extents changes nothing).
+  const tir::Workload w = Make("gemm", "M=2,N=2,K=2");
+  FakeModel model(HashScore);
+
+  EvolutionConfig by_trace = SmallConfig();
+  by_trace.distinct_programs = false;
+  EvolutionarySearch every_trace(w, TargetKind::kCpu, by_trace, 1);
+  std::unordered_set<std::string> measured;
+  const std::vector<Candidate> traces = ExhaustSearch(every_trace, model, measured, w);
+  EXPECT_EQ(traces.size(), 128u);
+  const size_t programs = DistinctPrograms(traces);
+  EXPECT_LT(programs, traces.size());
+
+  // By program (the default): each program once, and all of them.
+  EvolutionarySearch search(w, TargetKind::kCpu, SmallConfig(), 1);
+  measured.clear();
+  const std::vector<Candidate> distinct = ExhaustSearch(search, model, measured, w);
+  EXPECT_EQ(distinct.size(), programs);
+  EXPECT_EQ(DistinctPrograms(distinct), distinct.size());
+  EXPECT_GT(search.stats().same_program, 0);
 }
 
 // Everything a search proposes and counts over a few batches, as text.
