@@ -1,12 +1,18 @@
 #include "measure/nvrtc_compiler.h"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "measure/subprocess.h"
 
@@ -19,6 +25,8 @@ static_assert(std::is_same_v<nvrtcProgram, autotune::measure::Nvrtc::Program>);
 #endif
 
 namespace autotune::measure {
+
+namespace fs = std::filesystem;
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -76,7 +84,9 @@ Result<Nvrtc> Load() {
 // ---- the child's answer: status byte, log size, log, cubin -------------------------------------
 enum : char { kChildOk = 'o', kChildCompileError = 'e', kChildFailed = 'f' };
 
-std::string Encode(const NvrtcOutput& out) {
+}  // namespace
+
+std::string EncodeNvrtcOutput(const NvrtcOutput& out) {
   std::string s(1, out.status == NvrtcOutput::Status::kOk             ? kChildOk
                    : out.status == NvrtcOutput::Status::kCompileError ? kChildCompileError
                                                                       : kChildFailed);
@@ -87,6 +97,8 @@ std::string Encode(const NvrtcOutput& out) {
   s += out.cubin;
   return s;
 }
+
+namespace {
 
 // Reads the number in front of `phrase` in `line` ("8 bytes spill stores" -> 8); -1 when absent.
 int64_t NumberBefore(const std::string& line, const char* phrase) {
@@ -185,18 +197,10 @@ NvrtcOutput CompileToCubin(const Nvrtc& nv, const std::string& source, const std
   return out;
 }
 
-NvrtcOutput CompileToCubinIsolated(const Nvrtc& nv, const std::string& source, const std::vector<std::string>& options,
-                                   double cpu_limit_s) {
-  ForkLimits limits;
-  limits.cpu_s = cpu_limit_s;
-  limits.wall_s = kWallLimitFactor * cpu_limit_s;
-  limits.nice = kCompileNice;
-  ProcessResult p = RunForked(
-      [&](int fd) {
-        const std::string bytes = Encode(CompileToCubin(nv, source, options));
-        WriteFully(fd, bytes.data(), bytes.size());
-      },
-      limits);
+namespace {
+
+// What the compiling process ended with (p) and sent (`bytes`: EncodeNvrtcOutput's), as a result.
+NvrtcOutput DecodeChildResult(const ProcessResult& p, const std::string& bytes, double cpu_limit_s, double wall_limit_s) {
   NvrtcOutput out;
   out.seconds = p.seconds;
   out.cpu_seconds = p.cpu_seconds;
@@ -207,8 +211,8 @@ NvrtcOutput CompileToCubinIsolated(const Nvrtc& nv, const std::string& source, c
   }
   if (p.timed_out) {
     out.status = NvrtcOutput::Status::kTimeout;
-    out.message = p.seconds >= limits.wall_s
-                      ? fmt::format("NVRTC exceeded {:g} s of wall time (the machine is overloaded?)", limits.wall_s)
+    out.message = p.seconds >= wall_limit_s
+                      ? fmt::format("NVRTC exceeded {:g} s of wall time (the machine is overloaded?)", wall_limit_s)
                       : fmt::format("NVRTC exceeded {:g} s of CPU time", cpu_limit_s);
     return out;
   }
@@ -217,21 +221,24 @@ NvrtcOutput CompileToCubinIsolated(const Nvrtc& nv, const std::string& source, c
     return out;
   }
   uint64_t n = 0;
-  if (p.output.size() < 1 + sizeof n) {
-    out.message = fmt::format("the NVRTC process exited with code {} without a result", p.exit_code);
+  if (bytes.size() < 1 + sizeof n) {
+    std::string said = TrimLog(p.output, 1000);
+    while (!said.empty() && said.back() == '\n') said.pop_back();
+    out.message = fmt::format("the NVRTC process exited with code {} without a result{}", p.exit_code,
+                              said.empty() ? "" : ": " + said);
     return out;
   }
-  std::memcpy(&n, p.output.data() + 1, sizeof n);
-  if (n > p.output.size() - 1 - sizeof n) {
+  std::memcpy(&n, bytes.data() + 1, sizeof n);
+  if (n > bytes.size() - 1 - sizeof n) {
     out.message = "the NVRTC process sent a malformed result";
     return out;
   }
-  std::string text = p.output.substr(1 + sizeof n, n);
-  switch (p.output[0]) {
+  std::string text = bytes.substr(1 + sizeof n, n);
+  switch (bytes[0]) {
     case kChildOk:
       out.status = NvrtcOutput::Status::kOk;
       out.log = std::move(text);
-      out.cubin = p.output.substr(1 + sizeof n + n);
+      out.cubin = bytes.substr(1 + sizeof n + n);
       break;
     case kChildCompileError:
       out.status = NvrtcOutput::Status::kCompileError;
@@ -242,6 +249,94 @@ NvrtcOutput CompileToCubinIsolated(const Nvrtc& nv, const std::string& source, c
       break;
   }
   return out;
+}
+
+// The helper next to this executable, or the one AUTOTUNE_NVRTC_HELPER names ("" there: none).
+std::string FindNvrtcHelper() {
+  if (const char* env = std::getenv("AUTOTUNE_NVRTC_HELPER")) return env;
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return "";
+  const fs::path helper = self.parent_path() / kNvrtcHelperName;
+  return access(helper.c_str(), X_OK) == 0 ? helper.string() : "";
+}
+
+// A file name no other compile of this machine's processes uses, in a directory of this user's.
+Result<fs::path> ScratchFile(const char* suffix) {
+  static std::atomic<uint64_t> counter{0};
+  std::error_code ec;
+  const fs::path dir = fs::temp_directory_path(ec) / fmt::format("autotune-{}", getuid()) / "nvrtc";
+  if (ec) return MakeError("no temporary directory: " + ec.message());
+  fs::create_directories(dir, ec);
+  if (ec) return MakeError(fmt::format("cannot create {}: {}", dir.string(), ec.message()));
+  return dir / fmt::format("{}-{}{}", getpid(), counter.fetch_add(1), suffix);
+}
+
+}  // namespace
+
+const std::string& NvrtcHelperPath() {
+  static const std::string path = FindNvrtcHelper();
+  return path;
+}
+
+NvrtcOutput CompileToCubinInHelper(const std::string& helper, const std::string& source,
+                                   const std::vector<std::string>& options, double cpu_limit_s) {
+  const double wall_limit_s = kWallLimitFactor * cpu_limit_s;
+  auto failed = [](std::string message) {
+    NvrtcOutput out;
+    out.message = std::move(message);
+    return out;
+  };
+  auto source_path = ScratchFile(".cu");
+  auto result_path = ScratchFile(".out");
+  if (!source_path || !result_path) return failed((source_path ? result_path : source_path).error().message);
+  struct Remove {
+    const fs::path& a;
+    const fs::path& b;
+    ~Remove() {
+      std::error_code ec;
+      fs::remove(a, ec);
+      fs::remove(b, ec);
+    }
+  } remove{*source_path, *result_path};
+  {
+    std::ofstream f(*source_path, std::ios::binary);
+    f << source;
+    if (!f.flush()) return failed("cannot write " + source_path->string());
+  }
+  std::vector<std::string> argv = {helper, fmt::format("{:g}", cpu_limit_s), std::to_string(kCompileNice),
+                                   source_path->string(), result_path->string()};
+  argv.insert(argv.end(), options.begin(), options.end());
+  ProcessResult p = RunProcess(argv, "", wall_limit_s);
+  // The CPU limit's signals: SIGXCPU at the soft limit, SIGKILL at the hard one.
+  if (!p.timed_out && (p.term_signal == SIGXCPU || (p.term_signal == SIGKILL && p.cpu_seconds >= cpu_limit_s))) {
+    p.timed_out = true;
+    p.term_signal = 0;
+  }
+  std::string bytes;
+  if (p.ok()) {
+    std::ifstream f(*result_path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  }
+  return DecodeChildResult(p, bytes, cpu_limit_s, wall_limit_s);
+}
+
+NvrtcOutput CompileToCubinIsolated(const Nvrtc& nv, const std::string& source, const std::vector<std::string>& options,
+                                   double cpu_limit_s) {
+  if (const std::string& helper = NvrtcHelperPath(); !helper.empty()) {
+    return CompileToCubinInHelper(helper, source, options, cpu_limit_s);
+  }
+  ForkLimits limits;
+  limits.cpu_s = cpu_limit_s;
+  limits.wall_s = kWallLimitFactor * cpu_limit_s;
+  limits.nice = kCompileNice;
+  ProcessResult p = RunForked(
+      [&](int fd) {
+        const std::string bytes = EncodeNvrtcOutput(CompileToCubin(nv, source, options));
+        WriteFully(fd, bytes.data(), bytes.size());
+      },
+      limits);
+  return DecodeChildResult(p, p.output, cpu_limit_s, limits.wall_s);
 }
 
 PtxasInfo ParsePtxasInfo(const std::string& log) {

@@ -76,16 +76,38 @@ struct NvrtcOutput {
 // Compiles in this thread.
 NvrtcOutput CompileToCubin(const Nvrtc& nvrtc, const std::string& source, const std::vector<std::string>& options);
 
-// Compiles in a forked child process (RunForked), killed past `cpu_limit_s` seconds of CPU time or
-// kWallLimitFactor times that in wall time (kTimeout): the CPU limit is the same on a loaded machine
-// as on an idle one, the wall limit only catches a child starved or stuck. The child runs at a nice
-// value kCompileNice higher than ours: while a tuning job proposes its next candidates (the job's
-// critical path) the compiles of the rounds in flight take the CPU time the search leaves. `nvrtc`
-// must be loaded in this process before (LoadNvrtc), so the child only calls into it.
+// Compiles in a process of its own, killed past `cpu_limit_s` seconds of CPU time or kWallLimitFactor
+// times that in wall time (kTimeout): the CPU limit is the same on a loaded machine as on an idle
+// one, the wall limit only catches a process starved or stuck. The process runs at a nice value
+// kCompileNice higher than ours: while a tuning job proposes its next candidates (the job's critical
+// path) the compiles of the rounds in flight take the CPU time the search leaves.
+//
+// The process is the helper executable autotune-nvrtc (NvrtcHelperPath) when there is one, else a
+// fork of this process (`nvrtc` must then be loaded here before, LoadNvrtc, so the child only calls
+// into it). The helper is the better choice for a large, busy process such as a tuning job: every
+// fork marks all of the parent's memory copy-on-write, and while forked children live the parent's
+// threads fault on the pages they write. Offline, 16 idle children kept alive by forking (about 20
+// forks a second, as 16 compilers do) made the search of conv2d c512-h7-n16 2x slower (sys time
+// 1.4 -> 37-50 s); a helper started with posix_spawn shares nothing.
 inline constexpr double kWallLimitFactor = 4;
 inline constexpr int kCompileNice = 10;
 NvrtcOutput CompileToCubinIsolated(const Nvrtc& nvrtc, const std::string& source,
                                    const std::vector<std::string>& options, double cpu_limit_s);
+
+// The helper: its file name, and its path: $AUTOTUNE_NVRTC_HELPER when set ("" there: no helper),
+// else autotune-nvrtc next to this executable if it is there, else "" (decided once per process).
+inline constexpr const char* kNvrtcHelperName = "autotune-nvrtc";
+const std::string& NvrtcHelperPath();
+
+// CompileToCubinIsolated with the helper at `helper`, which is run as
+//   helper CPU_LIMIT_S NICE SOURCE_FILE RESULT_FILE [NVRTC_OPTION...]
+// (measure/nvrtc_helper_main.cc); the files are scratch files of ours, removed after.
+NvrtcOutput CompileToCubinInHelper(const std::string& helper, const std::string& source,
+                                   const std::vector<std::string>& options, double cpu_limit_s);
+
+// The compiling process's answer, as it writes it: a status byte, the log's (or for a failure, the
+// message's) size and text, then the cubin.
+std::string EncodeNvrtcOutput(const NvrtcOutput& out);
 
 // What ptxas -v reports, over all kernels of a module:
 //   ptxas info    : Compiling entry function 'k' for 'sm_90'

@@ -28,6 +28,12 @@ using Clock = std::chrono::steady_clock;
 
 double SecondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
+// User + system CPU time of a reaped child.
+double CpuSeconds(const rusage& u) {
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+
 }  // namespace
 
 ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string& cwd, double timeout_s,
@@ -89,8 +95,9 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string
   // Reap it; a process that closed its output but keeps running still gets the time limit.
   if (r.timed_out) kill(-pid, SIGKILL);  // the group: the compiler driver's children (cc1, as, ld) too
   int status = 0;
+  rusage usage{};
   for (;;) {
-    const pid_t w = waitpid(pid, &status, WNOHANG);
+    const pid_t w = wait4(pid, &status, WNOHANG, &usage);
     if (w == pid) break;
     if (w < 0 && errno != EINTR) break;
     if (!r.timed_out && Clock::now() >= deadline) {
@@ -102,6 +109,7 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string
   if (r.timed_out) kill(-pid, SIGKILL);  // stragglers of the group, if the driver died first
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.term_signal = WTERMSIG(status);
+  r.cpu_seconds = CpuSeconds(usage);
   r.seconds = SecondsSince(t0);
   return r;
 }
@@ -248,8 +256,7 @@ ProcessResult RunForked(const std::function<void(int fd)>& body, const ForkLimit
   if (WIFSIGNALED(status)) r.term_signal = WTERMSIG(status);
   // The CPU limit's signals: SIGXCPU at the soft limit, SIGKILL at the hard one (a SIGKILL from us is
   // already counted above; from elsewhere, past the CPU limit, it is the hard limit's).
-  const double cpu = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-                     static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
+  const double cpu = CpuSeconds(usage);
   r.cpu_seconds = cpu;
   if (limits.cpu_s > 0 && !r.timed_out &&
       (r.term_signal == SIGXCPU || (r.term_signal == SIGKILL && cpu >= std::ceil(limits.cpu_s)))) {

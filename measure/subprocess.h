@@ -19,7 +19,7 @@ struct ProcessResult {
   int term_signal = 0;     // the signal that ended it, if any
   std::string output;      // stdout and stderr together, at most max_output bytes
   double seconds = 0;
-  double cpu_seconds = 0;  // RunForked: user + system CPU time of the child
+  double cpu_seconds = 0;  // user + system CPU time of the child and of the children it waited for
   bool ok() const { return started && !timed_out && term_signal == 0 && exit_code == 0; }
 };
 

@@ -129,6 +129,59 @@ TEST_F(CudaBuild, CompileErrorIsBuildErrorWithTheLog) {
   EXPECT_TRUE(results[1].ok()) << results[1].error_message;  // the batch goes on
 }
 
+// The helper executable (what the autotune CLI compiles with) answers like the forked child the
+// test executables use: a cubin with ptxas's report, a compile error with its log, NVRTC's own
+// failure with a message; and its CPU time is measured.
+TEST_F(CudaBuild, TheHelperCompilesLikeAForkedChild) {
+  const std::string helper = AUTOTUNE_NVRTC_HELPER_PATH;
+  const std::vector<std::string> options = NvrtcOptions("sm_90", Config());
+  NvrtcOutput ok = CompileToCubinInHelper(helper, kAddSource, options, 60);
+  ASSERT_EQ(ok.status, NvrtcOutput::Status::kOk) << ok.message;
+  EXPECT_EQ(ok.cubin.substr(0, 4), "\x7f" "ELF");
+  EXPECT_NE(ok.log.find("ptxas"), std::string::npos) << ok.log;
+  EXPECT_GT(ok.cpu_seconds, 0);
+  const NvrtcOutput forked = CompileToCubinIsolated(**LoadNvrtc(), kAddSource, options, 60);
+  ASSERT_EQ(forked.status, NvrtcOutput::Status::kOk) << forked.message;
+  EXPECT_EQ(ParsePtxasInfo(ok.log).registers, ParsePtxasInfo(forked.log).registers);
+
+  NvrtcOutput bad = CompileToCubinInHelper(helper, "extern \"C\" __global__ void k() { x; }\n", options, 60);
+  EXPECT_EQ(bad.status, NvrtcOutput::Status::kCompileError);
+  EXPECT_NE(bad.log.find("error"), std::string::npos) << bad.log;
+
+  std::vector<std::string> unknown = options;
+  unknown.push_back("--no-such-option");
+  NvrtcOutput failed = CompileToCubinInHelper(helper, kAddSource, unknown, 60);
+  EXPECT_EQ(failed.status, NvrtcOutput::Status::kFailed);
+  EXPECT_NE(failed.message.find("nvrtcCompileProgram"), std::string::npos) << failed.message;
+
+  NvrtcOutput missing = CompileToCubinInHelper((fs::path(dir_) / "no-helper").string(), kAddSource, options, 60);
+  EXPECT_EQ(missing.status, NvrtcOutput::Status::kFailed);
+  EXPECT_NE(missing.message.find("cannot start"), std::string::npos) << missing.message;
+}
+
+// A helper past its CPU limit is a timeout (the limit is the helper's own RLIMIT_CPU: a stand-in
+// script sets it the same way); one that ends without a result says what it printed.
+TEST(NvrtcHelper, CpuLimitIsATimeoutAndAMissingResultIsReported) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("nvrtc_helper_test-{}", getpid());
+  fs::create_directories(dir);
+  const fs::path spin = dir / "spin";
+  std::ofstream(spin) << "#!/bin/sh\nulimit -S -t \"$1\"\nwhile :; do :; done\n";
+  const fs::path quiet = dir / "quiet";
+  std::ofstream(quiet) << "#!/bin/sh\necho 'no NVRTC here' >&2\nexit 3\n";
+  fs::permissions(spin, fs::perms::owner_all);
+  fs::permissions(quiet, fs::perms::owner_all);
+
+  NvrtcOutput slow = CompileToCubinInHelper(spin.string(), "//", {}, 1);
+  EXPECT_EQ(slow.status, NvrtcOutput::Status::kTimeout) << slow.message;
+  EXPECT_NE(slow.message.find("CPU time"), std::string::npos) << slow.message;  // not the wall limit (4 s)
+
+  NvrtcOutput none = CompileToCubinInHelper(quiet.string(), "//", {}, 10);
+  EXPECT_EQ(none.status, NvrtcOutput::Status::kFailed);
+  EXPECT_NE(none.message.find("code 3"), std::string::npos) << none.message;
+  EXPECT_NE(none.message.find("no NVRTC here"), std::string::npos) << none.message;
+  fs::remove_all(dir);
+}
+
 TEST_F(CudaBuild, SourceWithoutLaunchesIsBuildError) {
   NvrtcBuilder builder(Config());
   auto results = builder.Build({BuildInput::FromSource(kAddSource, "vadd", 3)});
