@@ -1,9 +1,12 @@
 #include "search/default_schedule.h"
 
+#include <algorithm>
 #include <memory>
 
 #include "search/rules/rule_util.h"
 #include "search/rules/schedule_rule.h"
+#include "tir/analysis/gpu_validity.h"
+#include "tir/lower/lower.h"
 
 namespace autotune::search {
 
@@ -100,15 +103,28 @@ SketchDecisions DefaultDecisions(const Schedule& fresh, const SketchSpec& sketch
   return d;
 }
 
-SketchDecisions DefaultDecisions(TargetKind target) {
+SketchDecisions DefaultDecisions(TargetKind target) { return DefaultDecisionsShrunk(target, 0); }
+
+SketchDecisions DefaultDecisionsShrunk(TargetKind target, int shrink) {
   SketchDecisions d;
   if (target == TargetKind::kCuda) {
+    // Caps of the last two spatial axes' levels, innermost first, from the default down.
+    static const std::vector<int64_t> kSpatialCaps[] = {{4, 1, 16, 2}, {2, 1, 16, 2}, {2, 1, 8, 2},
+                                                        {1, 1, 8, 2},  {1, 1, 8, 1},  {1, 1, 4, 1}};
+    constexpr int kSpatialSteps = static_cast<int>(std::size(kSpatialCaps));
+    static_assert(kSpatialSteps + 1 == kDefaultShrinkSteps);
+    const int spatial = std::clamp(shrink, 0, kSpatialSteps - 1);
+    // The last step also takes one element of every reduction axis at a time into the copies.
+    const bool whole_reduce = shrink < kDefaultShrinkSteps - 1;
     // Levels: spatial [block, vthread, thread, inner, innermost]; reduce [outer, middle, inner].
-    d.tiles = [](const TileRequest& r) -> std::optional<std::vector<int64_t>> {
-      if (r.reduce) return Fill(r.extent, {1, r.axis == 0 ? 8 : 7}, r.levels);
+    d.tiles = [spatial, whole_reduce](const TileRequest& r) -> std::optional<std::vector<int64_t>> {
+      if (r.reduce) {
+        if (!whole_reduce) return Fill(r.extent, {1, 1}, r.levels);
+        return Fill(r.extent, {1, r.axis == 0 ? 8 : 7}, r.levels);
+      }
       // Per thread 2 x 4 rows and columns (two virtual threads apart, so a warp's shared-memory reads
       // spread over the banks), 16 x 16 threads: 128 x 128 block tiles where the extents allow.
-      if (r.axis >= r.num_axes - 2) return Fill(r.extent, {4, 1, 16, 2}, r.levels);
+      if (r.axis >= r.num_axes - 2) return Fill(r.extent, kSpatialCaps[spatial], r.levels);
       return Fill(r.extent, {}, r.levels);
     };
     d.unroll = [](const std::vector<int64_t>& c) -> std::optional<int64_t> { return c.size() > 3 ? 3 : 0; };
@@ -132,6 +148,12 @@ SketchDecisions DefaultDecisions(TargetKind target) {
 
 namespace {
 
+// Whether the schedule lowers and passes the GPU validity check (sm_90's limits).
+bool FitsTheGpu(const Schedule& sch) {
+  auto f = Lower(sch.state());
+  return f && CheckGpuValidity(*f).ok();
+}
+
 const SketchSpec* FirstSketch(TargetKind target) {
   for (const auto& s : BuiltinSketches()) {
     if (s.target == target) return &s;
@@ -146,6 +168,13 @@ Result<Schedule> DefaultSchedule(const Workload& workload, TargetKind target) {
   if (!sketch) return MakeError("no sketch for this target");
   Schedule sch(workload, target);
   if (auto r = ApplySketch(sch, *sketch, DefaultDecisions(target)); !r) return r.error();
+  if (target != TargetKind::kCuda || FitsTheGpu(sch)) return sch;
+  // Too large for the GPU (e.g. a 7x7 stride-2 convolution's input tile in shared memory): smaller
+  // tiles, step by step; if none fits, the default as it is (its measurement says why).
+  for (int shrink = 1; shrink < kDefaultShrinkSteps; ++shrink) {
+    Schedule smaller(workload, target);
+    if (ApplySketch(smaller, *sketch, DefaultDecisionsShrunk(target, shrink)) && FitsTheGpu(smaller)) return smaller;
+  }
   return sch;
 }
 

@@ -14,11 +14,19 @@ namespace autotune::search {
 // Heuristic tile sizes: modest register tiles, 16x16-ish thread blocks on GPUs, vector-width inner
 // loops and small register blocks on CPUs.
 SketchDecisions DefaultDecisions(tir::TargetKind target);
+// The same, with smaller tiles: `shrink` 0 is DefaultDecisions, each step up to
+// kDefaultShrinkSteps - 1 takes smaller cuda block tiles (the last one also takes the reduction one
+// element at a time into shared memory); the cpu decisions do not shrink.
+inline constexpr int kDefaultShrinkSteps = 7;
+SketchDecisions DefaultDecisionsShrunk(tir::TargetKind target, int shrink);
 // Hand-picked decisions for one sketch on the workload of `fresh` (an untransformed schedule); for
 // cuda.split_k: the part count that gives about 256 Ki partial sums, output tiles planned jointly
 // (about 128 threads, up to 8 x 2 outputs per thread).
 SketchDecisions DefaultDecisions(const tir::Schedule& fresh, const SketchSpec& sketch);
 
+// On cuda, when the default decisions make a kernel that does not fit the GPU (sm_90's limits, e.g.
+// a 7x7 stride-2 convolution's input tile in shared memory), the first of the shrunk decisions that
+// fits; none fitting, the default as it is.
 Result<tir::Schedule> DefaultSchedule(const tir::Workload& workload, tir::TargetKind target);
 // The default schedule first, then one schedule per other sketch offered for the workload, each with
 // its hand-picked decisions (the first batch of a tuning job measures them all).

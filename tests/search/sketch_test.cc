@@ -106,6 +106,35 @@ TEST(Sketches, DefaultSchedulesCoverEveryOfferedSketch) {
   EXPECT_EQ(DefaultSchedules(Make("gemm", "M=2048,N=1024,K=1024"), TargetKind::kCuda).size(), 1u);
 }
 
+// The cuda default fits the GPU also where the hand-picked tiles do not (the stem convolution's 7x7
+// stride-2 input tile, the depthwise layer's copies: too much shared memory); where they do, it is
+// exactly the hand-picked schedule.
+TEST(Sketches, TheCudaDefaultShrinksItsTilesUntilItFits) {
+  const tir::GpuLimits sm90;
+  auto fits = [&](const tir::Schedule& sch) {
+    auto f = tir::Lower(sch.state());
+    return f && tir::CheckGpuValidity(*f, sm90).ok();
+  };
+  auto hand_picked = [](const tir::Workload& w) {
+    tir::Schedule sch(w, TargetKind::kCuda);
+    EXPECT_TRUE(ApplySketch(sch, BuiltinSketches().front(), DefaultDecisions(TargetKind::kCuda)));
+    return sch;
+  };
+  for (const char* shape : {"N=1,C=3,H=224,W=224,K=64,R=7,S=7,stride=2,pad=3",
+                            "N=1,C=32,H=112,W=112,K=32,R=3,S=3,stride=1,pad=1,groups=32"}) {
+    const tir::Workload w = Make("conv2d", shape);
+    ASSERT_EQ(BuiltinSketches().front().target, TargetKind::kCuda);
+    EXPECT_FALSE(fits(hand_picked(w))) << shape;
+    auto def = DefaultSchedule(w, TargetKind::kCuda);
+    ASSERT_TRUE(def) << shape;
+    EXPECT_TRUE(fits(*def)) << shape;
+  }
+  const tir::Workload gemm = Make("gemm", "M=1024,N=1024,K=1024");
+  auto def = DefaultSchedule(gemm, TargetKind::kCuda);
+  ASSERT_TRUE(def);
+  EXPECT_EQ(def->trace().ToJson(), hand_picked(gemm).trace().ToJson());
+}
+
 TEST(Sketches, HandPickedSplitKOfTheLateConvolution) {
   tir::Workload conv = Make("conv2d", kLateConv);
   auto defaults = DefaultSchedules(conv, TargetKind::kCuda);
