@@ -14,6 +14,7 @@
 #include "search/default_schedule.h"
 #include "search/mutation.h"
 #include "tir/analysis/gpu_validity.h"
+#include "tir/functor.h"
 #include "tir/structural_equal.h"
 #include "tir/check.h"
 #include "tir/lower/lower.h"
@@ -46,6 +47,23 @@ int ChunkSize(size_t needed, int attempts_left, int threads) {
   const auto t = static_cast<size_t>(threads);
   return static_cast<int>(std::min(static_cast<size_t>(attempts_left), std::clamp(needed, 4 * t, 64 * t)));
 }
+
+// The program as the code generators see it: lowering has applied each loop's auto_unroll_max_step
+// (unroll_loops marks the loops it unrolls) and nothing reads it after, so two depths that unroll
+// the same loops make the same program.
+class ForgetUnrollDepth : public tir::IRMutator {
+ public:
+  tir::Stmt Mutate_(const tir::ForNode* op, const tir::Stmt& self) override {
+    const tir::Stmt s = MutateFields(op, self);
+    const auto* f = tir::As<tir::ForNode>(s);
+    if (f->auto_unroll_max_step == 0) return s;
+    return tir::For(f->var, f->min, f->extent, f->for_kind, f->body, f->tag, 0);
+  }
+};
+
+// Equal for two lowered functions that generate the same code (a 64-bit hash: a collision, which
+// would drop one distinct candidate, is not worth a guard).
+size_t ProgramHash(const tir::PrimFunc& f) { return tir::StructuralHash(ForgetUnrollDepth().Mutate(f.body)); }
 
 // A valid candidate: its schedule, its trace hash, the hash of its lowered program (two traces may
 // lower to the same program) and the cost model's summary of that program.
@@ -121,7 +139,7 @@ struct Prepared {
   std::string json, hash;
   std::optional<bool> valid;
   std::vector<float> summary;  // the cost model's, made when `valid` was computed
-  size_t code_hash = 0;        // tir::StructuralHash of the lowered body, made with `summary`
+  size_t code_hash = 0;        // ProgramHash of the lowered function, made with `summary`
 };
 
 // Frees items[from..] on the worker threads, then drops them: a schedule is thousands of small
@@ -324,7 +342,7 @@ class Pool {
     if (!f) return false;
     if (target_ == tir::TargetKind::kCuda && !tir::CheckGpuValidity(*f, limits_)) return false;
     *summary = model_.Summarize(*f);
-    *code_hash = tir::StructuralHash(f->body);
+    *code_hash = ProgramHash(*f);
     return true;
   }
 
@@ -431,6 +449,11 @@ Proposal Breed(const std::vector<Member>& parents, const std::vector<double>& we
 EvolutionarySearch::EvolutionarySearch(const tir::Workload& workload, tir::TargetKind target, EvolutionConfig config,
                                        uint64_t seed)
     : workload_(workload), target_(target), config_(config), rng_(seed) {}
+
+void EvolutionarySearch::MarkProposed(const tir::Schedule& schedule) {
+  if (!config_.distinct_programs) return;
+  if (auto f = tir::Lower(schedule.state())) proposed_programs_.insert(ProgramHash(*f));
+}
 
 std::vector<Candidate> EvolutionarySearch::NextBatch(int n, CostModel& model,
                                                      const std::unordered_set<std::string>& measured,

@@ -66,6 +66,10 @@ class EvolutionarySearch {
   std::vector<Candidate> NextBatch(int n, CostModel& model, const std::unordered_set<std::string>& measured,
                                    const std::vector<tir::Schedule>& best_measured);
 
+  // A candidate proposed by someone else (the tuner's default schedules): with distinct_programs its
+  // program is not proposed by this search.
+  void MarkProposed(const tir::Schedule& schedule);
+
   // Counters for progress and tests.
   struct Stats {
     int64_t sampled = 0;    // fresh samples drawn

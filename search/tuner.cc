@@ -217,7 +217,9 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
         for (auto& def : DefaultSchedules(st.workload, target)) {
           if (static_cast<int>(batch.size()) >= n) break;
           std::string hash = db::HashTraceJson(def.trace().ToJson().dump());
-          if (proposed.insert(hash).second) batch.push_back(Candidate{std::move(def), std::move(hash), 0});
+          if (!proposed.insert(hash).second) continue;
+          st.search->MarkProposed(def);
+          batch.push_back(Candidate{std::move(def), std::move(hash), 0});
         }
       }
       if (static_cast<int>(batch.size()) < n) {
@@ -280,6 +282,8 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
       st.measured.insert(batch[k].trace_hash);
       ++report.trials;
       ++trials_done;
+      report.build_cpu_seconds += r.build_cpu_seconds;
+      if (builds[k].cached) ++report.cached_builds;
       if (!Valid(r)) {
         ++report.failed;
         continue;

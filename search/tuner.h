@@ -50,6 +50,9 @@ struct TaskReport {
   double build_seconds = 0;      //   lowering and compiling them (with overlapping rounds, also
                                  //   waiting for the compilers an older round still uses)
   double run_seconds = 0;        //   checking and timing them
+  double build_cpu_seconds = 0;  // CPU time of the compilers (cuda; 0 where not measured)
+  int cached_builds = 0;         // trials whose kernel was in the build cache (a program measured
+                                 // before: of this job, or of an earlier one with the same cache)
   std::string best_trace_json;   // "" when nothing valid
   std::vector<double> curve;     // best-so-far latency (ms) after each measured batch of this job
 };

@@ -229,6 +229,8 @@ json Report(const TuneOptions& o, const MeasureTarget& target, const std::vector
               {"search_seconds", r.search_seconds},
               {"build_seconds", r.build_seconds},
               {"run_seconds", r.run_seconds},
+              {"build_cpu_seconds", r.build_cpu_seconds},
+              {"cached_builds", r.cached_builds},
               {"best_trace", r.best_trace_json.empty() ? json(nullptr) : json::parse(r.best_trace_json)},
               {"curve", curve}};
     if (!r.spec.name.empty()) t["name"] = r.spec.name;

@@ -58,6 +58,9 @@ class FakeBuilder : public measure::Builder {
         b.source = src->code;
         b.entry = src->entry;
         b.artifact = "fake.so";
+        std::lock_guard lock(orders_mu);
+        b.cached = !built_sources.insert(b.source).second;
+        b.build_cpu_seconds = b.cached ? 0 : 0.25;
       }
       out.push_back(std::move(b));
     }
@@ -66,6 +69,7 @@ class FakeBuilder : public measure::Builder {
   std::function<void()> on_build;  // before each Build
   std::mutex orders_mu;
   std::vector<std::optional<uint64_t>> orders;  // the BuildOrder of each Build call's thread
+  std::set<std::string> built_sources;          // a source built again counts as a cache hit
 };
 
 // One measurement the fake runner made.
@@ -106,6 +110,7 @@ class FakeRunner : public measure::Runner {
         r.correct = true;
         r.max_rel_error = 1e-7;
       }
+      r.build_cpu_seconds = b.build_cpu_seconds;
       calls.push_back({h, r});
       out.push_back(r);
     }
@@ -245,6 +250,16 @@ TEST(Tuner, MeasuresTheBudgetStoresEveryResultAndStartsWithTheDefault) {
   for (const auto& rec : records) failed += !rec.valid();
   EXPECT_EQ(r.failed, failed);
   EXPECT_GT(failed, 0) << "the script fails some candidates";
+  // Every trial measured another program: no build came from the cache, and the report adds up the
+  // compilers' CPU time.
+  EXPECT_EQ(r.cached_builds, 0);
+  std::set<uint64_t> programs;
+  for (const auto& c : job.runner.calls) programs.insert(c.source_hash);
+  EXPECT_EQ(programs.size(), job.runner.calls.size());
+  double cpu = 0;
+  for (const auto& c : job.runner.calls) cpu += c.result.build_cpu_seconds;
+  EXPECT_DOUBLE_EQ(r.build_cpu_seconds, cpu);
+  EXPECT_GT(r.build_cpu_seconds, 0);
 }
 
 TEST(Tuner, FailedCandidatesNeverBecomeTheBest) {
