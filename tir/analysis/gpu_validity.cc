@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 
+#include "tir/analysis/unrolled_size.h"
 #include "tir/codegen/cuda_kernels.h"
 
 namespace autotune::tir {
@@ -50,29 +51,6 @@ int64_t LiveLocalBytes(const Stmt& s) {
   }
 }
 
-// Statements of the code after full unrolling (each store and barrier is one).
-int64_t UnrolledStatements(const Stmt& s) {
-  if (!s) return 0;
-  switch (s->kind) {
-    case StmtKind::kAllocate: return UnrolledStatements(As<AllocateNode>(s)->body);
-    case StmtKind::kFor: {
-      const auto* op = As<ForNode>(s);
-      const int64_t body = UnrolledStatements(op->body);
-      return CudaFullyUnrolls(op) ? SatMul(*AsConstInt(op->extent), body) : body;
-    }
-    case StmtKind::kIfThenElse: {
-      const auto* op = As<IfThenElseNode>(s);
-      return SatAdd(UnrolledStatements(op->then_case), UnrolledStatements(op->else_case));
-    }
-    case StmtKind::kSeq: {
-      int64_t n = 0;
-      for (const auto& c : As<SeqNode>(s)->stmts) n = SatAdd(n, UnrolledStatements(c));
-      return n;
-    }
-    default: return 1;
-  }
-}
-
 Result<void> CheckKernel(const CudaKernelPlan& k, const GpuLimits& limits, GpuUsage* usage) {
   const int64_t threads = k.ThreadsPerBlock();
   if (threads > limits.max_threads_per_block) {
@@ -105,7 +83,7 @@ Result<void> CheckKernel(const CudaKernelPlan& k, const GpuLimits& limits, GpuUs
     return MakeError(fmt::format("an estimated {} registers per thread exceed the budget of {} ({} threads per block)",
                                  registers, budget, threads));
   }
-  const int64_t statements = UnrolledStatements(k.body);
+  const int64_t statements = UnrolledStatementCount(k.body, CudaFullyUnrolls);
   if (statements > limits.max_unrolled_statements) {
     return MakeError(fmt::format("{} statements of fully unrolled code exceed the limit of {}", statements,
                                  limits.max_unrolled_statements));
