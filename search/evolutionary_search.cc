@@ -14,10 +14,10 @@
 #include "search/default_schedule.h"
 #include "search/mutation.h"
 #include "tir/analysis/gpu_validity.h"
-#include "tir/functor.h"
-#include "tir/structural_equal.h"
 #include "tir/check.h"
+#include "tir/functor.h"
 #include "tir/lower/lower.h"
+#include "tir/structural_equal.h"
 #include "tir/support/parallel_for.h"
 
 namespace autotune::search {
