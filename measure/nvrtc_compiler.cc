@@ -7,7 +7,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -308,11 +307,7 @@ NvrtcOutput CompileToCubinInHelper(const std::string& helper, const std::string&
                                    source_path->string(), result_path->string()};
   argv.insert(argv.end(), options.begin(), options.end());
   ProcessResult p = RunProcess(argv, "", wall_limit_s);
-  // The CPU limit's signals: SIGXCPU at the soft limit, SIGKILL at the hard one.
-  if (!p.timed_out && (p.term_signal == SIGXCPU || (p.term_signal == SIGKILL && p.cpu_seconds >= cpu_limit_s))) {
-    p.timed_out = true;
-    p.term_signal = 0;
-  }
+  NoteCpuLimit(p, cpu_limit_s);  // the helper set it on itself
   std::string bytes;
   if (p.ok()) {
     std::ifstream f(*result_path, std::ios::binary);

@@ -8,8 +8,6 @@
 // measure::EncodeNvrtcOutput does (a failure of NVRTC itself, e.g. no NVRTC installed, is a result
 // too). Exit status 0: RESULT_FILE was written; 2: bad arguments or unreadable/unwritable files
 // (one line on stderr).
-#include <sys/resource.h>
-
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +17,7 @@
 #include <vector>
 
 #include "measure/nvrtc_compiler.h"
+#include "measure/subprocess.h"
 
 namespace {
 
@@ -37,10 +36,7 @@ int main(int argc, char** argv) {
   if (*end || !(cpu_limit_s > 0) || !std::isfinite(cpu_limit_s)) return Fail(std::string("bad CPU limit: ") + argv[1]);
   const long nice = std::strtol(argv[2], &end, 10);
   if (*end || nice < 0 || nice > 19) return Fail(std::string("bad nice value: ") + argv[2]);
-  if (nice > 0) setpriority(PRIO_PROCESS, 0, std::min(19, getpriority(PRIO_PROCESS, 0) + static_cast<int>(nice)));
-  const auto soft = static_cast<rlim_t>(std::ceil(cpu_limit_s));
-  const rlimit cpu{soft, soft + 1};
-  setrlimit(RLIMIT_CPU, &cpu);
+  autotune::measure::LimitThisProcess(cpu_limit_s, static_cast<int>(nice));
 
   std::ifstream in(argv[3], std::ios::binary);
   if (!in) return Fail(std::string("cannot read ") + argv[3]);

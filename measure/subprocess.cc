@@ -220,14 +220,7 @@ ProcessResult RunForked(const std::function<void(int fd)>& body, const ForkLimit
     sigprocmask(SIG_SETMASK, &none, nullptr);
     rlimit no_core{0, 0};
     setrlimit(RLIMIT_CORE, &no_core);
-    if (limits.cpu_s > 0) {
-      // SIGXCPU (which ends the child: its handler is the default) at the soft limit, SIGKILL a
-      // second later should it be caught anyway.
-      const auto soft = static_cast<rlim_t>(std::ceil(limits.cpu_s));
-      rlimit cpu{soft, soft + 1};
-      setrlimit(RLIMIT_CPU, &cpu);
-    }
-    if (limits.nice > 0) setpriority(PRIO_PROCESS, 0, std::min(19, getpriority(PRIO_PROCESS, 0) + limits.nice));
+    LimitThisProcess(limits.cpu_s, limits.nice);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(1);
     CloseDescriptorsExcept(fds[1]);
@@ -254,17 +247,28 @@ ProcessResult RunForked(const std::function<void(int fd)>& body, const ForkLimit
   }
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.term_signal = WTERMSIG(status);
-  // The CPU limit's signals: SIGXCPU at the soft limit, SIGKILL at the hard one (a SIGKILL from us is
-  // already counted above; from elsewhere, past the CPU limit, it is the hard limit's).
-  const double cpu = CpuSeconds(usage);
-  r.cpu_seconds = cpu;
-  if (limits.cpu_s > 0 && !r.timed_out &&
-      (r.term_signal == SIGXCPU || (r.term_signal == SIGKILL && cpu >= std::ceil(limits.cpu_s)))) {
+  r.cpu_seconds = CpuSeconds(usage);
+  NoteCpuLimit(r, limits.cpu_s);
+  r.seconds = SecondsSince(t0);
+  return r;
+}
+
+void LimitThisProcess(double cpu_s, int nice) {
+  if (cpu_s > 0) {
+    const auto soft = static_cast<rlim_t>(std::ceil(cpu_s));
+    const rlimit cpu{soft, soft + 1};
+    setrlimit(RLIMIT_CPU, &cpu);
+  }
+  if (nice > 0) setpriority(PRIO_PROCESS, 0, std::min(19, getpriority(PRIO_PROCESS, 0) + nice));
+}
+
+void NoteCpuLimit(ProcessResult& r, double cpu_s) {
+  // A SIGKILL of ours (the wall limit) is already timed_out; one past the CPU limit is the hard limit's.
+  if (cpu_s <= 0 || r.timed_out) return;
+  if (r.term_signal == SIGXCPU || (r.term_signal == SIGKILL && r.cpu_seconds >= cpu_s)) {
     r.timed_out = true;
     r.term_signal = 0;
   }
-  r.seconds = SecondsSince(t0);
-  return r;
 }
 
 }  // namespace autotune::measure

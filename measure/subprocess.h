@@ -51,6 +51,14 @@ struct ForkLimits {
 };
 ProcessResult RunForked(const std::function<void(int fd)>& body, const ForkLimits& limits);
 
+// In a child process: limits its CPU time to `cpu_s` (0: no limit; RLIMIT_CPU, whole seconds rounded
+// up: SIGXCPU there, which ends it with the default handler, SIGKILL a second later) and adds `nice`
+// to its nice value (at most 19).
+void LimitThisProcess(double cpu_s, int nice);
+// Marks `r` timed out when the child was ended by the CPU limit LimitThisProcess set (its SIGXCPU,
+// or the SIGKILL of the hard limit past that much CPU time).
+void NoteCpuLimit(ProcessResult& r, double cpu_s);
+
 // Writes all of `data` (retrying short writes and EINTR); false on an error (e.g. the reader is gone).
 bool WriteFully(int fd, const void* data, size_t n);
 // Reads exactly n bytes (retrying short reads and EINTR); false at end-of-file or on an error.

@@ -61,8 +61,10 @@ class EvolutionarySearch {
 
   // Up to `n` distinct candidates whose trace hashes are not in `measured` (and with distinct_programs,
   // whose programs differ from each other's and from those of every candidate this search returned
-  // before); fewer (maybe none) when the space has no more. `best_measured` are the fastest measured schedules so far (fastest first),
-  // which seed the population. Deterministic for a seed, the same inputs and the same model scores.
+  // before, or was told of by MarkProposed; fresh samples that fill a batch the population could not
+  // are checked against each other only); fewer (maybe none) when the space has no more.
+  // `best_measured` are the fastest measured schedules so far (fastest first), which seed the
+  // population. Deterministic for a seed, the same inputs and the same model scores.
   std::vector<Candidate> NextBatch(int n, CostModel& model, const std::unordered_set<std::string>& measured,
                                    const std::vector<tir::Schedule>& best_measured);
 
