@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -168,7 +167,7 @@ std::vector<double> XGBoostCostModel::PredictSummarized(const tir::Workload& wor
       missing.push_back(i);
     }
   }
-  tir::ParallelFor(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), missing.size(),
+  tir::ParallelFor(tir::UsableCores(), missing.size(),
                    [&](size_t k) { all[missing[k]] = FeaturesOf(*candidates[missing[k]]); });
   std::vector<std::vector<float>> rows;
   std::vector<size_t> which;  // rows[k] is candidates[which[k]]

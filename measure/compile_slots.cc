@@ -1,7 +1,7 @@
 #include "measure/compile_slots.h"
+#include "tir/support/parallel_for.h"
 
 #include <algorithm>
-#include <thread>
 
 namespace autotune::measure {
 namespace {
@@ -9,7 +9,7 @@ thread_local std::optional<uint64_t> t_build_order;
 }  // namespace
 
 CompileSlots::CompileSlots(int slots)
-    : size_(slots > 0 ? slots : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))), free_(size_) {}
+    : size_(slots > 0 ? slots : tir::UsableCores()), free_(size_) {}
 
 uint64_t CompileSlots::Enter() {
   if (const auto place = BuildOrder::Current()) return *place;

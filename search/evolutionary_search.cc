@@ -6,7 +6,6 @@
 #include <functional>
 #include <limits>
 #include <optional>
-#include <thread>
 #include <utility>
 
 #include "db/record.h"
@@ -36,7 +35,7 @@ int AttemptBound(int population) { return 4 * population + 64; }
 // The threads to use for a configured count (0: one per hardware thread).
 int ThreadCount(int configured) {
   if (configured > 0) return configured;
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return tir::UsableCores();
 }
 
 

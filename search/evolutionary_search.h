@@ -43,7 +43,7 @@ struct EvolutionConfig {
   // whose source an earlier trial had already compiled.) false: by trace only.
   bool distinct_programs = true;
   // Threads that sample, replay, lower and check candidates (the search's real cost) in parallel; 0:
-  // std::thread::hardware_concurrency(). Each candidate's random choices come from its own engine,
+  // tir::UsableCores(). Each candidate's random choices come from its own engine,
   // made in candidate order, so the batches are the same for any thread count.
   int num_threads = 0;
 };

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "cli/cli_error.h"
 #include "cli/command.h"
@@ -18,6 +17,7 @@
 #include "costmodel/program_features.h"
 #include "search/training_records.h"
 #include "costmodel/xgboost_model.h"
+#include "tir/support/parallel_for.h"
 
 namespace autotune::cli {
 
@@ -25,8 +25,6 @@ namespace {
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
-
-int Cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
 double SecondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
@@ -72,8 +70,8 @@ costmodel::TrainingSet ReadRecords(db::TuningDatabase& database, const DataOptio
     if (!known) throw UserError{fmt::format("'{}' has no records of operator '{}'", o.db, o.op)};
   }
   const auto start = Clock::now();
-  fmt::print(stderr, "autotune: reading and featurizing {} records of '{}' ({} threads)...\n", q.Text(), o.db, Cores());
-  costmodel::TrainingSet set = Check(search::ReadTrainingSet(database, {q, o.op}, Cores()));
+  fmt::print(stderr, "autotune: reading and featurizing {} records of '{}' ({} threads)...\n", q.Text(), o.db, tir::UsableCores());
+  costmodel::TrainingSet set = Check(search::ReadTrainingSet(database, {q, o.op}, tir::UsableCores()));
   fmt::print(stderr,
              "autotune: {} valid records of {} workload{} in {:.1f} s ({} failed or wrong: not learned from; {} no "
              "longer replay)\n",

@@ -1,5 +1,7 @@
 #include "tir/support/parallel_for.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -39,6 +41,16 @@ void ParallelFor(int threads, size_t n, const std::function<void(size_t)>& fn) {
   work();
   for (auto& t : helpers) t.join();
   if (error) std::rethrow_exception(error);
+}
+
+int UsableCores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    const int count = CPU_COUNT(&set);
+    if (count > 0) return count;
+  }
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 }  // namespace autotune::tir

@@ -12,4 +12,9 @@ namespace autotune::tir {
 // output slot. The first exception fn throws is rethrown here once every thread has joined.
 void ParallelFor(int threads, size_t n, const std::function<void(size_t)>& fn);
 
+// The cores this process may run on: its CPU affinity mask (taskset, a container's cpuset), else the
+// machine's hardware threads; at least 1. What "one thread per core" means everywhere in autotune, so
+// that two jobs pinned to halves of a machine (one per GPU) do not each start a thread per core of all.
+int UsableCores();
+
 }  // namespace autotune::tir
