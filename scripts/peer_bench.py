@@ -160,10 +160,18 @@ def relative_error(got, ref):
     return err.max().item() if err.numel() else 0.0
 
 
+def smi_gpu():
+    """nvidia-smi's `-i` for the GPU PyTorch uses here: the first of CUDA_VISIBLE_DEVICES (nvidia-smi
+    ignores that variable; scripts/bench sets CUDA_DEVICE_ORDER=PCI_BUS_ID so the indices agree),
+    else the first GPU."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")[0].strip()
+    return ["-i", visible] if visible else []
+
+
 def nvidia_smi(query):
-    """Values of `nvidia-smi --query-gpu=QUERY` for the first GPU, or None."""
+    """Values of `nvidia-smi --query-gpu=QUERY` for the GPU in use, or None."""
     try:
-        out = subprocess.run(["nvidia-smi", f"--query-gpu={query}", "--format=csv,noheader,nounits"],
+        out = subprocess.run(["nvidia-smi", *smi_gpu(), f"--query-gpu={query}", "--format=csv,noheader,nounits"],
                              capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -181,9 +189,9 @@ def copy_bandwidth(args, dev, props, flush):
     # last about repeats x min_repeat_ms).
     smi = None
     try:
-        smi = subprocess.Popen(["bash", "-c", "sleep 0.2; nvidia-smi --query-gpu=clocks.sm,clocks.max.sm "
-                                "--format=csv,noheader,nounits"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                               text=True)
+        smi = subprocess.Popen(["bash", "-c", "sleep 0.2; exec \"$@\"", "bash", "nvidia-smi", *smi_gpu(),
+                                "--query-gpu=clocks.sm,clocks.max.sm", "--format=csv,noheader,nounits"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     except OSError:
         pass
     times = time_ms(lambda: dst.copy_(src), args.repeats, max(args.min_repeat_ms, 100), flush)
