@@ -122,6 +122,7 @@ void TuneOneOperator(const std::string& name, const std::string& workload_args, 
   EXPECT_EQ(j["total"]["trials"], 8);
   EXPECT_EQ(j["interrupted"], false);
   EXPECT_EQ(j["screen_ratio"], 1.5);  // the tuner's default screening (measure/repeat_screen.h)
+  EXPECT_EQ(j["cost_model"], "xgboost");  // learned during the job unless --cost-model random
   EXPECT_EQ(RecordCount(db_path), 8);
   CheckBestAgainstDatabase(task, db_path);
   ASSERT_TRUE(task.contains("kernel_file")) << task.dump();
