@@ -2,6 +2,7 @@
 // can compile candidates in parallel). Failures are results with an error kind, never exceptions.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -80,9 +81,18 @@ struct BuildResult {
 
 class Builder {
  public:
+  // Called once per input with its result as soon as it is built, from a compiling thread, before
+  // Build returns: so a caller can run the first kernels while the batch's slowest still compile.
+  using OnBuilt = std::function<void(size_t index, const BuildResult& result)>;
   virtual ~Builder() = default;
-  // One result per input, in order.
-  virtual std::vector<BuildResult> Build(const std::vector<BuildInput>& inputs) = 0;
+  // One result per input, in order; `on_built` (if set) sees each of them first.
+  virtual std::vector<BuildResult> Build(const std::vector<BuildInput>& inputs, const OnBuilt& on_built = {}) = 0;
 };
+
+// Calls on_built (if set) for every result of a batch built as a whole.
+inline void ReportEachBuilt(const std::vector<BuildResult>& results, const Builder::OnBuilt& on_built) {
+  if (!on_built) return;
+  for (size_t i = 0; i < results.size(); ++i) on_built(i, results[i]);
+}
 
 }  // namespace autotune::measure

@@ -51,8 +51,9 @@ CBuilder::CBuilder(MeasureConfig config) : config_(std::move(config)), slots_(co
   identity_ = CCompilerVersion(config_.cc) + "\n" + HostCpuModel();
 }
 
-std::vector<BuildResult> CBuilder::Build(const std::vector<BuildInput>& inputs) {
-  return BuildInParallel(inputs, slots_, [&](const BuildInput& input) { return BuildOne(input); });
+std::vector<BuildResult> CBuilder::Build(const std::vector<BuildInput>& inputs, const OnBuilt& on_built) {
+  return BuildInParallel(
+      inputs, slots_, [&](const BuildInput& input) { return BuildOne(input); }, tir::MarkedUnrolled, on_built);
 }
 
 BuildResult GenerateC(const BuildInput& input) {

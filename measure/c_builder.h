@@ -23,7 +23,7 @@ namespace autotune::measure {
 class CBuilder : public Builder {
  public:
   explicit CBuilder(MeasureConfig config);
-  std::vector<BuildResult> Build(const std::vector<BuildInput>& inputs) override;
+  std::vector<BuildResult> Build(const std::vector<BuildInput>& inputs, const OnBuilt& on_built = {}) override;
 
   const std::string& CacheDir() const { return cache_dir_; }
   // The compiler command line without the input and output files.

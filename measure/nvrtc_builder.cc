@@ -136,7 +136,7 @@ Result<std::vector<std::string>> NvrtcBuilder::Options() {
   return s->options;
 }
 
-std::vector<BuildResult> NvrtcBuilder::Build(const std::vector<BuildInput>& inputs) {
+std::vector<BuildResult> NvrtcBuilder::Build(const std::vector<BuildInput>& inputs, const OnBuilt& on_built) {
   std::vector<BuildResult> results(inputs.size());
   if (inputs.empty()) return results;
   const Result<Setup>& setup = Prepare();
@@ -145,11 +145,12 @@ std::vector<BuildResult> NvrtcBuilder::Build(const std::vector<BuildInput>& inpu
       r.error_kind = ErrorKind::kBuildError;
       r.error_message = setup.error().message;
     }
+    ReportEachBuilt(results, on_built);
     return results;
   }
   return BuildInParallel(
       inputs, slots_, [&](const BuildInput& input) { return BuildOne(input, *setup); },
-      tir::CudaFullyUnrolls);
+      tir::CudaFullyUnrolls, on_built);
 }
 
 BuildResult GenerateCuda(const BuildInput& input, const tir::GpuLimits& limits) {

@@ -37,7 +37,7 @@ struct Nvrtc;
 class NvrtcBuilder : public Builder {
  public:
   explicit NvrtcBuilder(MeasureConfig config);
-  std::vector<BuildResult> Build(const std::vector<BuildInput>& inputs) override;
+  std::vector<BuildResult> Build(const std::vector<BuildInput>& inputs, const OnBuilt& on_built = {}) override;
 
   const std::string& CacheDir() const { return cache_dir_; }
   // The architecture the kernels are compiled for ("sm_90"), or why there is none. The first call

@@ -19,7 +19,7 @@ std::vector<size_t> LargestFirst(const std::vector<BuildInput>& inputs, tir::Loo
 
 std::vector<BuildResult> BuildInParallel(const std::vector<BuildInput>& inputs, CompileSlots& slots,
                                          const std::function<BuildResult(const BuildInput&)>& build_one,
-                                         tir::LoopExpanded expanded) {
+                                         tir::LoopExpanded expanded, const Builder::OnBuilt& on_built) {
   std::vector<BuildResult> results(inputs.size());
   if (inputs.empty()) return results;
   const std::vector<size_t> order = LargestFirst(inputs, expanded);
@@ -31,6 +31,7 @@ std::vector<BuildResult> BuildInParallel(const std::vector<BuildInput>& inputs, 
     slots.Acquire(call);
     for (size_t k; (k = next.fetch_add(1)) < order.size();) {
       results[order[k]] = build_one(inputs[order[k]]);
+      if (on_built) on_built(order[k], results[order[k]]);
       if (next.load() < order.size()) slots.Yield(call);  // an older batch's compiles go first
     }
     slots.Release();

@@ -18,9 +18,11 @@ namespace autotune::measure {
 // `slots`: the builder's compilers, shared with its other Build calls (measure/compile_slots.h); a
 // thread keeps its slot from compile to compile of the batch unless an older call waits for one.
 // `expanded`: the loops the backend's compiler expands (tir/analysis/unrolled_size.h).
+// `on_built` (if set) gets each result as soon as its compile is done (Builder::OnBuilt).
 std::vector<BuildResult> BuildInParallel(const std::vector<BuildInput>& inputs, CompileSlots& slots,
                                          const std::function<BuildResult(const BuildInput&)>& build_one,
-                                         tir::LoopExpanded expanded = tir::MarkedUnrolled);
+                                         tir::LoopExpanded expanded = tir::MarkedUnrolled,
+                                         const Builder::OnBuilt& on_built = {});
 
 // The order BuildInParallel starts them in: decreasing unrolled size, ties (and ready sources, which
 // count 0) in input order.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <deque>
 #include <limits>
 #include <mutex>
@@ -39,6 +40,40 @@ uint64_t TaskSeed(uint64_t job_seed, size_t index) {
   Random mix(job_seed ^ (0x9e3779b97f4a7c15ULL * (static_cast<uint64_t>(index) + 1)));
   return mix.Next();
 }
+
+// Builds handed from the compiling threads to the thread that runs them, in the order they finish.
+class ReadyBuilds {
+ public:
+  void Push(size_t index, const measure::BuildResult& build) {
+    {
+      std::lock_guard lock(mu_);
+      ready_.emplace_back(index, build);
+    }
+    cv_.notify_one();
+  }
+  void Close() {
+    {
+      std::lock_guard lock(mu_);
+      closed_ = true;
+    }
+    cv_.notify_one();
+  }
+  // The next build, or nothing once closed and drained.
+  std::optional<std::pair<size_t, measure::BuildResult>> Pop() {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return closed_ || !ready_.empty(); });
+    if (ready_.empty()) return std::nullopt;
+    auto next = std::move(ready_.front());
+    ready_.pop_front();
+    return next;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::pair<size_t, measure::BuildResult>> ready_;
+  bool closed_ = false;
+};
 
 // A measured valid schedule.
 struct MeasuredSchedule {
@@ -92,7 +127,8 @@ struct Round {
 
 // Lowers every candidate (a schedule that does not lower is an INVALID_SCHEDULE result) and builds
 // the ones that lowered, in one call to the builder.
-std::vector<measure::BuildResult> Tuner::BuildBatch(const tir::Workload& workload, const std::vector<Candidate>& batch) {
+std::vector<measure::BuildResult> Tuner::BuildBatch(const tir::Workload& workload, const std::vector<Candidate>& batch,
+                                                    const measure::Builder::OnBuilt& on_built) {
   std::vector<measure::BuildResult> builds(batch.size());
   std::vector<measure::BuildInput> inputs;
   std::vector<size_t> input_of;  // inputs[k] is batch[input_of[k]]
@@ -103,22 +139,57 @@ std::vector<measure::BuildResult> Tuner::BuildBatch(const tir::Workload& workloa
     if (!f) {
       builds[k].error_kind = measure::ErrorKind::kInvalidSchedule;
       builds[k].error_message = f.error().message;
+      if (on_built) on_built(k, builds[k]);
       continue;
     }
     inputs.push_back(measure::BuildInput::FromFunc(std::move(f).value()));
     input_of.push_back(k);
   }
   if (inputs.empty()) return builds;
-  auto built = builder_.Build(inputs);
+  measure::Builder::OnBuilt on_input_built;
+  if (on_built) {
+    on_input_built = [&](size_t i, const measure::BuildResult& b) { on_built(input_of.at(i), b); };
+  }
+  auto built = builder_.Build(inputs, on_input_built);
   for (size_t k = 0; k < input_of.size(); ++k) {
     if (k < built.size()) {
       builds[input_of[k]] = std::move(built[k]);
     } else {
       builds[input_of[k]].error_kind = measure::ErrorKind::kBuildError;
       builds[input_of[k]].error_message = "the builder returned no result";
+      if (on_built) on_built(input_of[k], builds[input_of[k]]);
     }
   }
   return builds;
+}
+
+void Tuner::BuildAndRunAsBuilt(const tir::Workload& workload, const std::vector<Candidate>& batch, std::mutex& run_mu,
+                               std::vector<measure::BuildResult>& builds, std::vector<measure::MeasureResult>& results,
+                               double& build_seconds, double& run_seconds) {
+  results.assign(batch.size(), {});
+  ReadyBuilds ready;
+  bool unmeasured = false;  // the runner returned nothing for a candidate (see below)
+  std::thread runs([&] {
+    while (auto next = ready.Pop()) {
+      std::lock_guard lock(run_mu);  // one run at a time, this round's and the others'
+      const auto run_start = Clock::now();
+      std::vector<measure::MeasureResult> one = runner_.Run(workload, {next->second});
+      run_seconds += Seconds(run_start);
+      if (one.empty()) {
+        unmeasured = true;
+      } else {
+        results[next->first] = std::move(one.front());
+      }
+    }
+  });
+  const auto build_start = Clock::now();
+  builds = BuildBatch(workload, batch, [&](size_t k, const measure::BuildResult& b) { ready.Push(k, b); });
+  build_seconds = Seconds(build_start);
+  ready.Close();
+  runs.join();
+  // A round with a candidate the runner did not measure counts as not measured at all, like a batch
+  // Run that returns nothing: never stored with an empty result.
+  if (unmeasured) results.clear();
 }
 
 Tuner::Tuner(TuneConfig config, measure::Builder& builder, measure::Runner& runner, db::TuningDatabase& db,
@@ -319,13 +390,19 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
   // to the next round instead of holding them until its slowest compile is done.
   std::mutex run_mu;
   const bool serial_runs = runner_.ConcurrentRuns() <= 1;
+  const bool stream = config_.overlap_rounds && config_.stream_runs && serial_runs;
   std::deque<InFlight> rounds;
   uint64_t launched = 0;
   auto launch = [&](Round round) {
     InFlight& f = rounds.emplace_back();
     f.round = std::move(round);
-    f.worker = std::thread([this, &f, &states, &run_mu, serial_runs, place = launched++] {
+    f.worker = std::thread([this, &f, &states, &run_mu, serial_runs, stream, place = launched++] {
       const tir::Workload& workload = states[f.round.task].workload;
+      if (stream) {
+        const measure::BuildOrder order(place);
+        BuildAndRunAsBuilt(workload, f.round.batch, run_mu, f.round.builds, f.results, f.build_seconds, f.run_seconds);
+        return;
+      }
       {
         const measure::BuildOrder order(place);
         const auto build_start = Clock::now();

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,10 @@ struct TuneConfig {
   // device is not the builder's CPU (a GPU, remote workers); on the cpu target the builds would
   // disturb the kernels being timed.
   bool overlap_rounds = false;
+  // With overlap_rounds and a runner that takes one Run at a time (a local GPU): run each candidate
+  // as soon as it is built instead of when its round's last compile is done, so the GPU works while
+  // a round's slowest kernels still compile.
+  bool stream_runs = false;
 };
 
 // Per task, what `autotune tune --json` reports.
@@ -77,7 +82,15 @@ class Tuner {
                                       const std::function<void(const TuneProgress&)>& on_batch);
 
  private:
-  std::vector<measure::BuildResult> BuildBatch(const tir::Workload& workload, const std::vector<Candidate>& batch);
+  // One build per candidate, in order; `on_built` sees each as soon as it is ready (a schedule that
+  // does not lower at once).
+  std::vector<measure::BuildResult> BuildBatch(const tir::Workload& workload, const std::vector<Candidate>& batch,
+                                               const measure::Builder::OnBuilt& on_built = {});
+  // TuneConfig::stream_runs: builds `batch` and runs each candidate as soon as it is built, holding
+  // `run_mu` for each run; results in batch order (empty when the runner measured nothing of one).
+  void BuildAndRunAsBuilt(const tir::Workload& workload, const std::vector<Candidate>& batch, std::mutex& run_mu,
+                          std::vector<measure::BuildResult>& builds, std::vector<measure::MeasureResult>& results,
+                          double& build_seconds, double& run_seconds);
 
   TuneConfig config_;
   measure::Builder& builder_;

@@ -60,6 +60,7 @@ struct TuneOptions {
   std::string model;       // a trained model: file or name in the database
   uint64_t seed = 1;
   bool serial_rounds = false;
+  bool batch_runs = false;
   std::string json_file;
   std::string out_dir;
   measure::MeasureConfig config;
@@ -296,6 +297,9 @@ CommandRun AddTuneCommand(CLI::App& app) {
   cmd->add_flag("--serial-rounds", o->serial_rounds,
                 "build the next round only after this one is measured (by default, on a GPU or workers, the next "
                 "round is proposed and built while this one runs)");
+  cmd->add_flag("--batch-runs", o->batch_runs,
+                "on a local GPU, measure a round only once all its candidates are built (by default each candidate "
+                "runs as soon as it is built, while the round's slowest still compile)");
   cmd->add_option("--json", o->json_file, "write a JSON report to this file ('-' for stdout)");
   cmd->add_option("--out", o->out_dir, "write the best kernel of every task to this directory");
   AddMeasureOptions(*cmd, o->config);
@@ -364,6 +368,7 @@ CommandRun AddTuneCommand(CLI::App& app) {
     tc.seed = o->seed;
     // The cpu target times kernels on the cores the builds would use: one round at a time there.
     tc.overlap_rounds = !o->serial_rounds && (target.kind == tir::TargetKind::kCuda || !o->remote.workers.empty());
+    tc.stream_runs = !o->batch_runs;
     if (o->population > 0) tc.evolution.population = o->population;
 
     fmt::print(stderr, "autotune: tuning {} task{} on {}: {} trials in rounds of {}, database '{}'\n", tasks.size(),

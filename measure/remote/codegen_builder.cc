@@ -8,7 +8,7 @@
 
 namespace autotune::measure::remote {
 
-std::vector<BuildResult> CodegenBuilder::Build(const std::vector<BuildInput>& inputs) {
+std::vector<BuildResult> CodegenBuilder::Build(const std::vector<BuildInput>& inputs, const OnBuilt& on_built) {
   std::vector<BuildResult> out;
   out.reserve(inputs.size());
   for (const auto& in : inputs) {
@@ -18,6 +18,7 @@ std::vector<BuildResult> CodegenBuilder::Build(const std::vector<BuildInput>& in
     BuildResult r = target_ == tir::TargetKind::kCuda ? GenerateCuda(in, tir::GpuLimits{}) : GenerateC(in);
     r.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     out.push_back(std::move(r));
+    if (on_built) on_built(out.size() - 1, out.back());
   }
   return out;
 }

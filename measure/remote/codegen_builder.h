@@ -14,7 +14,7 @@ namespace autotune::measure::remote {
 class CodegenBuilder final : public Builder {
  public:
   explicit CodegenBuilder(tir::TargetKind target) : target_(target) {}
-  std::vector<BuildResult> Build(const std::vector<BuildInput>& inputs) override;
+  std::vector<BuildResult> Build(const std::vector<BuildInput>& inputs, const OnBuilt& on_built = {}) override;
 
  private:
   tir::TargetKind target_;

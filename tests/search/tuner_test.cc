@@ -17,6 +17,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "db/database.h"
@@ -41,7 +42,8 @@ uint64_t Fnv1a(const std::string& s) {
 // Generates C (the real codegen, so the source identifies the schedule) without compiling it.
 class FakeBuilder : public measure::Builder {
  public:
-  std::vector<measure::BuildResult> Build(const std::vector<measure::BuildInput>& inputs) override {
+  std::vector<measure::BuildResult> Build(const std::vector<measure::BuildInput>& inputs,
+                                         const OnBuilt& on_built = {}) override {
     {
       std::lock_guard lock(orders_mu);
       orders.push_back(measure::BuildOrder::Current());
@@ -49,6 +51,7 @@ class FakeBuilder : public measure::Builder {
     if (on_build) on_build();
     std::vector<measure::BuildResult> out;
     for (const auto& in : inputs) {
+      if (before_input) before_input(out, inputs.size());
       measure::BuildResult b;
       auto src = tir::CodegenC(in.func);
       if (!src) {
@@ -63,10 +66,13 @@ class FakeBuilder : public measure::Builder {
         b.build_cpu_seconds = b.cached ? 0 : 0.25;
       }
       out.push_back(std::move(b));
+      if (on_built) on_built(out.size() - 1, out.back());
     }
     return out;
   }
   std::function<void()> on_build;  // before each Build
+  // Before building each input, with the batch's results so far and its size.
+  std::function<void(const std::vector<measure::BuildResult>& built, size_t count)> before_input;
   std::mutex orders_mu;
   std::vector<std::optional<uint64_t>> orders;  // the BuildOrder of each Build call's thread
   std::set<std::string> built_sources;          // a source built again counts as a cache hit
@@ -88,6 +94,7 @@ class FakeRunner : public measure::Runner {
     if (during_run) during_run(runs);
     std::vector<measure::MeasureResult> out;
     for (const auto& b : builds) {
+      if (on_candidate) on_candidate(b);
       measure::MeasureResult r;
       const uint64_t h = Fnv1a(workload.Key() + b.source);
       if (!b.ok()) {
@@ -122,6 +129,7 @@ class FakeRunner : public measure::Runner {
   std::vector<FakeCall> calls;
   std::function<void(int)> on_run;      // after each Run, with the number of runs so far
   std::function<void(int)> during_run;  // at the start of each Run (the runs so far, this one counted)
+  std::function<void(const measure::BuildResult&)> on_candidate;  // before measuring each candidate
 };
 
 db::TargetInfo TestTarget() { return {"cpu", "x86_64", "Test CPU", "", "cc (test) 12.2"}; }
@@ -515,6 +523,58 @@ TEST(Tuner, OverlappedRoundsAreReproducibleAndStopCleanly) {
   EXPECT_EQ(job.runner.runs, 2);
   EXPECT_LE(Records(path).size(), 16u) << "the two rounds out when it stopped, nothing after";
   EXPECT_GT(Records(path).size(), 0u);
+}
+
+TuneConfig Streamed(TuneConfig c) {
+  c.overlap_rounds = true;
+  c.stream_runs = true;
+  return c;
+}
+
+// What a job stored, in an order that does not depend on when each candidate ran.
+std::set<std::tuple<std::string, double, std::string>> StoredResults(const std::string& path) {
+  std::set<std::tuple<std::string, double, std::string>> out;
+  for (const auto& r : Records(path)) out.insert({r.trace_hash, r.median_ms, r.error_kind});
+  return out;
+}
+
+TEST(Tuner, StreamedRunsStartBeforeTheRoundsLastBuildAndStoreWhatBatchRunsStore) {
+  const std::string path = TempDb("stream");
+  Job job;
+  // Before the last input of each batch is built, wait (up to 5 s) until one of the batch's
+  // candidates built before it has been run.
+  std::mutex mu;
+  std::condition_variable cv;
+  std::set<std::string> ran;  // sources of the candidates run so far
+  int batches_with_an_early_run = 0;
+  int builds = 0;
+  job.runner.on_candidate = [&](const measure::BuildResult& b) {
+    std::lock_guard lock(mu);
+    ran.insert(b.source);
+    cv.notify_all();
+  };
+  job.builder.before_input = [&](const std::vector<measure::BuildResult>& built, size_t count) {
+    if (built.size() + 1 < count || count < 2) return;
+    std::unique_lock lock(mu);
+    ++builds;
+    auto one_ran = [&] {
+      return std::any_of(built.begin(), built.end(), [&](const measure::BuildResult& b) { return ran.count(b.source) > 0; });
+    };
+    if (cv.wait_for(lock, std::chrono::seconds(5), one_ran)) ++batches_with_an_early_run;
+  };
+  RunJob(job, path, Streamed(Config(5, 24, 8)), {kGemm});
+  EXPECT_EQ(job.reports[0].trials, 24);
+  EXPECT_EQ(job.runner.runs, 24) << "one run per candidate";
+  EXPECT_GT(builds, 0);
+  EXPECT_EQ(batches_with_an_early_run, builds) << "every batch ran a candidate before its last build";
+
+  // The same job measured a round at a time stores the same results.
+  const std::string batched = TempDb("stream_batched");
+  Job other;
+  RunJob(other, batched, Overlapped(Config(5, 24, 8)), {kGemm});
+  EXPECT_EQ(other.runner.runs, 3);
+  EXPECT_EQ(StoredResults(path), StoredResults(batched));
+  EXPECT_EQ(job.reports[0].best_latency_ms, other.reports[0].best_latency_ms);
 }
 
 TEST(Tuner, UnknownWorkloadIsAnError) {
