@@ -89,10 +89,4 @@ class Builder {
   virtual std::vector<BuildResult> Build(const std::vector<BuildInput>& inputs, const OnBuilt& on_built = {}) = 0;
 };
 
-// Calls on_built (if set) for every result of a batch built as a whole.
-inline void ReportEachBuilt(const std::vector<BuildResult>& results, const Builder::OnBuilt& on_built) {
-  if (!on_built) return;
-  for (size_t i = 0; i < results.size(); ++i) on_built(i, results[i]);
-}
-
 }  // namespace autotune::measure

@@ -1,7 +1,8 @@
 #include "measure/compile_slots.h"
-#include "tir/support/parallel_for.h"
 
 #include <algorithm>
+
+#include "tir/support/parallel_for.h"
 
 namespace autotune::measure {
 namespace {

@@ -145,7 +145,7 @@ std::vector<BuildResult> NvrtcBuilder::Build(const std::vector<BuildInput>& inpu
       r.error_kind = ErrorKind::kBuildError;
       r.error_message = setup.error().message;
     }
-    ReportEachBuilt(results, on_built);
+    for (size_t i = 0; on_built && i < results.size(); ++i) on_built(i, results[i]);
     return results;
   }
   return BuildInParallel(

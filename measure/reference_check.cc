@@ -1,5 +1,4 @@
 #include "measure/reference_check.h"
-#include "tir/support/parallel_for.h"
 
 #include <fmt/format.h>
 
@@ -8,6 +7,8 @@
 #include <limits>
 #include <thread>
 #include <vector>
+
+#include "tir/support/parallel_for.h"
 
 namespace autotune::measure {
 
