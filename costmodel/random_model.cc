@@ -11,6 +11,7 @@ class RandomCostModel final : public CostModel {
  public:
   explicit RandomCostModel(uint64_t seed) : rng_(seed) {}
   std::string Name() const override { return "random"; }
+  bool Steers() const override { return false; }
   std::vector<double> Predict(const tir::Workload&, const std::vector<const tir::Schedule*>& candidates) override {
     std::vector<double> scores(candidates.size());
     for (double& s : scores) s = rng_.UniformReal();

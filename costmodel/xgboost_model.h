@@ -58,6 +58,7 @@ class XGBoostCostModel final : public CostModel {
   XGBoostCostModel& operator=(const XGBoostCostModel&) = delete;
 
   std::string Name() const override { return "xgboost"; }
+  bool Steers() const override { return trained(); }
   std::vector<double> Predict(const tir::Workload& workload, const std::vector<const tir::Schedule*>& candidates) override;
   // The program features (costmodel/program_features.h).
   std::vector<float> Summarize(const tir::PrimFunc& lowered) const override;

@@ -458,7 +458,12 @@ std::vector<Candidate> EvolutionarySearch::NextBatch(int n, CostModel& model,
                                                      const std::unordered_set<std::string>& measured,
                                                      const std::vector<tir::Schedule>& best_measured) {
   if (n <= 0) return {};
-  const size_t population = static_cast<size_t>(std::max(1, config_.population));
+  // Blind: no model that ranks by what it learned, and no measured schedule to start from (the first
+  // rounds of a new job). Generations selected by random scores would only reshuffle random samples,
+  // at the price of lowering (generations + 1) x population candidates: the batch is sampled directly.
+  const bool blind = !model.Steers() && (best_measured.empty() || config_.seeds_from_measured <= 0);
+  const size_t population = blind ? static_cast<size_t>(n) : static_cast<size_t>(std::max(1, config_.population));
+  const int generations = blind ? 0 : config_.generations;
   const int threads = ThreadCount(config_.num_threads);
   Pool pool(workload_, target_, threads, model, config_, stats_);
 
@@ -489,7 +494,7 @@ std::vector<Candidate> EvolutionarySearch::NextBatch(int n, CostModel& model,
   // `members` stays sorted best first; its first `population` are the parents of a generation.
   std::vector<double> scores = Score(model, workload_, members);
   SortByScore(members, scores);
-  for (int g = 0; g < config_.generations && !members.empty(); ++g) {
+  for (int g = 0; g < generations && !members.empty(); ++g) {
     if (members.size() > population) {
       FreeInParallel(members, population, threads);
       scores.erase(scores.begin() + static_cast<std::ptrdiff_t>(population), scores.end());

@@ -345,7 +345,9 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
     if (!kept.empty()) {
       std::vector<std::optional<double>> latencies;
       for (const auto& r : kept_results) latencies.push_back(Valid(r) ? std::optional<double>(r.median_ms) : std::nullopt);
+      const auto model_start = Clock::now();
       model_.Update(st.workload, kept_schedules, latencies);
+      report.model_seconds += Seconds(model_start);
     }
     for (size_t idx = 0; idx < kept.size(); ++idx) {
       const size_t k = kept[idx];
@@ -456,8 +458,10 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
       }
     }
     InFlight& f = rounds.front();
+    const auto wait_start = Clock::now();
     f.worker.join();
     Round& round = f.round;
+    reports[round.task].wait_seconds += Seconds(wait_start);
     reports[round.task].build_seconds += f.build_seconds;
     reports[round.task].run_seconds += f.run_seconds;
     if (const std::string why = runner_.Unavailable(); !why.empty() && f.results.empty()) {

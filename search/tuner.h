@@ -55,6 +55,9 @@ struct TaskReport {
   double build_seconds = 0;      //   lowering and compiling them (with overlapping rounds, also
                                  //   waiting for the compilers an older round still uses)
   double run_seconds = 0;        //   checking and timing them
+  double model_seconds = 0;      //   the cost model learning from them (XGBoost retrains on this thread)
+  double wait_seconds = 0;       // this thread waiting for a round's measurements: with overlapping
+                                 // rounds, the time the build and run stages held the search back
   double build_cpu_seconds = 0;  // CPU time of the compilers (cuda; 0 where not measured)
   int cached_builds = 0;         // trials whose kernel was in the build cache (a program measured
                                  // before: of this job, or of an earlier one with the same cache)

@@ -133,9 +133,9 @@ class Progress {
                  BestText(r), rate, Duration(left));
       open_line_ = true;
     } else {
-      fmt::print(stderr, "autotune: [{}/{}] {}: {}; {:.2f} candidates/s, about {} left (search {:.0f} s, build {:.0f} s, run {:.0f} s)\n",
+      fmt::print(stderr, "autotune: [{}/{}] {}: {}; {:.2f} candidates/s, about {} left (search {:.0f} s, model {:.0f} s, build {:.0f} s, run {:.0f} s; waited {:.0f} s)\n",
                  p.trials_done, p.trials_total, task, BestText(r), rate, Duration(left), r.search_seconds,
-                 r.build_seconds, r.run_seconds);
+                 r.model_seconds, r.build_seconds, r.run_seconds, r.wait_seconds);
     }
     std::fflush(stderr);
   }
@@ -232,6 +232,8 @@ json Report(const TuneOptions& o, const MeasureTarget& target, const std::vector
               {"search_seconds", r.search_seconds},
               {"build_seconds", r.build_seconds},
               {"run_seconds", r.run_seconds},
+              {"model_seconds", r.model_seconds},
+              {"wait_seconds", r.wait_seconds},
               {"build_cpu_seconds", r.build_cpu_seconds},
               {"cached_builds", r.cached_builds},
               {"best_trace", r.best_trace_json.empty() ? json(nullptr) : json::parse(r.best_trace_json)},
@@ -348,8 +350,12 @@ CommandRun AddTuneCommand(CLI::App& app) {
       costmodel::XGBoostConfig xc;
       xc.seed = o->seed;
       xc.target = target.info.ShortText();
-      // On the cpu target XGBoost's threads would share the cores with the kernels being timed.
-      if (target.kind == tir::TargetKind::kCpu) xc.threads = 1;
+      // One XGBoost thread. Its OpenMP threads meet at a barrier at every step of a tree, so next to
+      // the compilers and the search each step waits for the slowest to get a core: on the H200
+      // machine a retrain on 200-450 records took up to 12 s in a job (and the job waits for it),
+      // where one thread trains on 16,000 records in 0.7 s. On the cpu target more threads would
+      // also share the cores with the kernels being timed.
+      xc.threads = 1;
       auto xgb = std::make_unique<costmodel::XGBoostCostModel>(xc);
       if (!o->model.empty()) {
         const costmodel::ModelInfo info = LoadModel(o->model, *database, *xgb, tir::TargetKindName(target.kind));

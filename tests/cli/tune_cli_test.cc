@@ -119,6 +119,11 @@ void TuneOneOperator(const std::string& name, const std::string& workload_args, 
   const json& task = j["tasks"][0];
   EXPECT_EQ(task["trials"], 8);
   EXPECT_EQ(task["curve"].size(), 2u);
+  for (const char* stage : {"search_seconds", "model_seconds", "build_seconds", "run_seconds", "wait_seconds"}) {
+    ASSERT_TRUE(task.contains(stage)) << stage;
+    EXPECT_GE(task[stage].get<double>(), 0) << stage;
+  }
+  EXPECT_GT(task["run_seconds"].get<double>(), 0);
   EXPECT_EQ(j["total"]["trials"], 8);
   EXPECT_EQ(j["interrupted"], false);
   EXPECT_EQ(j["screen_ratio"], 1.5);  // the tuner's default screening (measure/repeat_screen.h)

@@ -49,6 +49,7 @@ TEST(XGBoostCostModel, RanksHeldOutRecordsAndRoundTrips) {
 
   model.Update(w, Ptrs(train), Latencies(train));
   ASSERT_TRUE(model.trained());
+  EXPECT_TRUE(model.Steers());
   EXPECT_EQ(model.valid_records(), 160);
 
   const std::vector<double> scores = model.Predict(w, Ptrs(held_out));
@@ -76,6 +77,7 @@ TEST(XGBoostCostModel, DoesNotSteerBeforeWarmup) {
   XGBoostCostModel model(TestConfig());
   model.Update(w, Ptrs(few), Latencies(few));
   EXPECT_FALSE(model.trained());
+  EXPECT_FALSE(model.Steers()) << "the search does not breed on its random scores";
   EXPECT_EQ(model.valid_records(), 8);
   const auto a = model.Predict(w, Ptrs(few));
   const auto b = model.Predict(w, Ptrs(few));

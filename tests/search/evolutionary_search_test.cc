@@ -395,6 +395,40 @@ TEST(EvolutionarySearch, EpsilonShareIsRandom) {
   for (const auto& c : batch) EXPECT_GT(c.score, 0.0);
 }
 
+TEST(EvolutionarySearch, BlindBatchesAreSampledWithoutGenerations) {
+  // A model that does not steer yet and nothing measured: the batch is drawn from fresh samples,
+  // without the population and generations (random scores would only reshuffle random samples).
+  const tir::Workload w = Conv();
+  EvolutionConfig config = SmallConfig();
+  auto random_model = costmodel::MakeRandomCostModel(3);
+  ASSERT_FALSE(random_model->Steers());
+  EvolutionarySearch blind(w, TargetKind::kCuda, config, 1);
+  const auto first = blind.NextBatch(8, *random_model, {}, {});
+  ASSERT_EQ(first.size(), 8u);
+  ExpectValidBatch(first, w, TargetKind::kCuda, {}, "blind");
+  EXPECT_EQ(blind.stats().mutated + blind.stats().crossed, 0);
+  EXPECT_LT(blind.stats().sampled, config.population) << "sampled for the batch, not for a population";
+
+  // With measured schedules to start from, the same model breeds generations around them.
+  std::unordered_set<std::string> measured;
+  std::vector<tir::Schedule> best;
+  for (const auto& c : first) {
+    measured.insert(c.trace_hash);
+    best.push_back(c.schedule);
+  }
+  const auto second = blind.NextBatch(8, *random_model, measured, best);
+  ExpectValidBatch(second, w, TargetKind::kCuda, measured, "seeded");
+  EXPECT_GT(blind.stats().mutated, 0);
+
+  // A model that steers: generations from the first batch on.
+  FakeModel steering(HashScore);
+  ASSERT_TRUE(steering.Steers());
+  EvolutionarySearch guided(w, TargetKind::kCuda, config, 1);
+  ASSERT_EQ(guided.NextBatch(8, steering, {}, {}).size(), 8u);
+  EXPECT_GE(guided.stats().sampled, config.population);
+  EXPECT_GT(guided.stats().mutated, 0);
+}
+
 std::vector<std::string> Hashes(const std::vector<Candidate>& batch) {
   std::vector<std::string> out;
   for (const auto& c : batch) out.push_back(c.trace_hash);
