@@ -39,7 +39,7 @@ class CostModel {
   }
   // Whether the scores carry information yet. A model that ranks at random (RandomCostModel, an
   // XGBoost model before it has trained) says false, and a search with no measured schedule to start
-  // from then samples its batch directly instead of breeding generations on random scores.
+  // from then evolves a smaller population (search/evolutionary_search.cc: why not none).
   virtual bool Steers() const { return true; }
   // Learns from a measured batch: latencies_ms[i] is candidates[i]'s median latency, nullopt when it
   // failed or computed a wrong answer (a failure is not a slow candidate).

@@ -64,9 +64,9 @@ class EvolutionarySearch {
   // before, or was told of by MarkProposed; fresh samples that fill a batch the population could not
   // are checked against each other only); fewer (maybe none) when the space has no more.
   // `best_measured` are the fastest measured schedules so far (fastest first), which seed the
-  // population. Without them and with a model that does not steer yet (CostModel::Steers), the batch
-  // is drawn from fresh samples, with no generations. Deterministic for a seed, the same inputs and
-  // the same model scores.
+  // population. Without them and with a model that does not steer yet (CostModel::Steers), the
+  // population is a quarter of the configured one. Deterministic for a seed, the same inputs and the
+  // same model scores.
   std::vector<Candidate> NextBatch(int n, CostModel& model, const std::unordered_set<std::string>& measured,
                                    const std::vector<tir::Schedule>& best_measured);
 
