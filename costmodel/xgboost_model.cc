@@ -195,13 +195,17 @@ std::vector<double> XGBoostCostModel::PredictRows(const std::vector<std::vector<
 void XGBoostCostModel::Update(const tir::Workload& workload, const std::vector<const tir::Schedule*>& candidates,
                               const std::vector<std::optional<double>>& latencies_ms) {
   const std::string key = workload.Key();
-  for (size_t i = 0; i < candidates.size() && i < latencies_ms.size(); ++i) {
-    const auto& ms = latencies_ms[i];
-    if (!ms || !(*ms > 0)) continue;  // failures are not slow candidates
-    auto f = FeaturesOf(*candidates[i]);
-    if (f.empty()) continue;
-    rows_.push_back(std::move(f));
-    latencies_.push_back(*ms);
+  const size_t n_in = std::min(candidates.size(), latencies_ms.size());
+  // Failures are not slow candidates: only valid ones are featurized (in parallel: a resumed job
+  // hands over every stored record of the workload at once).
+  std::vector<std::vector<float>> features(n_in);
+  tir::ParallelFor(tir::UsableCores(), n_in, [&](size_t i) {
+    if (latencies_ms[i] && *latencies_ms[i] > 0) features[i] = FeaturesOf(*candidates[i]);
+  });
+  for (size_t i = 0; i < n_in; ++i) {
+    if (features[i].empty()) continue;
+    rows_.push_back(std::move(features[i]));
+    latencies_.push_back(*latencies_ms[i]);
     groups_.push_back(key);
   }
   const size_t n = rows_.size();

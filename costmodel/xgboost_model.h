@@ -4,7 +4,8 @@
 // (0, 1]), so workloads of different sizes train together; the pairwise objective compares records of
 // one workload only. Until it has seen `warmup_records` valid measurements it does not steer: it
 // ranks at random, unless a trained model was loaded. Retraining is from scratch on everything seen
-// this job, and only when enough new data arrived (a quarter more than at the last training, at least
+// this job (the tuner also hands it the stored records of a task's workload when the task starts),
+// and only when enough new data arrived (a quarter more than at the last training, at least
 // `warmup_records` / 4 records). A loaded model stays as the base: what the job learns is trained on
 // top of its predictions (XGBoost's base margin), so earlier jobs' knowledge is refined, not dropped.
 #pragma once

@@ -21,6 +21,7 @@
 #include "search/task_scheduler.h"
 #include "tir/lower/lower.h"
 #include "tir/ops/operator.h"
+#include "tir/support/parallel_for.h"
 #include "tir/support/random.h"
 
 namespace autotune::search {
@@ -115,6 +116,22 @@ bool InterruptCanCause(measure::ErrorKind k) {
 }
 
 bool Valid(const measure::MeasureResult& r) { return r.ok() && r.correct && r.median_ms > 0; }
+
+// The stored records' traces replayed on the workload, on every usable core; nullopt where a trace no
+// longer parses or replays (a record of an older schedule space).
+std::vector<std::optional<tir::Schedule>> ReplayRecords(const tir::Workload& workload, tir::TargetKind target,
+                                                        const std::vector<db::TuningRecord>& records) {
+  std::vector<std::optional<tir::Schedule>> out(records.size());
+  tir::ParallelFor(tir::UsableCores(), records.size(), [&](size_t k) {
+    auto j = nlohmann::json::parse(records[k].trace_json, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) return;
+    auto trace = tir::Trace::FromJson(j);
+    if (!trace) return;
+    auto sch = tir::Schedule::Replay(workload, target, *trace);
+    if (sch) out[k] = std::move(sch).value();
+  });
+  return out;
+}
 
 // One round: a task's batch and its builds, measured as one.
 struct Round {
@@ -231,16 +248,28 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
     auto measured = db_.MeasuredTraceHashes(st.key, target_info);
     if (!measured) return MakeError(fmt::format("reading '{}': {}", db_.path(), measured.error().message));
     st.measured = std::move(*measured);
-    auto stored = db_.Best(st.key, query, kBestKept);
+    auto stored = db_.Best(st.key, query, 0);  // every valid record, fastest first
     if (!stored) return MakeError(fmt::format("reading '{}': {}", db_.path(), stored.error().message));
-    for (const db::TuningRecord& rec : *stored) {
-      if (!rec.valid() || rec.median_ms <= 0) continue;
-      auto j = nlohmann::json::parse(rec.trace_json, nullptr, /*allow_exceptions=*/false);
-      if (j.is_discarded()) continue;
-      auto trace = tir::Trace::FromJson(j);
-      if (!trace) continue;
-      auto sch = tir::Schedule::Replay(st.workload, target, *trace);
-      if (!sch) continue;  // a record of an older schedule space: it no longer replays
+    std::vector<std::optional<tir::Schedule>> replayed = ReplayRecords(st.workload, target, *stored);
+    auto usable = [&](size_t k) { return replayed[k] && (*stored)[k].valid() && (*stored)[k].median_ms > 0; };
+    // This device's records teach the cost model before the task's first round, so a job that resumes
+    // (a later part, or the same tune run again) steers from its first round instead of learning the
+    // workload again. Another device's latencies would not compare with this one's.
+    std::vector<const tir::Schedule*> known;
+    std::vector<std::optional<double>> known_ms;
+    for (size_t k = 0; k < stored->size(); ++k) {
+      if (!usable(k) || (*stored)[k].target.device != target_info.device) continue;
+      known.push_back(&*replayed[k]);
+      known_ms.emplace_back((*stored)[k].median_ms);
+    }
+    if (!known.empty()) {
+      const auto model_start = Clock::now();
+      model_.Update(st.workload, known, known_ms);
+      reports[i].model_seconds += Seconds(model_start);
+    }
+    for (size_t k = 0; k < stored->size(); ++k) {
+      if (!usable(k)) continue;
+      const db::TuningRecord& rec = (*stored)[k];
       // Records of another device with this architecture seed the population, but only this
       // device's count as the best found.
       if (rec.target.device == target_info.device && rec.median_ms < st.best_ms) {
@@ -249,7 +278,9 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
         reports[i].best_gflops = st.workload.flops / (rec.median_ms * 1e6);
         reports[i].best_trace_json = rec.trace_json;
       }
-      AddBest(st.best, MeasuredSchedule{rec.median_ms, std::move(sch).value(), rec.trace_hash});
+      if (st.best.size() < static_cast<size_t>(kBestKept)) {
+        AddBest(st.best, MeasuredSchedule{rec.median_ms, std::move(*replayed[k]), rec.trace_hash});
+      }
     }
     st.search.emplace(st.workload, target, config_.evolution, TaskSeed(config_.seed, i));
     st.started = true;
@@ -272,6 +303,7 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
       TaskState& st = states[t];
       TaskReport& report = reports[t];
       const auto propose_start = Clock::now();
+      const double model_before = report.model_seconds;
       if (!st.started) {
         if (auto r = start_task(t); !r) return r.error();
       }
@@ -303,7 +335,7 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
           batch.push_back(std::move(c));
         }
       }
-      report.search_seconds += Seconds(propose_start);
+      report.search_seconds += Seconds(propose_start) - (report.model_seconds - model_before);
       if (batch.empty()) {
         // Nothing new in this task's space: it gets no more rounds (once the rounds in flight are in).
         st.finished = true;

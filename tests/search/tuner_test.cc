@@ -174,14 +174,15 @@ struct Job {
   FakeRunner runner;
   std::vector<TaskReport> reports;
   int batches = 0;
+  costmodel::CostModel* model = nullptr;  // nullptr: a random model seeded by the job
 };
 
 // Runs a job on the database at `path`; `stop` may be set by the runner's or the batch callback.
 void RunJob(Job& job, const std::string& path, const TuneConfig& config, const std::vector<TuneTaskSpec>& tasks,
             std::atomic<bool>& stop, const std::function<void(const TuneProgress&)>& on_batch = {}) {
   auto db = OpenDb(path);
-  auto model = costmodel::MakeRandomCostModel(config.seed);
-  Tuner tuner(config, job.builder, job.runner, *db, *model);
+  auto random_model = costmodel::MakeRandomCostModel(config.seed);
+  Tuner tuner(config, job.builder, job.runner, *db, job.model ? *job.model : *random_model);
   auto r = tuner.Run(tasks, stop, [&](const TuneProgress& p) {
     ++job.batches;
     EXPECT_EQ(p.trials_total, config.trials);
@@ -437,6 +438,74 @@ TEST(Tuner, RecordsOfAnotherDeviceSeedTheSearchButAreNotReportedAsTheBest) {
   RunJob(job, path, Config(4, 8, 4), {kGemm});
   EXPECT_EQ(job.reports[0].trials, 8);
   EXPECT_GT(job.reports[0].best_latency_ms, 0.0001);
+}
+
+// Records what the tuner teaches it, and whether it was asked to rank before it was taught.
+class RecordingModel final : public costmodel::CostModel {
+ public:
+  std::string Name() const override { return "recording"; }
+  std::vector<double> Predict(const tir::Workload&, const std::vector<const tir::Schedule*>& c) override {
+    if (updates.empty()) ranked_before_taught = true;
+    return std::vector<double>(c.size(), 1.0);
+  }
+  void Update(const tir::Workload&, const std::vector<const tir::Schedule*>& c,
+              const std::vector<std::optional<double>>& latencies_ms) override {
+    EXPECT_EQ(c.size(), latencies_ms.size());
+    updates.push_back(latencies_ms);
+  }
+  bool ranked_before_taught = false;
+  std::vector<std::vector<std::optional<double>>> updates;
+};
+
+std::multiset<double> Latencies(const std::vector<std::optional<double>>& v) {
+  std::multiset<double> out;
+  for (const auto& ms : v) {
+    if (ms) out.insert(*ms);
+  }
+  return out;
+}
+
+TEST(Tuner, AResumedJobTeachesTheModelThisDevicesStoredRecordsFirst) {
+  const std::string path = TempDb("teach");
+  RecordingModel fresh_model;
+  Job first;
+  first.model = &fresh_model;
+  RunJob(first, path, Config(5, 16, 8), {kGemm});
+  ASSERT_FALSE(fresh_model.updates.empty());
+  EXPECT_TRUE(fresh_model.ranked_before_taught) << "an empty database has nothing to teach";
+  EXPECT_EQ(fresh_model.updates.front().size(), 8u) << "the first update is the first measured round";
+
+  // A record of another device with the same architecture: it seeds the search, but its latency
+  // does not teach this device's model.
+  auto w = tir::MakeWorkload(kGemm.op, kGemm.shape);
+  ASSERT_TRUE(w);
+  auto sch = RandomSchedule(*w, tir::TargetKind::kCpu, 91);
+  ASSERT_TRUE(sch);
+  measure::MeasureResult other_result;
+  other_result.latencies_ms = {0.123};
+  other_result.median_ms = 0.123;
+  other_result.correct = true;
+  db::TargetInfo other = TestTarget();
+  other.device = "Other CPU";
+  {
+    auto db = OpenDb(path);
+    ASSERT_TRUE(db->CommitBatch({MakeTuningRecord(*w, sch->trace(), other, other_result, nullptr)}));
+  }
+  std::multiset<double> stored;
+  for (const auto& rec : Records(path)) {
+    if (rec.valid() && rec.target.device == TestTarget().device) stored.insert(rec.median_ms);
+  }
+  ASSERT_GE(stored.size(), 8u);
+
+  RecordingModel resumed_model;
+  Job second;
+  second.model = &resumed_model;
+  RunJob(second, path, Config(5, 16, 8), {kGemm});
+  EXPECT_EQ(second.reports[0].trials, 16);
+  ASSERT_GE(resumed_model.updates.size(), 2u);
+  EXPECT_FALSE(resumed_model.ranked_before_taught) << "taught before the first round is proposed";
+  EXPECT_EQ(Latencies(resumed_model.updates.front()), stored) << "every valid stored record of this device";
+  EXPECT_EQ(resumed_model.updates[1].size(), 8u) << "then each measured round";
 }
 
 // Makes the overlap observable without timing: each Run waits (up to 5 s) until the builder is
