@@ -418,22 +418,26 @@ TEST(Tuner, SameSeedSameMeasurementsDifferentSeedDifferent) {
   EXPECT_NE(a, c);
 }
 
-TEST(Tuner, RecordsOfAnotherDeviceSeedTheSearchButAreNotReportedAsTheBest) {
-  const std::string path = TempDb("other_device");
+// Stores a valid kGemm record of a random schedule (`seed`) measured at `ms` on "Other CPU", a
+// device with the test target's architecture.
+void StoreRecordOfAnotherDevice(const std::string& path, uint64_t seed, double ms) {
   auto w = tir::MakeWorkload(kGemm.op, kGemm.shape);
   ASSERT_TRUE(w);
-  auto sch = RandomSchedule(*w, tir::TargetKind::kCpu, 77);
+  auto sch = RandomSchedule(*w, tir::TargetKind::kCpu, seed);
   ASSERT_TRUE(sch);
-  measure::MeasureResult fast;
-  fast.latencies_ms = {0.0001};
-  fast.median_ms = 0.0001;
-  fast.correct = true;
+  measure::MeasureResult result;
+  result.latencies_ms = {ms};
+  result.median_ms = ms;
+  result.correct = true;
   db::TargetInfo other = TestTarget();
   other.device = "Other CPU";
-  {
-    auto db = OpenDb(path);
-    ASSERT_TRUE(db->CommitBatch({MakeTuningRecord(*w, sch->trace(), other, fast, nullptr)}));
-  }
+  auto db = OpenDb(path);
+  ASSERT_TRUE(db->CommitBatch({MakeTuningRecord(*w, sch->trace(), other, result, nullptr)}));
+}
+
+TEST(Tuner, RecordsOfAnotherDeviceSeedTheSearchButAreNotReportedAsTheBest) {
+  const std::string path = TempDb("other_device");
+  StoreRecordOfAnotherDevice(path, 77, 0.0001);
   Job job;
   RunJob(job, path, Config(4, 8, 4), {kGemm});
   EXPECT_EQ(job.reports[0].trials, 8);
@@ -477,20 +481,7 @@ TEST(Tuner, AResumedJobTeachesTheModelThisDevicesStoredRecordsFirst) {
 
   // A record of another device with the same architecture: it seeds the search, but its latency
   // does not teach this device's model.
-  auto w = tir::MakeWorkload(kGemm.op, kGemm.shape);
-  ASSERT_TRUE(w);
-  auto sch = RandomSchedule(*w, tir::TargetKind::kCpu, 91);
-  ASSERT_TRUE(sch);
-  measure::MeasureResult other_result;
-  other_result.latencies_ms = {0.123};
-  other_result.median_ms = 0.123;
-  other_result.correct = true;
-  db::TargetInfo other = TestTarget();
-  other.device = "Other CPU";
-  {
-    auto db = OpenDb(path);
-    ASSERT_TRUE(db->CommitBatch({MakeTuningRecord(*w, sch->trace(), other, other_result, nullptr)}));
-  }
+  StoreRecordOfAnotherDevice(path, 91, 0.123);
   std::multiset<double> stored;
   for (const auto& rec : Records(path)) {
     if (rec.valid() && rec.target.device == TestTarget().device) stored.insert(rec.median_ms);
