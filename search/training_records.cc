@@ -26,11 +26,7 @@ struct PendingRecord {
 
 // The features of a stored trace on its workload; empty when it no longer replays or lowers.
 std::vector<float> FeaturesOfTrace(const PendingRecord& rec) {
-  auto j = nlohmann::json::parse(rec.trace_json, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return {};
-  auto trace = tir::Trace::FromJson(j);
-  if (!trace) return {};
-  auto sch = tir::Schedule::Replay(*rec.workload, rec.target, *trace);
+  auto sch = ReplayStoredTrace(rec.trace_json, *rec.workload, rec.target);
   if (!sch) return {};
   auto f = tir::Lower(sch->state());
   if (!f) return {};
@@ -38,6 +34,15 @@ std::vector<float> FeaturesOfTrace(const PendingRecord& rec) {
 }
 
 }  // namespace
+
+Result<tir::Schedule> ReplayStoredTrace(const std::string& trace_json, const tir::Workload& workload,
+                                        tir::TargetKind target) {
+  auto j = nlohmann::json::parse(trace_json, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return MakeError("the stored trace is not valid JSON");
+  auto trace = tir::Trace::FromJson(j);
+  if (!trace) return trace.error();
+  return tir::Schedule::Replay(workload, target, *trace);
+}
 
 Result<costmodel::TrainingSet> ReadTrainingSet(db::TuningDatabase& db, const TrainingFilter& filter, int threads) {
   const auto kind = tir::ParseTargetKind(filter.target.kind);

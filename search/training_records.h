@@ -8,6 +8,7 @@
 #include "costmodel/training_set.h"
 #include "db/database.h"
 #include "tir/result.h"
+#include "tir/schedule/schedule.h"
 
 namespace autotune::search {
 
@@ -15,6 +16,11 @@ struct TrainingFilter {
   db::TargetQuery target{"cuda", ""};
   std::string op;  // "" = every operator
 };
+
+// A stored record's trace (its trace_json) replayed on `workload`; an error when it no longer parses
+// or replays (a record of an older schedule space). Pure: runs on any thread.
+Result<tir::Schedule> ReplayStoredTrace(const std::string& trace_json, const tir::Workload& workload,
+                                        tir::TargetKind target);
 
 // Reads, replays and featurizes the records that match `filter`, lowering on `threads` threads.
 Result<costmodel::TrainingSet> ReadTrainingSet(db::TuningDatabase& db, const TrainingFilter& filter, int threads);

@@ -19,6 +19,7 @@
 #include "search/default_schedule.h"
 #include "search/measure_record.h"
 #include "search/task_scheduler.h"
+#include "search/training_records.h"
 #include "tir/lower/lower.h"
 #include "tir/ops/operator.h"
 #include "tir/support/parallel_for.h"
@@ -123,12 +124,7 @@ std::vector<std::optional<tir::Schedule>> ReplayRecords(const tir::Workload& wor
                                                         const std::vector<db::TuningRecord>& records) {
   std::vector<std::optional<tir::Schedule>> out(records.size());
   tir::ParallelFor(tir::UsableCores(), records.size(), [&](size_t k) {
-    auto j = nlohmann::json::parse(records[k].trace_json, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) return;
-    auto trace = tir::Trace::FromJson(j);
-    if (!trace) return;
-    auto sch = tir::Schedule::Replay(workload, target, *trace);
-    if (sch) out[k] = std::move(sch).value();
+    if (auto sch = ReplayStoredTrace(records[k].trace_json, workload, target)) out[k] = std::move(sch).value();
   });
   return out;
 }
