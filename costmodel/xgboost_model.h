@@ -34,7 +34,9 @@ std::optional<Objective> ParseObjective(const std::string& name);
 
 struct XGBoostConfig {
   Objective objective = Objective::kWeightedRegression;  // ranked best on H200 records (docs/BENCHMARKS.md)
-  int warmup_records = 64;
+  // Half a round of 64, so that a first round with a few failed candidates still trains the model and
+  // the rounds proposed after it are steered.
+  int warmup_records = 32;
   int rounds = 80;          // boosting rounds per training
   int max_depth = 6;
   double learning_rate = 0.2;

@@ -449,15 +449,21 @@ class RecordingModel final : public costmodel::CostModel {
  public:
   std::string Name() const override { return "recording"; }
   std::vector<double> Predict(const tir::Workload&, const std::vector<const tir::Schedule*>& c) override {
-    if (updates.empty()) ranked_before_taught = true;
+    if (updates.empty()) {
+      ranked_before_taught = true;
+      ++predictions_before_taught;
+    }
     return std::vector<double>(c.size(), 1.0);
   }
+  bool Steers() const override { return !steers_once_taught || !updates.empty(); }
   void Update(const tir::Workload&, const std::vector<const tir::Schedule*>& c,
               const std::vector<std::optional<double>>& latencies_ms) override {
     EXPECT_EQ(c.size(), latencies_ms.size());
     updates.push_back(latencies_ms);
   }
+  bool steers_once_taught = false;  // like XGBoost without a loaded model: no ranking before data
   bool ranked_before_taught = false;
+  int predictions_before_taught = 0;
   std::vector<std::vector<std::optional<double>>> updates;
 };
 
@@ -561,6 +567,35 @@ TEST(Tuner, OverlappedRoundsBuildTheNextWhileMeasuringAndMeasureEachTraceOnce) {
   const auto all = Hashes(Records(path2));
   EXPECT_EQ(all.size(), 72u);
   EXPECT_EQ(std::set<std::string>(all.begin(), all.end()).size(), 72u);
+}
+
+TEST(Tuner, OverlappedRoundsWaitForTheFirstMeasurementsBeforeProposingAThirdBlindRound) {
+  // How often one proposal asks the model: a job of one round.
+  RecordingModel one_round_model;
+  one_round_model.steers_once_taught = true;
+  Job one;
+  one.model = &one_round_model;
+  RunJob(one, TempDb("blind_one"), Overlapped(Config(3, 8, 8)), {kGemm});
+  const int per_proposal = one_round_model.predictions_before_taught;
+  ASSERT_GT(per_proposal, 0);
+
+  // With rounds overlapped, two rounds are out before anything is measured; the third is proposed
+  // once the first is measured (and the model taught), not while it is measured.
+  RecordingModel model;
+  model.steers_once_taught = true;
+  Job job;
+  job.model = &model;
+  RunJob(job, TempDb("blind_three"), Overlapped(Config(3, 40, 8)), {kGemm});
+  EXPECT_EQ(job.reports[0].trials, 40);
+  EXPECT_EQ(model.predictions_before_taught, 2 * per_proposal) << "two blind proposals, not three";
+
+  // A model that ranks from the start does not hold the pipeline back: three proposals before the
+  // first measurements are in.
+  RecordingModel steering;
+  Job steered;
+  steered.model = &steering;
+  RunJob(steered, TempDb("blind_steered"), Overlapped(Config(3, 40, 8)), {kGemm});
+  EXPECT_EQ(steering.predictions_before_taught, 3 * per_proposal);
 }
 
 TEST(Tuner, OverlappedRoundsAreReproducibleAndStopCleanly) {
