@@ -66,11 +66,21 @@ size_t ProgramHash(const tir::PrimFunc& f) { return tir::StructuralHash(ForgetUn
 
 // A valid candidate: its schedule, its trace hash, the hash of its lowered program (two traces may
 // lower to the same program) and the cost model's summary of that program.
+// Candidates of one family (EvolutionConfig::max_per_family) share threads per block, shared memory
+// and local arrays: their block shape and tiles.
+size_t FamilyOf(const tir::GpuUsage& u) {
+  size_t h = std::hash<int64_t>()(u.threads_per_block);
+  h = h * 1000003u ^ std::hash<int64_t>()(u.shared_bytes);
+  h = h * 1000003u ^ std::hash<int64_t>()(u.local_bytes_per_thread);
+  return h * 1000003u ^ std::hash<int>()(u.kernels);
+}
+
 struct Member {
   tir::Schedule schedule;
   std::string hash;
   size_t code_hash = 0;
   std::vector<float> summary;
+  size_t family = 0;  // FamilyOf the lowered function
 };
 
 // A trace to replay, its compact JSON and its hash (empty: nothing to try, a plain copy of a parent,
@@ -139,6 +149,7 @@ struct Prepared {
   std::optional<bool> valid;
   std::vector<float> summary;  // the cost model's, made when `valid` was computed
   size_t code_hash = 0;        // ProgramHash of the lowered function, made with `summary`
+  size_t family = 0;           // FamilyOf the lowered function
 };
 
 // Frees items[from..] on the worker threads, then drops them: a schedule is thousands of small
@@ -240,7 +251,7 @@ class Pool {
   // above the loops' extents) would get its twin's score and be measured again for nothing.
   std::optional<Member> Admit(Prepared p) {
     if (!seen_.insert(p.hash).second) return std::nullopt;
-    if (!p.valid) p.valid = Valid(*p.schedule, &p.summary, &p.code_hash);
+    if (!p.valid) p.valid = Valid(*p.schedule, p);
     if (!*p.valid) {
       ++stats_.invalid;
       return std::nullopt;
@@ -250,7 +261,7 @@ class Pool {
       return std::nullopt;
     }
     archive_.push_back({std::move(p.json), p.hash, p.code_hash});
-    return Member{std::move(*p.schedule), std::move(p.hash), p.code_hash, std::move(p.summary)};
+    return Member{std::move(*p.schedule), std::move(p.hash), p.code_hash, std::move(p.summary), p.family};
   }
 
   // Fresh samples until `want` are admitted (each goes to `take`), `max_attempts` were drawn, or
@@ -329,19 +340,24 @@ class Pool {
   void Check(std::vector<Prepared>& out, const std::vector<size_t>& which) const {
     tir::ParallelFor(threads_, which.size(), [&](size_t j) {
       Prepared& p = out[which[j]];
-      p.valid = Valid(*p.schedule, &p.summary, &p.code_hash);
+      p.valid = Valid(*p.schedule, p);
       if (!*p.valid) p.schedule.reset();
     });
   }
 
   // Lowering is what makes the search expensive; the GPU check and the model's summary are cheap
   // after it. Pure: runs on any thread (the tir code has no global mutable state).
-  bool Valid(const tir::Schedule& sch, std::vector<float>* summary, size_t* code_hash) const {
+  bool Valid(const tir::Schedule& sch, Prepared& p) const {
     auto f = tir::Lower(sch.state());
     if (!f) return false;
-    if (target_ == tir::TargetKind::kCuda && !tir::CheckGpuValidity(*f, limits_)) return false;
-    *summary = model_.Summarize(*f);
-    *code_hash = ProgramHash(*f);
+    if (target_ == tir::TargetKind::kCuda) {
+      auto usage = tir::CheckGpuValidity(*f, limits_);
+      if (!usage) return false;
+      p.family = FamilyOf(*usage);
+    }
+    p.summary = model_.Summarize(*f);
+    p.code_hash = ProgramHash(*f);
+    if (target_ != tir::TargetKind::kCuda) p.family = p.code_hash;
     return true;
   }
 
@@ -543,7 +559,8 @@ std::vector<Candidate> EvolutionarySearch::NextBatch(int n, CostModel& model,
   }
 
   // The batch: the best-scored unmeasured candidates of the last generation (parents and children),
-  // then an epsilon-greedy share drawn uniformly from every other valid unmeasured candidate seen in
+  // at most max_per_family of one family while other families have candidates left, then an
+  // epsilon-greedy share drawn uniformly from every other valid unmeasured candidate seen in
   // this call (all generations); fresh samples fill up what is still missing.
   int n_random = 0;
   if (config_.eps_greedy > 0) {
@@ -559,11 +576,17 @@ std::vector<Candidate> EvolutionarySearch::NextBatch(int n, CostModel& model,
   std::vector<Candidate> batch;
   std::vector<size_t> batch_programs;
   std::unordered_set<std::string> chosen;  // membership only
-  for (size_t i = 0; i < members.size() && static_cast<int>(batch.size()) < n - n_random; ++i) {
-    const std::string& h = members[i].hash;
-    if (measured.count(h) || proposed_before(members[i].code_hash) || !chosen.insert(h).second) continue;
-    batch.push_back({members[i].schedule, h, scores[i]});
-    batch_programs.push_back(members[i].code_hash);
+  std::unordered_map<size_t, int> per_family;
+  const int family_cap = config_.max_per_family > 0 ? config_.max_per_family : n;
+  for (int pass = 0; pass < 2; ++pass) {  // the second pass: families over the cap, when short
+    for (size_t i = 0; i < members.size() && static_cast<int>(batch.size()) < n - n_random; ++i) {
+      const std::string& h = members[i].hash;
+      if (measured.count(h) || proposed_before(members[i].code_hash) || chosen.count(h)) continue;
+      if (pass == 0 && per_family[members[i].family]++ >= family_cap) continue;
+      chosen.insert(h);
+      batch.push_back({members[i].schedule, h, scores[i]});
+      batch_programs.push_back(members[i].code_hash);
+    }
   }
   std::vector<size_t> rest;  // archive order: deterministic
   for (size_t i = 0; i < pool.archive().size(); ++i) {

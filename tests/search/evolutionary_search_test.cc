@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <functional>
 #include <set>
+#include <tuple>
 
 #include "db/record.h"
 #include "costmodel/cost_model.h"
@@ -375,6 +376,46 @@ TEST(EvolutionarySearch, CandidatesWithTooMuchUnrolledCodeAreNotProposed) {
   EXPECT_LE(MostUnrolledStatements(batch), capped.max_unrolled_statements);
   EXPECT_GT(search.stats().invalid, 0);
   EXPECT_EQ(EvolutionConfig{}.max_unrolled_statements, 3072);
+}
+
+// What the search tells candidates' families apart by: the block shape and tiles of the program.
+std::tuple<int64_t, int64_t, int64_t, int> FamilyKey(const tir::Schedule& s) {
+  auto f = tir::Lower(s.state());
+  EXPECT_TRUE(f);
+  auto u = tir::CheckGpuValidity(*f);
+  EXPECT_TRUE(u);
+  return {u->threads_per_block, u->shared_bytes, u->local_bytes_per_thread, u->kernels};
+}
+
+TEST(EvolutionarySearch, ABatchTakesAtMostMaxPerFamilyOfOneFamily) {
+  const tir::Workload w = Gemm();
+  // A model that ranks whole families: every member of the family it likes best scores the same.
+  FakeModel model([&](const Trace& t) {
+    auto s = tir::Schedule::Replay(w, TargetKind::kCuda, t);
+    EXPECT_TRUE(s);
+    const auto [threads, shared, local, kernels] = FamilyKey(*s);
+    return 1.0 + static_cast<double>((threads * 7919 + shared * 31 + local * 17 + kernels) % 1000) / 1000.0;
+  });
+  auto largest_family = [](const std::vector<Candidate>& batch) {
+    std::map<std::tuple<int64_t, int64_t, int64_t, int>, int> members;
+    int most = 0;
+    for (const auto& c : batch) most = std::max(most, ++members[FamilyKey(c.schedule)]);
+    return most;
+  };
+  EvolutionConfig config = SmallConfig();
+  config.eps_greedy = 0;
+  config.max_per_family = 0;
+  EvolutionarySearch uncapped(w, TargetKind::kCuda, config, 11);
+  const auto crowded = uncapped.NextBatch(16, model, {}, {});
+  ASSERT_EQ(crowded.size(), 16u);
+  EXPECT_GT(largest_family(crowded), 3) << "without a cap the favourite family crowds the batch";
+
+  config.max_per_family = 3;
+  EvolutionarySearch capped(w, TargetKind::kCuda, config, 11);
+  const auto spread = capped.NextBatch(16, model, {}, {});
+  ASSERT_EQ(spread.size(), 16u);
+  EXPECT_LE(largest_family(spread), 3);
+  ExpectValidBatch(spread, w, TargetKind::kCuda, {}, "capped");
 }
 
 TEST(EvolutionarySearch, EpsilonShareIsRandom) {
