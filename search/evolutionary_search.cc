@@ -64,8 +64,6 @@ class ForgetUnrollDepth : public tir::IRMutator {
 // would drop one distinct candidate, is not worth a guard).
 size_t ProgramHash(const tir::PrimFunc& f) { return tir::StructuralHash(ForgetUnrollDepth().Mutate(f.body)); }
 
-// A valid candidate: its schedule, its trace hash, the hash of its lowered program (two traces may
-// lower to the same program) and the cost model's summary of that program.
 // Candidates of one family (EvolutionConfig::max_per_family) share threads per block, shared memory
 // and local arrays: their block shape and tiles.
 size_t FamilyOf(const tir::GpuUsage& u) {
@@ -75,6 +73,8 @@ size_t FamilyOf(const tir::GpuUsage& u) {
   return h * 1000003u ^ std::hash<int>()(u.kernels);
 }
 
+// A valid candidate: its schedule, its trace hash, the hash of its lowered program (two traces may
+// lower to the same program), the cost model's summary of that program and its family.
 struct Member {
   tir::Schedule schedule;
   std::string hash;

@@ -478,7 +478,7 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
     // Propose the next round while the oldest is measured (and the one after it built); but not while
     // nothing is measured yet and the model does not steer: a round proposed now would be a third blind
     // one, while one proposed once the first round is in is steered by it (the second round keeps the
-    // device busy meanwhile). On the H200 the blind rounds' median latency was 2-3x the steered ones'.
+    // device busy meanwhile). On the H200 blind rounds' median latency was 2.4-2.5x the steered ones'.
     const bool blind = trials_done == 0 && !model_.Steers();
     std::optional<Round> ahead;
     if (config_.overlap_rounds && !exhausted && !stop.load() && !blind) {
