@@ -1,0 +1,171 @@
+// Experiment: what limits the tuned gemm-4096 kernel (2.80 ms vs cuBLAS 2.69 ms on the H200)?
+// Variants of the tuned schedule: pipeline stages, k-loop unrolling, occupancy, block order.
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+#include <algorithm>
+#include <cmath>
+#include <cuda_runtime.h>
+
+#include "helpers.inc"  // the generated kernel's helpers (scripts/gemm4096/variants)
+#include "v0_body.inc"  // the generated kernel, renamed k_generated
+
+template <int N>
+__device__ __forceinline__ void wait_only() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+__device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+
+// SWZ: 0 = row-major tile order (as generated); G>0 = groups of G tile rows walked column by column.
+template <int STAGES, int UNROLL, int SWZ, int MINB>
+__global__ void __launch_bounds__(128, MINB) k_variant(const float* __restrict__ A, const float* __restrict__ B,
+                                                 float* __restrict__ C) {
+  extern __shared__ __align__(16) float sm[];
+  float* As = sm;
+  float* Bs = sm + STAGES * 4096;
+  int bx = blockIdx.x;
+  int ti, tj;
+  if (SWZ == 0) {
+    ti = bx >> 5;
+    tj = bx & 31;
+  } else {
+    int group = bx / (SWZ * 32);
+    int in = bx % (SWZ * 32);
+    ti = group * SWZ + in % SWZ;
+    tj = in / SWZ;
+  }
+  const int t = threadIdx.x;
+  float acc[128];
+#pragma unroll
+  for (int i = 0; i < 128; ++i) acc[i] = 0.f;
+  auto fill = [&](int kt, int st) {
+    for (int a = 0; a < 8; ++a)
+      at_cp_async_16(&As[st * 4096 + a * 512 + t * 4], &A[ti * 524288 + a * 65536 + (t >> 3) * 4096 + kt * 32 + (t & 7) * 4]);
+    for (int b = 0; b < 8; ++b)
+      at_cp_async_16(&Bs[st * 4096 + b * 512 + t * 4], &B[kt * 131072 + b * 16384 + (t >> 5) * 4096 + tj * 128 + (t & 31) * 4]);
+  };
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    fill(s, s);
+    commit();
+  }
+  for (int kt = 0; kt < 128; ++kt) {
+    if (kt + STAGES - 1 < 128) fill(kt + STAGES - 1, (kt + STAGES - 1) % STAGES);
+    commit();
+    wait_only<STAGES - 1>();
+    __syncthreads();
+    const float* a = As + (kt % STAGES) * 4096 + (t >> 4) * 512;
+    const float* b = Bs + (kt % STAGES) * 4096 + (t & 15) * 4;
+#pragma unroll UNROLL
+    for (int k1 = 0; k1 < 16; ++k1) {
+#pragma unroll
+      for (int i0 = 0; i0 < 8; ++i0)
+#pragma unroll
+        for (int j0 = 0; j0 < 2; ++j0)
+#pragma unroll
+          for (int k2 = 0; k2 < 2; ++k2)
+#pragma unroll
+            for (int i1 = 0; i1 < 2; ++i1)
+#pragma unroll
+              for (int j1 = 0; j1 < 2; ++j1)
+#pragma unroll
+                for (int ij = 0; ij < 2; ++ij)
+                  acc[ij * 64 + i0 * 8 + i1 * 4 + j0 * 2 + j1] +=
+                      a[i0 * 64 + i1 * 32 + k1 * 2 + k2] * b[k1 * 256 + k2 * 128 + ij * 64 + j0 * 2 + j1];
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int i3 = 0; i3 < 16; ++i3)
+#pragma unroll
+    for (int j3 = 0; j3 < 4; ++j3)
+#pragma unroll
+      for (int ij = 0; ij < 2; ++ij)
+        C[ti * 524288 + (t >> 4) * 65536 + i3 * 4096 + tj * 128 + ij * 64 + (t & 15) * 4 + j3] = acc[ij * 64 + i3 * 4 + j3];
+}
+
+using Kernel = void (*)(const float*, const float*, float*);
+
+static void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::printf("%s: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+
+int main() {
+  const size_t n = 4096ull * 4096ull;
+  std::vector<float> h(n);
+  float *A, *B, *C, *R, *flush;
+  check(cudaMalloc(&A, n * 4), "malloc");
+  check(cudaMalloc(&B, n * 4), "malloc");
+  check(cudaMalloc(&C, n * 4), "malloc");
+  check(cudaMalloc(&R, n * 4), "malloc");
+  check(cudaMalloc(&flush, 256 << 20), "malloc");
+  srand(1);
+  for (auto& x : h) x = (rand() / (float)RAND_MAX) * 2 - 1;
+  cudaMemcpy(A, h.data(), n * 4, cudaMemcpyHostToDevice);
+  for (auto& x : h) x = (rand() / (float)RAND_MAX) * 2 - 1;
+  cudaMemcpy(B, h.data(), n * 4, cudaMemcpyHostToDevice);
+
+  struct V {
+    const char* name;
+    Kernel k;
+    int smem;
+  };
+  std::vector<V> vs = {
+      {"generated (2 stages, 64 KB)", k_generated, 65536},
+      {"generated, 100 KB smem (2 blocks/SM)", k_generated, 100 * 1024},
+      {"generated, 72 KB smem (3 blocks/SM)", k_generated, 72 * 1024},
+      {"2 stages, unroll 1, minb 3", k_variant<2, 1, 0, 3>, 2 * 32768},
+      {"2 stages, unroll 2, minb 3", k_variant<2, 2, 0, 3>, 2 * 32768},
+      {"2 stages, unroll 4, minb 3", k_variant<2, 4, 0, 3>, 2 * 32768},
+      {"2 stages, unroll 16, minb 3", k_variant<2, 16, 0, 3>, 2 * 32768},
+      {"2 stages, unroll 4, minb 2 (255 regs)", k_variant<2, 4, 0, 2>, 2 * 32768},
+      {"2 stages, unroll 16, minb 2 (255 regs)", k_variant<2, 16, 0, 2>, 2 * 32768},
+      {"3 stages, unroll 1, minb 2", k_variant<3, 1, 0, 2>, 3 * 32768},
+      {"3 stages, unroll 4, minb 2", k_variant<3, 4, 0, 2>, 3 * 32768},
+      {"3 stages, unroll 16, minb 2", k_variant<3, 16, 0, 2>, 3 * 32768},
+      {"4 stages, unroll 4, minb 1", k_variant<4, 4, 0, 1>, 4 * 32768},
+      {"2 stages, unroll 4, minb 3, swizzle 8", k_variant<2, 4, 8, 3>, 2 * 32768},
+      {"2 stages, unroll 4, minb 3, swizzle 4", k_variant<2, 4, 4, 3>, 2 * 32768},
+      {"3 stages, unroll 4, minb 2, swizzle 8", k_variant<3, 4, 8, 2>, 3 * 32768},
+  };
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  std::vector<float> ref(n), out(n);
+  for (size_t vi = 0; vi < vs.size(); ++vi) {
+    V& v = vs[vi];
+    check(cudaFuncSetAttribute(v.k, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem), "attr");
+    int blocks = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, v.k, 128, v.smem);
+    cudaFuncAttributes fa;
+    cudaFuncGetAttributes(&fa, v.k);
+    cudaMemset(C, 0, n * 4);
+    v.k<<<1024, 128, v.smem>>>(A, B, vi == 0 ? R : C);
+    check(cudaDeviceSynchronize(), v.name);
+    double err = 0;
+    if (vi > 0) {
+      cudaMemcpy(ref.data(), R, n * 4, cudaMemcpyDeviceToHost);
+      cudaMemcpy(out.data(), C, n * 4, cudaMemcpyDeviceToHost);
+      for (size_t i = 0; i < n; ++i) err = std::max(err, (double)std::fabs(ref[i] - out[i]));
+    }
+    std::vector<float> ms;
+    for (int r = 0; r < 25; ++r) {
+      cudaMemset(flush, r, 256 << 20);
+      cudaEventRecord(e0);
+      v.k<<<1024, 128, v.smem>>>(A, B, C);
+      cudaEventRecord(e1);
+      cudaEventSynchronize(e1);
+      float t;
+      cudaEventElapsedTime(&t, e0, e1);
+      if (r >= 3) ms.push_back(t);
+    }
+    std::sort(ms.begin(), ms.end());
+    double med = ms[ms.size() / 2];
+    std::printf("%-42s regs %3d  blocks/SM %d  median %.4f ms  %.1f TFLOP/s  max|diff| %.2e\n", v.name, fa.numRegs,
+                blocks, med, 2.0 * n * 4096 / med / 1e9, err);
+  }
+  return 0;
+}
