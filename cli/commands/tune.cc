@@ -31,6 +31,7 @@
 #include "measure/cuda_runner.h"
 #include "measure/nvrtc_builder.h"
 #include "measure/nvrtc_compiler.h"
+#include "costmodel/pretrained_models.h"
 #include "costmodel/xgboost_model.h"
 #include "search/measure_record.h"
 #include "search/networks.h"
@@ -57,7 +58,8 @@ struct TuneOptions {
   // The learned model by default: of six H200 suite cases tuned for 1000 trials, random ranking ended
   // slower than PyTorch on 4, the job-learned model on 1 of 5 (docs/BENCHMARKS.md, seventh session).
   std::string cost_model = "xgboost";
-  std::string model;       // a trained model: file or name in the database
+  std::string model;       // a trained model: file or name in the database; "none": no built-in model
+  std::string model_used;  // what the job started from, for the report: `model`, "built-in:cuda:sm_90" or empty
   uint64_t seed = 1;
   bool serial_rounds = false;
   bool batch_runs = false;
@@ -249,7 +251,7 @@ json Report(const TuneOptions& o, const MeasureTarget& target, const std::vector
           {"db", o.db_file},
           {"seed", o.seed},
           {"cost_model", o.cost_model},
-          {"model", o.model.empty() ? json(nullptr) : json(o.model)},
+          {"model", o.model_used.empty() ? json(nullptr) : json(o.model_used)},
           {"trials_budget", o.trials},
           {"batch_size", o.batch_size},
           {"screen_ratio", o.config.screen_ratio},
@@ -283,11 +285,12 @@ CommandRun AddTuneCommand(CLI::App& app) {
   cmd->add_option("--population", o->population, "candidates per generation of the evolutionary search")
       ->check(CLI::Range(1, 1000000));
   cmd->add_option("--cost-model", o->cost_model,
-                  "xgboost: learned from this job's measurements (random until 64 are valid), on top of --model's "
-                  "when given; or random (no model: for comparisons)")
+                  "xgboost: learned from this job's measurements, on top of --model's (without one, random until 32 "
+                  "are valid); or random (no model: for comparisons)")
       ->capture_default_str();
   cmd->add_option("--model", o->model,
-                  "start from a trained cost model: a file or a name stored in --db (see `autotune model train`)");
+                  "start from a trained cost model: a file or a name stored in --db (see `autotune model train`), or "
+                  "none; by default the model built into autotune for the GPU, when it has one (cuda:sm_90)");
   cmd->add_option("--db", o->db_file, "tuning database (created if missing)")->capture_default_str();
   cmd->add_option("--seed", o->seed, "seed of the search")->capture_default_str();
   o->config.screen_ratio = kTuneScreenRatio;
@@ -311,14 +314,16 @@ CommandRun AddTuneCommand(CLI::App& app) {
     if (o->cost_model != "xgboost" && o->cost_model != "random") {
       throw UserError{fmt::format("unknown cost model '{}' (expected xgboost or random)", o->cost_model)};
     }
-    if (!o->model.empty() && o->cost_model != "xgboost") throw UserError{"--model needs --cost-model xgboost"};
+    if (!o->model.empty() && o->model != "none" && o->cost_model != "xgboost") {
+      throw UserError{"--model needs --cost-model xgboost"};
+    }
     if (o->target != "cpu" && o->target != "cuda" && o->target != "auto") {
       throw UserError{fmt::format("unknown target '{}' (expected cpu, cuda or auto)", o->target)};
     }
     const std::vector<search::TuneTaskSpec> tasks = Tasks(*o);
     // A model named in a database that does not exist yet cannot be there: say so before creating it.
     std::error_code ec;
-    if (!o->model.empty() && !std::filesystem::is_regular_file(o->model, ec) &&
+    if (!o->model.empty() && o->model != "none" && !std::filesystem::is_regular_file(o->model, ec) &&
         !std::filesystem::exists(o->db_file, ec)) {
       throw UserError{fmt::format("no model file '{}', and no database '{}' that could hold a model of that name",
                                   o->model, o->db_file)};
@@ -357,10 +362,25 @@ CommandRun AddTuneCommand(CLI::App& app) {
       // also share the cores with the kernels being timed.
       xc.threads = 1;
       auto xgb = std::make_unique<costmodel::XGBoostCostModel>(xc);
-      if (!o->model.empty()) {
+      if (o->model == "none") {
+        // A cold start: the job's own measurements only.
+      } else if (!o->model.empty()) {
         const costmodel::ModelInfo info = LoadModel(o->model, *database, *xgb, tir::TargetKindName(target.kind));
         fmt::print(stderr, "autotune: starting from the {} cost model '{}' ({} records of {})\n", info.objective,
                    o->model, info.records, info.target);
+        o->model_used = o->model;
+      } else if (auto builtin = costmodel::FindPretrainedModel(target.info.ShortText())) {
+        // On the H200, leave-one-out built-in models lifted 1000-trial jobs on the suite's shapes from
+        // 0.82-1.13x PyTorch to 1.19-1.23x (c128-h28-n16), docs/BENCHMARKS.md, tenth session.
+        auto info = xgb->Load(std::string(builtin->bytes));
+        if (info) {
+          fmt::print(stderr, "autotune: starting from the built-in cost model of {} ({} records; --model none starts cold)\n",
+                     builtin->target, info->records);
+          o->model_used = fmt::format("built-in:{}", builtin->target);
+        } else {
+          fmt::print(stderr, "autotune: warning: the built-in cost model of {} does not load ({}); starting cold\n",
+                     builtin->target, info.error().message);
+        }
       }
       model = std::move(xgb);
     } else {

@@ -358,7 +358,19 @@ TEST_F(ModelCli, TuneStartsFromAModelFileOrAStoredModel) {
     ASSERT_EQ(j["tasks"].size(), 1u);
     EXPECT_EQ(j["tasks"][0]["trials"], 2);
   }
-  EXPECT_EQ(DbStats(db)["records"], before + 4) << "both jobs stored their measurements";
+  {
+    SCOPED_TRACE("--model none");
+    const std::string report = dir_ + "tune_none.json";
+    auto r = RunCli("tune --op gemm --shape M=16,N=16,K=32" + kFast + kBriefTune + " --db " + db +
+                    " --model none --json " + report);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err.find("starting from"), std::string::npos) << "a cold start loads no model:\n" << r.err;
+    const json j = ParseJson(ReadFile(report));
+    ASSERT_FALSE(j.is_discarded());
+    EXPECT_EQ(j["cost_model"], "xgboost");
+    EXPECT_TRUE(j["model"].is_null()) << j.dump(2);
+  }
+  EXPECT_EQ(DbStats(db)["records"], before + 6) << "the three jobs stored their measurements";
 }
 
 // A loaded model's XGBoost (OpenMP) threads must not reach the runner's forked children: every

@@ -131,7 +131,8 @@ class CpuFlow(unittest.TestCase):
         for f in ("input0.npy", "input1.npy", "output.npy", "io.json"):
             self.assertTrue((io / f).is_file(), f)
         md = (self.out / "bench.md").read_text()
-        self.assertIn("| gemm-M=8,N=8,K=8 | gemm M=8,N=8,K=8 | 4 |", md)
+        self.assertEqual(r["started_from"], "none (cold start)")  # no built-in model for the cpu target
+        self.assertIn("| gemm-M=8,N=8,K=8 | gemm M=8,N=8,K=8 | none (cold start) | 4 |", md)
         self.assertIn("scripts/bench --out", md)
         self.assertEqual(self.first.stdout.strip(), md.strip())
 
