@@ -54,6 +54,7 @@ Result<costmodel::TrainingSet> ReadTrainingSet(db::TuningDatabase& db, const Tra
   auto read = db.ForEachRecord([&](const db::TuningRecord& rec) {
     if (!filter.target.Matches(rec.target)) return true;
     if (!filter.op.empty() && rec.workload.op != filter.op) return true;
+    if (filter.leave_out.count(rec.workload.key)) return true;
     if (!rec.valid() || !(rec.median_ms > 0)) {
       ++set.invalid_records;
       return true;

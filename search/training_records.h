@@ -3,6 +3,7 @@
 // search featurizes its candidates. What `autotune model train` and `autotune model eval` learn from.
 #pragma once
 
+#include <set>
 #include <string>
 
 #include "costmodel/training_set.h"
@@ -15,6 +16,7 @@ namespace autotune::search {
 struct TrainingFilter {
   db::TargetQuery target{"cuda", ""};
   std::string op;  // "" = every operator
+  std::set<std::string> leave_out;  // workload keys (tir::Workload::Key) whose records are skipped
 };
 
 // A stored record's trace (its trace_json) replayed on `workload`; an error when it no longer parses

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_error.h"
@@ -17,6 +18,7 @@
 #include "costmodel/program_features.h"
 #include "search/training_records.h"
 #include "costmodel/xgboost_model.h"
+#include "tir/ops/operator.h"
 #include "tir/support/parallel_for.h"
 
 namespace autotune::cli {
@@ -36,6 +38,7 @@ struct DataOptions {
   std::string objective = "weighted-regression";
   int rounds = 0;  // 0: XGBoostConfig's
   uint64_t seed = 1;
+  std::vector<std::string> leave_out;  // OP:SHAPE[:EPILOGUE] of workloads not to learn from
 };
 
 void AddDataOptions(CLI::App& cmd, DataOptions& o) {
@@ -45,6 +48,28 @@ void AddDataOptions(CLI::App& cmd, DataOptions& o) {
       ->capture_default_str();
   cmd.add_option("--rounds", o.rounds, "boosting rounds")->check(CLI::Range(1, 10000));
   cmd.add_option("--seed", o.seed, "seed of the training (and of the split)")->capture_default_str();
+  cmd.add_option("--leave-out", o.leave_out,
+                 "skip this workload's records, OP:SHAPE[:EPILOGUE] such as gemm:M=1024,N=1024,K=1024 (repeat for "
+                 "several): a model for judging how tuning does on a shape the model has not seen");
+}
+
+// The workload keys of --leave-out's OP:SHAPE[:EPILOGUE] values; UserError for one that is not a workload.
+std::set<std::string> LeftOutKeys(const std::vector<std::string>& specs) {
+  std::set<std::string> keys;
+  for (const std::string& spec : specs) {
+    const size_t colon = spec.find(':');
+    if (colon == std::string::npos) {
+      throw UserError{fmt::format("--leave-out '{}': expected OP:SHAPE, e.g. gemm:M=1024,N=1024,K=1024", spec)};
+    }
+    const std::string op = spec.substr(0, colon), rest = spec.substr(colon + 1);
+    const size_t second = rest.find(':');
+    const std::string shape = rest.substr(0, second);
+    const std::string epilogue = second == std::string::npos ? "" : rest.substr(second + 1);
+    auto w = tir::MakeWorkload(op, shape, epilogue);
+    if (!w) throw UserError{fmt::format("--leave-out '{}': {}", spec, w.error().message)};
+    keys.insert(w->Key());
+  }
+  return keys;
 }
 
 costmodel::XGBoostConfig ModelConfig(const DataOptions& o, costmodel::Objective objective, const db::TargetQuery& q) {
@@ -69,9 +94,21 @@ costmodel::TrainingSet ReadRecords(db::TuningDatabase& database, const DataOptio
     for (const auto& w : Check(database.Workloads())) known |= w.op == o.op;
     if (!known) throw UserError{fmt::format("'{}' has no records of operator '{}'", o.db, o.op)};
   }
+  // A left-out shape the database does not hold is a typo (a default parameter spelled differently
+  // is another workload): leaving nothing out would pass a model that saw the shape for one that did not.
+  const std::set<std::string> left_out = LeftOutKeys(o.leave_out);
+  if (!left_out.empty()) {
+    std::set<std::string> held;
+    for (const auto& w : Check(database.Workloads())) held.insert(w.key);
+    for (size_t i = 0; i < o.leave_out.size(); ++i) {
+      if (!held.count(*LeftOutKeys({o.leave_out[i]}).begin())) {
+        throw UserError{fmt::format("--leave-out '{}': '{}' has no records of that workload", o.leave_out[i], o.db)};
+      }
+    }
+  }
   const auto start = Clock::now();
   fmt::print(stderr, "autotune: reading and featurizing {} records of '{}' ({} threads)...\n", q.Text(), o.db, tir::UsableCores());
-  costmodel::TrainingSet set = Check(search::ReadTrainingSet(database, {q, o.op}, tir::UsableCores()));
+  costmodel::TrainingSet set = Check(search::ReadTrainingSet(database, {q, o.op, left_out}, tir::UsableCores()));
   fmt::print(stderr,
              "autotune: {} valid records of {} workload{} in {:.1f} s ({} failed or wrong: not learned from; {} no "
              "longer replay)\n",

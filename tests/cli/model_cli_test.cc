@@ -221,6 +221,17 @@ TEST_F(ModelCli, TrainWritesAModelFileOrStoresItInTheDatabase) {
     EXPECT_EQ(j["learner"]["attributes"]["autotune_objective"], "pairwise");
   }
   {
+    SCOPED_TRACE("--leave-out");
+    auto r = RunCli("model train --db " + db_ + " --target cpu --leave-out batch_matmul:B=2,M=16,N=16,K=16 --out -");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("of 1 workload "), std::string::npos) << "the gemm records only:\n" << r.err;
+    const json j = ParseJson(r.out);
+    ASSERT_FALSE(j.is_discarded()) << r.out.substr(0, 500);
+    const int64_t records = std::stoll(j["learner"]["attributes"]["autotune_records"].get<std::string>());
+    EXPECT_GT(records, 0);
+    EXPECT_LT(records, valid_);
+  }
+  {
     SCOPED_TRACE("--save-as");
     const std::string db = CopyDb("save_as.db");
     EXPECT_EQ(DbStats(db)["cost_models"], 0);
@@ -461,6 +472,9 @@ TEST_F(ModelCli, BadInputIsOneClearLineAndStatusTwo) {
       {"model train --db " + missing_db + " --target cpu --save-as m", missing_db},
       {"model eval --db " + db_ + " --target cuda --model " + model_, "trained on cpu records, not cuda"},
       {"model --db " + db_, "subcommand"},
+      {train + " --leave-out gemm --out " + out, "expected OP:SHAPE"},
+      {train + " --leave-out gemm:M=32,N=32 --out " + out, "missing parameter K"},
+      {train + " --leave-out gemm:M=8,N=8,K=8 --out " + out, "no records of that workload"},
   };
   for (const auto& c : cases) ExpectUserError(RunCli(c.args), c.args, c.expect, c.after_reading);
   EXPECT_FALSE(fs::exists(out)) << "no model file is written for a command line that is wrong";
