@@ -15,6 +15,7 @@
 #include "cli/open_database.h"
 #include "cli/output.h"
 #include "costmodel/cross_validation.h"
+#include "costmodel/pretrained_models.h"
 #include "costmodel/program_features.h"
 #include "search/training_records.h"
 #include "costmodel/xgboost_model.h"
@@ -271,9 +272,45 @@ CommandRun AddEval(CLI::App& parent) {
 
 }  // namespace
 
+// ---- builtin ---------------------------------------------------------------------------------------
+
+CommandRun AddBuiltin(CLI::App& parent) {
+  struct Options {
+    std::string target, out;
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = parent.add_subcommand(
+      "builtin", "List the cost models built into autotune (tune starts from the one of its GPU), or write one out");
+  cmd->add_option("--target", o->target, "the model of this target, e.g. cuda:sm_90 (with --out)");
+  cmd->add_option("--out", o->out, "write that model to this file ('-' for stdout), e.g. for `model eval --model`");
+  return [o]() {
+    if (o->out.empty() != o->target.empty()) throw UserError{"--out and --target go together"};
+    if (!o->out.empty()) {
+      auto m = costmodel::FindPretrainedModel(o->target);
+      if (!m) throw UserError{fmt::format("no built-in cost model of '{}' (see `autotune model builtin`)", o->target)};
+      WriteOutput(o->out, std::string(m->bytes), "the model");
+      if (o->out != "-") fmt::print(stderr, "autotune: wrote '{}'\n", o->out);
+      return 0;
+    }
+    fmt::print("{:<12} {:>8}  {:<14} {}\n", "target", "records", "features", "objective");
+    for (const costmodel::PretrainedModel& m : costmodel::PretrainedModels()) {
+      costmodel::XGBoostConfig config;
+      config.threads = 1;
+      costmodel::XGBoostCostModel model(config);
+      auto info = model.Load(std::string(m.bytes));
+      if (!info) {
+        fmt::print("{:<12} does not load: {}\n", m.target, info.error().message);
+        continue;
+      }
+      fmt::print("{:<12} {:>8}  {:<14} {}\n", m.target, info->records, info->feature_version, info->objective);
+    }
+    return 0;
+  };
+}
+
 CommandRun AddModelCommand(CLI::App& app) {
   return AddCommandGroup(app, "model", "The learned cost model: train it on a database, evaluate how well it ranks",
-                         {AddTrain, AddEval});
+                         {AddTrain, AddEval, AddBuiltin});
 }
 
 }  // namespace autotune::cli

@@ -435,6 +435,19 @@ TEST_F(ModelCli, TuneRefusesABadModelBeforeMeasuring) {
   }
 }
 
+TEST_F(ModelCli, BuiltinListsTheModelsAndWritesOneOut) {
+  auto list = RunCli("model builtin");
+  ASSERT_EQ(list.status, 0) << list.err;
+  EXPECT_NE(list.out.find("cuda:sm_90"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find(autotune::costmodel::kFeatureVersion), std::string::npos) << "it loads:\n" << list.out;
+  const std::string out = dir_ + "builtin_sm90.json";
+  auto r = RunCli("model builtin --target cuda:sm_90 --out " + out);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = ParseJson(ReadFile(out));
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(j["learner"]["attributes"]["autotune_target"], "cuda:sm_90");
+}
+
 TEST_F(ModelCli, BadInputIsOneClearLineAndStatusTwo) {
   const std::string garbage = dir_ + "not_a_model.json";
   std::ofstream(garbage) << "{\"this\": \"is json, but not a model\"}\n";
@@ -473,6 +486,8 @@ TEST_F(ModelCli, BadInputIsOneClearLineAndStatusTwo) {
       {"model eval --db " + db_ + " --target cuda --model " + model_, "trained on cpu records, not cuda"},
       {"model --db " + db_, "subcommand"},
       {train + " --leave-out gemm --out " + out, "expected OP:SHAPE"},
+      {"model builtin --target cuda:sm_80 --out " + out, "no built-in cost model of 'cuda:sm_80'"},
+      {"model builtin --out " + out, "--out and --target go together"},
       {train + " --leave-out gemm:M=32,N=32 --out " + out, "missing parameter K"},
       {train + " --leave-out gemm:M=8,N=8,K=8 --out " + out, "no records of that workload"},
   };
