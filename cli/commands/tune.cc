@@ -370,8 +370,9 @@ CommandRun AddTuneCommand(CLI::App& app) {
                    o->model, info.records, info.target);
         o->model_used = o->model;
       } else if (auto builtin = costmodel::FindPretrainedModel(target.info.ShortText())) {
-        // On the H200, leave-one-out built-in models lifted 1000-trial jobs on the suite's shapes from
-        // 0.82-1.13x PyTorch to 1.19-1.23x (c128-h28-n16), docs/BENCHMARKS.md, tenth session.
+        // On the H200, models trained like it but without the tuned shape's records lifted 1000-trial
+        // jobs from 0.82-1.13x PyTorch (cold) to 1.19-1.23x (c128-h28-n16; docs/BENCHMARKS.md, tenth
+        // session). A model that does not load (features changed without a retrain) costs a warning.
         auto info = xgb->Load(std::string(builtin->bytes));
         if (info) {
           fmt::print(stderr, "autotune: starting from the built-in cost model of {} ({} records; --model none starts cold)\n",
