@@ -30,7 +30,7 @@ TEST(TrainingData, ValidRecordsOfTheTargetFeaturizedAsTheSearchWould) {
   records.push_back(MakeRecord(*cuda_schedule, CudaTarget(), 0.5));  // another target
   ASSERT_TRUE(database->CommitBatch(records));
 
-  auto set = ReadTrainingSet(*database, {db::TargetQuery{"cpu", ""}, ""}, 2);
+  auto set = ReadTrainingSet(*database, {db::TargetQuery{"cpu", ""}, "", {}}, 2);
   ASSERT_TRUE(set) << set.error().message;
   EXPECT_EQ(set->size(), 10u);
   EXPECT_EQ(set->NumGroups(), 2u);
@@ -44,10 +44,16 @@ TEST(TrainingData, ValidRecordsOfTheTargetFeaturizedAsTheSearchWould) {
   EXPECT_EQ(set->rows[0], costmodel::ExtractFeatures(*f));
   EXPECT_EQ(set->latencies_ms[0], records[0].median_ms);
 
-  auto only_bmm = ReadTrainingSet(*database, {db::TargetQuery{"cpu", ""}, "batch_matmul"}, 1);
+  auto only_bmm = ReadTrainingSet(*database, {db::TargetQuery{"cpu", ""}, "batch_matmul", {}}, 1);
   ASSERT_TRUE(only_bmm);
   EXPECT_EQ(only_bmm->size(), 4u);
-  auto cuda = ReadTrainingSet(*database, {db::TargetQuery{"cuda", ""}, ""}, 1);
+  // Leaving the gemm workload out leaves its valid, failed and stale records all unread.
+  auto without_gemm = ReadTrainingSet(*database, {db::TargetQuery{"cpu", ""}, "", {gemm.Key()}}, 1);
+  ASSERT_TRUE(without_gemm);
+  EXPECT_EQ(without_gemm->size(), 4u);
+  EXPECT_EQ(without_gemm->NumGroups(), 1u);
+  EXPECT_EQ(without_gemm->invalid_records + without_gemm->stale_records, 0);
+  auto cuda = ReadTrainingSet(*database, {db::TargetQuery{"cuda", ""}, "", {}}, 1);
   ASSERT_TRUE(cuda);
   EXPECT_EQ(cuda->size(), 1u);
   EXPECT_EQ(cuda->invalid_records + cuda->stale_records, 0);
