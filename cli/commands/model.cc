@@ -54,23 +54,19 @@ void AddDataOptions(CLI::App& cmd, DataOptions& o) {
                  "several): a model for judging how tuning does on a shape the model has not seen");
 }
 
-// The workload keys of --leave-out's OP:SHAPE[:EPILOGUE] values; UserError for one that is not a workload.
-std::set<std::string> LeftOutKeys(const std::vector<std::string>& specs) {
-  std::set<std::string> keys;
-  for (const std::string& spec : specs) {
-    const size_t colon = spec.find(':');
-    if (colon == std::string::npos) {
-      throw UserError{fmt::format("--leave-out '{}': expected OP:SHAPE, e.g. gemm:M=1024,N=1024,K=1024", spec)};
-    }
-    const std::string op = spec.substr(0, colon), rest = spec.substr(colon + 1);
-    const size_t second = rest.find(':');
-    const std::string shape = rest.substr(0, second);
-    const std::string epilogue = second == std::string::npos ? "" : rest.substr(second + 1);
-    auto w = tir::MakeWorkload(op, shape, epilogue);
-    if (!w) throw UserError{fmt::format("--leave-out '{}': {}", spec, w.error().message)};
-    keys.insert(w->Key());
+// The workload key of a --leave-out value, OP:SHAPE[:EPILOGUE]; UserError when it is not a workload.
+std::string LeftOutKey(const std::string& spec) {
+  const size_t colon = spec.find(':');
+  if (colon == std::string::npos) {
+    throw UserError{fmt::format("--leave-out '{}': expected OP:SHAPE, e.g. gemm:M=1024,N=1024,K=1024", spec)};
   }
-  return keys;
+  const std::string op = spec.substr(0, colon), rest = spec.substr(colon + 1);
+  const size_t second = rest.find(':');
+  const std::string shape = rest.substr(0, second);
+  const std::string epilogue = second == std::string::npos ? "" : rest.substr(second + 1);
+  auto w = tir::MakeWorkload(op, shape, epilogue);
+  if (!w) throw UserError{fmt::format("--leave-out '{}': {}", spec, w.error().message)};
+  return w->Key();
 }
 
 costmodel::XGBoostConfig ModelConfig(const DataOptions& o, costmodel::Objective objective, const db::TargetQuery& q) {
@@ -90,21 +86,21 @@ costmodel::Objective ParseObjectiveOption(const std::string& name) {
 
 // Reads and featurizes the selected records, saying what it does (this takes seconds per thousand).
 costmodel::TrainingSet ReadRecords(db::TuningDatabase& database, const DataOptions& o, const db::TargetQuery& q) {
-  if (!o.op.empty()) {
-    bool known = false;
-    for (const auto& w : Check(database.Workloads())) known |= w.op == o.op;
-    if (!known) throw UserError{fmt::format("'{}' has no records of operator '{}'", o.db, o.op)};
-  }
-  // A left-out shape the database does not hold is a typo (a default parameter spelled differently
-  // is another workload): leaving nothing out would pass a model that saw the shape for one that did not.
-  const std::set<std::string> left_out = LeftOutKeys(o.leave_out);
-  if (!left_out.empty()) {
-    std::set<std::string> held;
-    for (const auto& w : Check(database.Workloads())) held.insert(w.key);
-    for (size_t i = 0; i < o.leave_out.size(); ++i) {
-      if (!held.count(*LeftOutKeys({o.leave_out[i]}).begin())) {
-        throw UserError{fmt::format("--leave-out '{}': '{}' has no records of that workload", o.leave_out[i], o.db)};
+  // The database's workloads, read once for what the options name: an --op or --leave-out the
+  // database does not hold is a typo. (Leaving nothing out would pass a model that saw the shape for
+  // one that did not; a default parameter spelled differently is another workload.)
+  std::set<std::string> left_out;
+  if (!o.op.empty() || !o.leave_out.empty()) {
+    const auto workloads = Check(database.Workloads());
+    if (!o.op.empty() && std::none_of(workloads.begin(), workloads.end(), [&](const auto& w) { return w.op == o.op; })) {
+      throw UserError{fmt::format("'{}' has no records of operator '{}'", o.db, o.op)};
+    }
+    for (const std::string& spec : o.leave_out) {
+      const std::string key = LeftOutKey(spec);
+      if (std::none_of(workloads.begin(), workloads.end(), [&](const auto& w) { return w.key == key; })) {
+        throw UserError{fmt::format("--leave-out '{}': '{}' has no records of that workload", spec, o.db)};
       }
+      left_out.insert(key);
     }
   }
   const auto start = Clock::now();
