@@ -25,6 +25,16 @@ void IRVisitor::Visit(const Stmt& s) {
 }
 
 Expr IRMutator::Mutate(const Expr& e) {
+  Expr r = Dispatch(e);
+  return r ? r : e;
+}
+
+Stmt IRMutator::Mutate(const Stmt& s) {
+  Stmt r = Dispatch(s);
+  return r ? r : s;
+}
+
+Expr IRMutator::Dispatch(const Expr& e) {
   AUTOTUNE_CHECK(e, "mutating a null expression");
   switch (e->kind) {
 #define AUTOTUNE_X(n)    \
@@ -36,7 +46,7 @@ Expr IRMutator::Mutate(const Expr& e) {
   return e;
 }
 
-Stmt IRMutator::Mutate(const Stmt& s) {
+Stmt IRMutator::Dispatch(const Stmt& s) {
   AUTOTUNE_CHECK(s, "mutating a null statement");
   switch (s->kind) {
 #define AUTOTUNE_X(n)    \

@@ -54,10 +54,13 @@ class IRMutator {
   Expr Mutate(const Expr& e);
   Stmt Mutate(const Stmt& s);
 
-#define AUTOTUNE_X(n) virtual Expr Mutate_(const n##Node* op, const Expr& self) { return MutateFields(op, self); }
+  // A Mutate_ returns the rewritten node, `self` when nothing changed, or null for "unchanged" (what
+  // the defaults return: handing back a copy of `self` cost two atomic reference-count updates per
+  // node visited, contended between the search's threads on nodes the schedules share).
+#define AUTOTUNE_X(n) virtual Expr Mutate_(const n##Node* op, const Expr&) { return ChangedFields(op); }
   AUTOTUNE_EXPR_NODES(AUTOTUNE_X)
 #undef AUTOTUNE_X
-#define AUTOTUNE_X(n) virtual Stmt Mutate_(const n##Node* op, const Stmt& self) { return MutateFields(op, self); }
+#define AUTOTUNE_X(n) virtual Stmt Mutate_(const n##Node* op, const Stmt&) { return ChangedFields(op); }
   AUTOTUNE_STMT_NODES(AUTOTUNE_X)
 #undef AUTOTUNE_X
 
@@ -70,13 +73,23 @@ class IRMutator {
   // most nodes a pass visits stay as they are, and copying each one cost an allocation per vector.
   template <class N, class Ref>
   Ref MutateFields(const N* op, const Ref& self) {
+    std::shared_ptr<N> copy = ChangedFields(op);
+    if (!copy) return self;
+    return copy;
+  }
+  // The same, with null for an unchanged node.
+  template <class N>
+  std::shared_ptr<N> ChangedFields(const N* op) {
     std::shared_ptr<N> copy;
     MutateFieldsAt(op, copy, std::make_index_sequence<std::tuple_size_v<decltype(op->Fields())>>{});
-    if (!copy) return self;
     return copy;
   }
 
  private:
+  // Mutate without the mapping of null to the node itself.
+  Expr Dispatch(const Expr& e);
+  Stmt Dispatch(const Stmt& s);
+
   template <class N, size_t... I>
   void MutateFieldsAt([[maybe_unused]] const N* op, [[maybe_unused]] std::shared_ptr<N>& copy,
                       std::index_sequence<I...>) {  // maybe unused: a node without fields
@@ -93,14 +106,14 @@ class IRMutator {
   // The mutated value of a field, or nullopt when it is unchanged (the same nodes).
   std::optional<Expr> Mutated(const Expr& e) {
     if (!e) return std::nullopt;
-    Expr n = Mutate(e);
-    if (n == e) return std::nullopt;
+    Expr n = Dispatch(e);
+    if (!n || n == e) return std::nullopt;
     return n;
   }
   std::optional<Stmt> Mutated(const Stmt& s) {
     if (!s) return std::nullopt;
-    Stmt n = Mutate(s);
-    if (n == s) return std::nullopt;
+    Stmt n = Dispatch(s);
+    if (!n || n == s) return std::nullopt;
     return n;
   }
   std::optional<Buffer> Mutated(const Buffer& b) {

@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "tir/analysis/int_bound.h"
 #include "tir/check.h"
 #include "tir/functor.h"
 #include "tir/lower/region.h"
@@ -238,13 +239,28 @@ class NestBuilder {
       info.root_value.push_back(Simplify(Add(info.dom[r].min, info.value[st.root[r]])));
     }
     if (st.attach != AttachKind::kRoot) {
-      // A region computed for a partial tile can reach past the edge of the tensor.
+      // A region computed for a partial tile can reach past the edge of the tensor. Guards that
+      // the loop ranges already prove are left out: the simplifier would drop them, at a cost.
+      BoundAnalyzer loops = LoopBounds(st, env, info);
       for (size_t d = 0; d < st.op->axis.size(); ++d) {
         if (info.dom[d].extent == st.op->shape[d] && IsConstInt(info.dom[d].min, 0)) continue;
-        info.predicates.push_back({GE(info.root_value[d], IntImm(0)), false});
-        info.predicates.push_back({LT(info.root_value[d], IntImm(st.op->shape[d])), false});
+        const IntBound b = loops.Bound(info.root_value[d]);
+        if (b.min < 0) info.predicates.push_back({GE(info.root_value[d], IntImm(0)), false});
+        if (b.max >= st.op->shape[d]) info.predicates.push_back({LT(info.root_value[d], IntImm(st.op->shape[d])), false});
       }
     }
+  }
+
+  // The ranges of the loops around a stage's statements: those emitted so far, the stage's thread
+  // bindings and its own loops.
+  BoundAnalyzer LoopBounds(const Stage& st, const ThreadEnv& env, const StageInfo& info) const {
+    BoundAnalyzer an;
+    for (const auto& [v, r] : loop_info_) an.Bind(r.var, 0, r.extent);
+    for (const auto& b : env) an.Bind(b.var, 0, b.extent);
+    for (int leaf : st.leaves) {
+      if (!info.unified[leaf]) an.Bind(st.iters[leaf].var, 0, info.extent[leaf]);
+    }
+    return an;
   }
 
   std::unordered_map<const VarNode*, Expr> RootMap(const Stage& st, const StageInfo& info) {

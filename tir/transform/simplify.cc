@@ -15,7 +15,6 @@
 #include "tir/functor.h"
 #include "tir/structural_equal.h"
 #include "tir/support/int_arith.h"
-#include "tir/transform/substitute.h"
 
 namespace autotune::tir {
 namespace {
@@ -366,7 +365,13 @@ class Simplifier : public IRMutator {
 
   // -- Expressions --
 
-  Expr Mutate_(const VarNode* op, const Expr& self) override { return FoldByBound(self); }
+  Expr Mutate_(const VarNode* op, const Expr& self) override {
+    if (!single_.empty()) {
+      auto it = single_.find(op);
+      if (it != single_.end()) return Mutate(it->second);
+    }
+    return FoldByBound(self);
+  }
 
   Expr Mutate_(const BinaryNode* op, const Expr& self) override {
     return KeepIfSame(self, SimplifyBinary(op->op, Mutate(op->a), Mutate(op->b)));
@@ -417,7 +422,16 @@ class Simplifier : public IRMutator {
     // A single iteration is its body at var = min; a thread-bound loop stays (it is the launch
     // geometry), and so does a loop carrying an unroll pragma for the nest below it.
     if (IsConstInt(ext, 1) && !thread && op->auto_unroll_max_step == 0) {
-      return Mutate(Substitute(op->body, std::unordered_map<const VarNode*, Expr>{{op->var.get(), mn}}));
+      // The same as simplifying the body with the variable substituted, without the copy.
+      auto [it, fresh] = single_.try_emplace(op->var.get(), mn);
+      Expr outer = fresh ? nullptr : std::exchange(it->second, mn);
+      Stmt body = Mutate(op->body);
+      if (fresh) {
+        single_.erase(op->var.get());
+      } else {
+        single_[op->var.get()] = outer;
+      }
+      return body;
     }
     Stmt body;
     {
@@ -930,6 +944,9 @@ class Simplifier : public IRMutator {
   }
 
   BoundAnalyzer* an_;
+  // The value of each single-iteration loop's variable in the body being simplified: such a loop
+  // is replaced by its body, and substituting the value into the body first copied all of it.
+  std::unordered_map<const VarNode*, Expr> single_;
 };
 
 }  // namespace
