@@ -67,6 +67,29 @@ TEST(IRMutator, ChangedNodeSharesWhatDidNotChange) {
   EXPECT_EQ(new_load->indices[2], third);
 }
 
+// A rule may say "unchanged" with a null result (what the default rules do, sparing a copy of the
+// node's pointer) or by returning `self`; either way Mutate hands back the node itself, and a change
+// below still rebuilds the path to it.
+class NullWhenUnchanged : public Replace {
+ public:
+  using Replace::Replace;
+  Expr Mutate_(const BinaryNode* op, const Expr&) override { return ChangedFields(op); }
+  Stmt Mutate_(const BufferStoreNode* op, const Stmt& self) override { return MutateFields(op, self); }
+};
+
+TEST(IRMutator, ANullResultMeansUnchanged) {
+  Var i = MakeVar("i"), j = MakeVar("j"), n = MakeVar("n");
+  Buffer a = MakeBuffer("A", DType::kFloat32, {IntImm(8), IntImm(8)});
+  Expr sum = Load(a, {i, j}) + Load(a, {j, i});
+  Stmt s = Store(a, sum, {i, j});
+  NullWhenUnchanged keep(n.get(), IntImm(0));
+  EXPECT_EQ(keep.Mutate(sum), sum);
+  EXPECT_EQ(keep.Mutate(s), s);
+  NullWhenUnchanged change(j.get(), IntImm(3));
+  EXPECT_EQ(ToString(change.Mutate(s)), "A[i, 3] = (A[i, 3] + A[3, i])\n");
+  EXPECT_EQ(ToString(s), "A[i, j] = (A[i, j] + A[j, i])\n");
+}
+
 TEST(IRMutator, FieldsAreMutatedInDeclaredOrder) {
   Var i = MakeVar("i"), j = MakeVar("j"), k = MakeVar("k"), n = MakeVar("n");
   Buffer a = MakeBuffer("A", DType::kFloat32, {IntImm(8), IntImm(8)});
