@@ -69,6 +69,9 @@ enum FunctionAttribute : int {
   kFuncMaxDynamicSharedSizeBytes = 8,
 };
 
+// CUevent_flags: cuEventSynchronize sleeps instead of spinning on a CPU.
+constexpr unsigned kEventBlockingSync = 0x1;
+
 // Above this, dynamic shared memory needs kFuncMaxDynamicSharedSizeBytes set on the function.
 constexpr int64_t kDefaultSharedMemoryLimit = 48 * 1024;
 

@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -117,6 +118,82 @@ bool ReadFrameBlocking(int fd, json& j, std::string& blob) {
   return !j.is_discarded();
 }
 
+// Wall seconds of consecutive phases: Mark(name) ends the phase begun by the previous mark (or by
+// clear()) and returns its length.
+class PhaseClock {
+ public:
+  void clear() {
+    phases_.clear();
+    last_ = Clock::now();
+  }
+  double Mark(const char* name) {
+    const auto now = Clock::now();
+    const double s = std::chrono::duration<double>(now - last_).count();
+    phases_.emplace_back(name, s);
+    last_ = now;
+    return s;
+  }
+  // "name=ms name=ms ..."
+  std::string Describe() const {
+    std::string out;
+    for (const auto& [name, s] : phases_) out += fmt::format("{}{}={:.3f}", out.empty() ? "" : " ", name, s * 1e3);
+    return out;
+  }
+
+ private:
+  std::vector<std::pair<const char*, double>> phases_;
+  Clock::time_point last_ = Clock::now();
+};
+
+// Device memory for the candidates' workspaces (split-K's partial sums, stages kept between kernels),
+// kept from one candidate to the next: on the H200 a cuMemAlloc and cuMemFree of a few megabytes took
+// 5-10 and 20-40 ms, as long as the candidate's timed repeats. Slot i serves every candidate's i-th
+// workspace and only grows.
+class WorkspacePool {
+ public:
+  explicit WorkspacePool(const CudaDriver& d) : d_(d) {}
+  ~WorkspacePool() { Clear(); }
+  WorkspacePool(const WorkspacePool&) = delete;
+  WorkspacePool& operator=(const WorkspacePool&) = delete;
+
+  // At least `bytes` of device memory for workspace `index`.
+  Result<cu::DevicePtr> Get(size_t index, int64_t bytes) {
+    if (index >= slots_.size()) slots_.resize(index + 1);
+    Slot& s = slots_[index];
+    if (s.bytes >= bytes) return s.ptr;
+    Release(s);
+    cu::Result r = d_.MemAlloc(&s.ptr, static_cast<size_t>(bytes));
+    if (r != cu::kSuccess) {  // the other slots may hold what this one needs: free them and try again
+      Clear();
+      slots_.resize(index + 1);
+      r = d_.MemAlloc(&slots_[index].ptr, static_cast<size_t>(bytes));
+    }
+    if (r != cu::kSuccess) {
+      slots_[index].ptr = 0;
+      return MakeError(fmt::format("{} (cuMemAlloc of a {}-byte workspace)", d_.ErrorText(r), bytes));
+    }
+    slots_[index].bytes = bytes;
+    return slots_[index].ptr;
+  }
+
+  void Clear() {
+    for (Slot& s : slots_) Release(s);
+    slots_.clear();
+  }
+
+ private:
+  struct Slot {
+    cu::DevicePtr ptr = 0;
+    int64_t bytes = 0;
+  };
+  void Release(Slot& s) {
+    if (s.ptr) d_.MemFree(s.ptr);
+    s = Slot{};
+  }
+  const CudaDriver& d_;
+  std::vector<Slot> slots_;
+};
+
 class Executor {
  public:
   Executor(const CudaDriver& driver, const MeasureConfig& config) : d_(driver), cfg_(config) {}
@@ -130,8 +207,10 @@ class Executor {
     if (r) r = Check(d_.DevicePrimaryCtxRetain(&ctx_, dev_), "cuDevicePrimaryCtxRetain");
     if (r) r = Check(d_.CtxSetCurrent(ctx_), "cuCtxSetCurrent");
     if (r) r = Check(d_.StreamCreate(&stream_, 0), "cuStreamCreate");
-    if (r) r = Check(d_.EventCreate(&start_, 0), "cuEventCreate");
-    if (r) r = Check(d_.EventCreate(&stop_, 0), "cuEventCreate");
+    // Waiting for the timed repeats sleeps: spinning took a CPU from the compilers and the search
+    // for as long as the repeats ran (the events' timestamps are taken on the GPU either way).
+    if (r) r = Check(d_.EventCreate(&start_, cu::kEventBlockingSync), "cuEventCreate");
+    if (r) r = Check(d_.EventCreate(&stop_, cu::kEventBlockingSync), "cuEventCreate");
     if (r && cfg_.flush_cache) {
       flush_bytes_ = cfg_.flush_bytes > 0 ? cfg_.flush_bytes : std::max(2 * info_.l2_bytes, kMinFlushBytes);
       r = Check(d_.MemAlloc(&flush_, static_cast<size_t>(flush_bytes_)), "cuMemAlloc of the L2 flush buffer");
@@ -210,12 +289,14 @@ class Executor {
     return json{{"ok", true}};
   }
 
-  // {"kind", "message", "max_rel_error", "latencies", "fatal"}
+  // {"kind", "message", "max_rel_error", "latencies", "fatal", "timed_s"}: timed_s is the wall time of
+  // the warm-up and timed repeats, the rest of a run's time being loading, checking and unloading.
   json Measure(const json& req) {
+    double timed_s = 0;
     auto answer = [&](ErrorKind kind, const std::string& msg, double rel, const std::vector<double>& lat) {
       const bool fatal = kind == ErrorKind::kRunError && ContextBroken();
       return json{{"kind", ErrorKindName(kind)}, {"message", msg}, {"max_rel_error", Finite(rel)},
-                  {"latencies", lat},           {"fatal", fatal}};
+                  {"latencies", lat},           {"fatal", fatal}, {"timed_s", timed_s}};
     };
     if (!workload_ready_) return answer(ErrorKind::kRunError, "the executor has no workload", 0, {});
     CudaModuleRun module;
@@ -225,17 +306,21 @@ class Executor {
       return answer(ErrorKind::kRunError, std::string("malformed run request: ") + e.what(), 0, {});
     }
     const double stop_above_ms = req.value("stop_above_ms", 0.0);
+    phases_.clear();
     Run run(*this, module);
     if (auto r = run.Prepare(); !r) return answer(ErrorKind::kRunError, r.error().message, 0, {});
+    phases_.Mark("load");
     // A candidate that wrote past its output (into an input allocation beside it) must not spoil
     // the data of the next ones: every candidate starts from the pristine inputs.
     if (auto r = RestoreInputs(); !r) return answer(ErrorKind::kRunError, r.error().message, 0, {});
+    phases_.Mark("restore");
     // A failed candidate may have written into the pristine inputs too: the next one restores them
     // from the host.
     pristine_stale_ = true;
     float* out = host_output_ ? host_output_ : pageable_output_.data();
     auto one = run.Checked(out);
     if (!one) return answer(ErrorKind::kRunError, one.error().message, 0, {});
+    phases_.Mark("checked_run");
     if (!cfg_.save_output.empty()) {
       if (auto saved = WriteNpy(cfg_.save_output, out, output_elements_, cfg_.save_output_shape); !saved) {
         return answer(ErrorKind::kRunError, "saving the output: " + saved.error().message, 0, {});
@@ -245,7 +330,9 @@ class Executor {
     if (!check.correct) {
       return answer(ErrorKind::kWrongAnswer, check.Describe(output_elements_), check.max_rel_error, {});
     }
+    phases_.Mark("compare");
     auto latencies = run.Timed(*one, stop_above_ms);
+    timed_s = phases_.Mark("timed");
     if (!latencies) return answer(ErrorKind::kRunError, latencies.error().message, check.max_rel_error, {});
     pristine_stale_ = false;
     return answer(ErrorKind::kNone, "", check.max_rel_error, *latencies);
@@ -258,7 +345,6 @@ class Executor {
    public:
     Run(Executor& e, const CudaModuleRun& m) : e_(e), m_(m) {}
     ~Run() {
-      for (cu::DevicePtr p : workspaces_) e_.d_.MemFree(p);
       if (module_) e_.d_.ModuleUnload(module_);
     }
 
@@ -296,12 +382,13 @@ class Executor {
       // Arguments: the inputs, the output, then the workspaces; every kernel takes them all.
       args_ = e_.inputs_;
       args_.push_back(e_.output_);
-      for (int64_t bytes : m_.workspace_bytes) {
+      for (size_t i = 0; i < m_.workspace_bytes.size(); ++i) {
         cu::DevicePtr p = 0;
-        if (bytes > 0) {
-          auto r = e_.Check(e_.d_.MemAlloc(&p, static_cast<size_t>(bytes)), fmt::format("cuMemAlloc of a {}-byte workspace", bytes));
-          if (!r) return r;
-          workspaces_.push_back(p);
+        if (const int64_t bytes = m_.workspace_bytes[i]; bytes > 0) {
+          auto w = e_.workspaces_.Get(i, bytes);
+          if (!w) return w.error();
+          p = *w;
+          workspaces_.emplace_back(p, bytes);
         }
         args_.push_back(p);
       }
@@ -309,12 +396,19 @@ class Executor {
       return {};
     }
 
-    // Poisons the output, runs the module once and copies the output to `out`: the time of the run (ms).
+    // Poisons the output and the workspaces, runs the module once and copies the output to `out`: the
+    // time of the run (ms). Poisoned workspaces: a kernel that reads what it never wrote fails the
+    // check rather than passing on what an earlier candidate left there (workspaces are reused).
     Result<double> Checked(float* out) {
       const CudaDriver& d = e_.d_;
       auto r = e_.Check(d.MemsetD32Async(e_.output_, kPoison, static_cast<size_t>(e_.output_elements_), e_.stream_),
                         "cuMemsetD32Async poisoning the output");
       if (!r) return r.error();
+      for (const auto& [p, bytes] : workspaces_) {
+        r = e_.Check(d.MemsetD32Async(p, kPoison, static_cast<size_t>(bytes) / 4, e_.stream_),
+                     "cuMemsetD32Async poisoning a workspace");
+        if (!r) return r.error();
+      }
       auto ms = TimeRuns(1, "the checked run");
       if (!ms) return ms.error();
       r = e_.Check(d.MemcpyDtoH(out, e_.output_, e_.output_elements_ * sizeof(float)), "cuMemcpyDtoH of the output");
@@ -379,7 +473,7 @@ class Executor {
     const CudaModuleRun& m_;
     cu::Module module_ = nullptr;
     std::vector<cu::Function> functions_;
-    std::vector<cu::DevicePtr> workspaces_;
+    std::vector<std::pair<cu::DevicePtr, int64_t>> workspaces_;  // this module's, from the pool
     std::vector<cu::DevicePtr> args_;
     std::vector<void*> arg_ptrs_;
   };
@@ -411,6 +505,7 @@ class Executor {
   }
 
   void FreeWorkload() {
+    workspaces_.Clear();
     for (cu::DevicePtr p : inputs_) d_.MemFree(p);
     inputs_.clear();
     for (cu::DevicePtr p : pristine_) d_.MemFree(p);
@@ -447,6 +542,11 @@ class Executor {
   int64_t output_elements_ = 0;
   std::vector<float> reference_;
   double reference_scale_ = 1;
+  WorkspacePool workspaces_{d_};
+
+ public:
+  // Where the last Measure's time went, phase by phase (for AUTOTUNE_EXECUTOR_TRACE).
+  PhaseClock phases_;
 };
 
 [[noreturn]] void ExecutorMain(int fd, const MeasureConfig& config, pid_t parent) {
@@ -482,15 +582,26 @@ class Executor {
   }
   if (!SendFrame(fd, Dump({{"ok", true}, {"device", json::parse(CudaDeviceInfoToJson(*device))}}), "")) _exit(0);
 
+  // AUTOTUNE_EXECUTOR_TRACE=FILE: a line per candidate with the milliseconds of each phase of its
+  // run, for profiling the run stage's fixed cost per candidate.
+  const char* trace_path = std::getenv("AUTOTUNE_EXECUTOR_TRACE");
+  std::ofstream trace;
+  if (trace_path && *trace_path) trace.open(trace_path, std::ios::app);
   json req;
   std::string blob;
   while (ReadFrameBlocking(fd, req, blob)) {
+    const auto received = Clock::now();
     const std::string op = req.value("op", "");
     json reply;
     if (op == "workload") {
       reply = executor.SetWorkload(req, blob);
     } else if (op == "run") {
       reply = executor.Measure(req);
+      if (trace.is_open()) {
+        // total - the phases: unloading the module, and the answer.
+        trace << executor.phases_.Describe() << fmt::format(" total={:.3f}\n", std::chrono::duration<double, std::milli>(Clock::now() - received).count())
+              << std::flush;
+      }
     } else {
       _exit(0);  // "exit", or a request we do not know
     }
@@ -733,6 +844,7 @@ CudaRunOutcome CudaExecutor::Run(const CudaModuleRun& module, double stop_above_
     case Wait::kOk:
       break;
   }
+  out.timed_seconds = reply.j.value("timed_s", 0.0);
   const auto kind = ParseErrorKind(reply.j.value("kind", std::string("?")));
   const bool sane = kind && (*kind == ErrorKind::kNone || *kind == ErrorKind::kRunError || *kind == ErrorKind::kWrongAnswer);
   if (reply.j.value("fatal", false)) Reap(kExitGraceS);

@@ -80,6 +80,7 @@ struct CudaRunOutcome {
   std::string message;
   double max_rel_error = 0;          // of the checked run (infinite: NaN or unwritten elements)
   std::vector<double> latencies_ms;  // one per repeat (empty unless kind is kNone)
+  double timed_seconds = 0;          // wall time of the warm-up and timed repeats in the executor
 };
 
 class CudaExecutor {

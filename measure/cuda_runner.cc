@@ -103,6 +103,7 @@ std::vector<MeasureResult> CudaRunner::Run(const tir::Workload& workload, const 
         r.error_message = std::move(o.message);
         r.max_rel_error = o.max_rel_error;
         r.latencies_ms = std::move(o.latencies_ms);
+        r.timed_seconds = o.timed_seconds;
         r.correct = o.kind == ErrorKind::kNone;
         Summarize(r);
         if (r.correct) screen_.Record(workload_key_, r.median_ms);

@@ -65,6 +65,7 @@ nlohmann::json ToJson(const MeasureResult& r, double flops) {
   j["build_s"] = r.build_seconds;
   if (r.build_cpu_seconds > 0) j["build_cpu_s"] = r.build_cpu_seconds;
   j["run_s"] = r.run_seconds;
+  if (r.timed_seconds > 0) j["timed_s"] = r.timed_seconds;
   return j;
 }
 
@@ -85,6 +86,7 @@ MeasureResult MeasureResultFromJson(const nlohmann::json& j) {
   r.build_seconds = j.value("build_s", 0.0);
   r.build_cpu_seconds = j.value("build_cpu_s", 0.0);
   r.run_seconds = j.value("run_s", 0.0);
+  r.timed_seconds = j.value("timed_s", 0.0);
   return r;
 }
 

@@ -35,6 +35,10 @@ struct MeasureResult {
   double build_seconds = 0;          // wall time of the build (with the cache lookup)
   double build_cpu_seconds = 0;      // CPU time of the compiler process; 0: not measured or cached
   double run_seconds = 0;            // wall time of the run, check and repeats included
+  // Of run_seconds, the warm-up and timed repeats (cuda; 0: not measured). The rest is the fixed cost
+  // of a candidate: loading its module, the checked run, the comparison, the round trip to the
+  // process that runs it.
+  double timed_seconds = 0;
 
   bool ok() const { return error_kind == ErrorKind::kNone; }
   static MeasureResult Error(ErrorKind kind, std::string message);
@@ -45,7 +49,7 @@ void Summarize(MeasureResult& r);
 
 // JSON with keys latency_ms (median, null on error), gflops (from the workload's flops, null on
 // error), correct, max_rel_error (null when not finite), error (null or "KIND: message"), error_kind,
-// latencies_ms, spread, build_s, run_s.
+// latencies_ms, spread, build_s, run_s, timed_s (when measured).
 nlohmann::json ToJson(const MeasureResult& r, double flops);
 MeasureResult MeasureResultFromJson(const nlohmann::json& j);
 

@@ -42,6 +42,7 @@ db::TuningRecord MakeTuningRecord(const tir::Workload& workload, const tir::Trac
   r.autotune_version = kVersion;
   nlohmann::json info = {{"spread", result.spread}, {"build_s", result.build_seconds}, {"run_s", result.run_seconds}};
   if (result.build_cpu_seconds > 0) info["build_cpu_s"] = result.build_cpu_seconds;
+  if (result.timed_seconds > 0) info["timed_s"] = result.timed_seconds;
   if (build && build->ok() && target.kind == "cuda") {
     info["registers"] = build->registers;
     info["spill_bytes"] = build->spill_bytes;

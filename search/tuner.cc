@@ -384,6 +384,7 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
       ++report.trials;
       ++trials_done;
       report.build_cpu_seconds += r.build_cpu_seconds;
+      report.timed_seconds += r.timed_seconds;
       if (builds[k].cached) ++report.cached_builds;
       if (!Valid(r)) {
         ++report.failed;

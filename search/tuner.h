@@ -59,6 +59,8 @@ struct TaskReport {
   double wait_seconds = 0;       // this thread waiting for a round's measurements: with overlapping
                                  // rounds, the time the build and run stages held the search back
   double build_cpu_seconds = 0;  // CPU time of the compilers (cuda; 0 where not measured)
+  double timed_seconds = 0;      // of run_seconds, the warm-up and timed repeats (cuda; 0 where not
+                                 // measured): the rest is each candidate's fixed cost
   int cached_builds = 0;         // trials whose kernel was in the build cache (a program measured
                                  // before: of this job, or of an earlier one with the same cache)
   std::string best_trace_json;   // "" when nothing valid

@@ -237,6 +237,7 @@ json Report(const TuneOptions& o, const MeasureTarget& target, const std::vector
               {"model_seconds", r.model_seconds},
               {"wait_seconds", r.wait_seconds},
               {"build_cpu_seconds", r.build_cpu_seconds},
+              {"timed_seconds", r.timed_seconds},
               {"cached_builds", r.cached_builds},
               {"best_trace", r.best_trace_json.empty() ? json(nullptr) : json::parse(r.best_trace_json)},
               {"curve", curve}};

@@ -43,6 +43,7 @@ MeasureResult FromWire(const rpc::CandidateResult& r) {
   m.build_seconds = r.build_seconds();
   m.build_cpu_seconds = r.build_cpu_seconds();
   m.run_seconds = r.run_seconds();
+  m.timed_seconds = r.timed_seconds();
   if (m.ok()) {
     for (double ms : r.latencies_ms()) {
       if (!(ms > 0) || !std::isfinite(ms)) return MeasureResult::Error(ErrorKind::kRunError, "the worker sent a bad latency");
@@ -133,6 +134,7 @@ void ToWire(int index, const MeasureResult& r, const BuildResult* build, rpc::Ca
   out->set_build_seconds(r.build_seconds);
   out->set_build_cpu_seconds(r.build_cpu_seconds);
   out->set_run_seconds(r.run_seconds);
+  out->set_timed_seconds(r.timed_seconds);
   if (build) {
     out->set_registers(build->registers);
     out->set_spill_bytes(build->spill_bytes);

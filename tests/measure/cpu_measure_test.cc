@@ -256,6 +256,8 @@ TEST(MeasureResult, JsonRoundTrip) {
   ok.latencies_ms = {2.0, 1.0, 4.0};
   ok.correct = true;
   ok.max_rel_error = 1e-6;
+  ok.run_seconds = 0.05;
+  ok.timed_seconds = 0.03;
   Summarize(ok);
   EXPECT_DOUBLE_EQ(ok.median_ms, 2.0);
   EXPECT_DOUBLE_EQ(ok.spread, 1.5);
@@ -267,6 +269,8 @@ TEST(MeasureResult, JsonRoundTrip) {
   MeasureResult back = MeasureResultFromJson(j);
   EXPECT_EQ(back.latencies_ms, ok.latencies_ms);
   EXPECT_TRUE(back.correct);
+  EXPECT_DOUBLE_EQ(back.run_seconds, 0.05);
+  EXPECT_DOUBLE_EQ(back.timed_seconds, 0.03);
 
   MeasureResult bad = MeasureResult::Error(ErrorKind::kRunTimeout, "the run exceeded 1 s");
   j = ToJson(bad, 2e6);

@@ -109,6 +109,9 @@ void ExpectCorrect(const MeasureResult& r, int repeats) {
   EXPECT_EQ(r.latencies_ms.size(), static_cast<size_t>(repeats));
   EXPECT_GT(r.median_ms, 0);
   EXPECT_GE(r.spread, 0);
+  // The repeats are part of the run, which also loads, checks and unloads the module.
+  EXPECT_GT(r.timed_seconds, 0);
+  EXPECT_LT(r.timed_seconds, r.run_seconds);
 }
 
 TEST_F(CudaGpu, DeviceInfo) {
@@ -124,10 +127,9 @@ TEST_F(CudaGpu, DeviceInfo) {
   std::cout << "device: " << d->Describe() << "\n";
 }
 
-TEST_F(CudaGpu, CorrectHandWrittenKernels) {
-  CudaRunner runner(Config());
-  const tir::Workload w = GemmWorkload(64, 96, 80);  // host reference (double accumulation)
-  // The same gemm as two kernels: the products into a workspace, then a copy to the output.
+// The gemm 64x96x80 as two kernels: the products into a workspace of `workspace_bytes` (at least
+// 64 x 96 floats), then a copy to the output; or only the copy when `write_workspace` is false.
+BuildInput TwoKernelGemm(int64_t workspace_bytes, bool write_workspace = true) {
   tir::CudaModule two;
   two.code = GemmSource(64, 96, 80, "", "C[i * N + j] = acc;") + R"(
 extern "C" __global__ void to_workspace(float* A, float* B, float* C, float* W) {
@@ -141,11 +143,18 @@ extern "C" __global__ void from_workspace(float* A, float* B, float* C, float* W
   C[i * N + j] = W[i * N + j];
 }
 )";
-  two.kernels = {{"to_workspace", {3, 64, 1}, {32, 1, 1}, 0}, {"from_workspace", {3, 64, 1}, {32, 1, 1}, 0}};
+  if (write_workspace) two.kernels.push_back({"to_workspace", {3, 64, 1}, {32, 1, 1}, 0});
+  two.kernels.push_back({"from_workspace", {3, 64, 1}, {32, 1, 1}, 0});
   two.num_params = 3;
-  two.workspace_bytes = {64 * 96 * 4};
+  two.workspace_bytes = {workspace_bytes};
+  return BuildInput::FromCudaModule(two);
+}
+
+TEST_F(CudaGpu, CorrectHandWrittenKernels) {
+  CudaRunner runner(Config());
+  const tir::Workload w = GemmWorkload(64, 96, 80);  // host reference (double accumulation)
   auto results = Measure(runner, w, {GemmModule(64, 96, 80), GemmModule(64, 96, 80, "", "C[i * N + j] = acc;", 32),
-                                     BuildInput::FromCudaModule(two)});
+                                     TwoKernelGemm(64 * 96 * 4)});
   ASSERT_EQ(results.size(), 3u);
   for (const auto& r : results) ExpectCorrect(r, 3);
   for (const auto& r : results) std::cout << "  median " << r.median_ms << " ms, spread " << r.spread << "\n";
@@ -214,6 +223,24 @@ TEST_F(CudaGpu, WrongValuesAndUnwrittenElementsAreWrongAnswers) {
   EXPECT_TRUE(results[1].latencies_ms.empty());
   ExpectCorrect(results[2], 3);
   EXPECT_EQ(runner.ExecutorStarts(), 1);  // wrong answers do not harm the executor
+}
+
+// Workspaces are kept from one candidate to the next (allocating them took as long as the timing):
+// one that reads a workspace it never wrote must not pass on what the one before left there.
+TEST_F(CudaGpu, ReusedWorkspacesAreNotLeftovers) {
+  CudaRunner runner(Config());
+  const tir::Workload w = GemmWorkload(64, 96, 80);
+  const int64_t bytes = 64 * 96 * 4;
+  auto results = Measure(runner, w,
+                         {TwoKernelGemm(bytes), TwoKernelGemm(bytes, false), TwoKernelGemm(4 * bytes),
+                          TwoKernelGemm(bytes, false), TwoKernelGemm(bytes)});
+  ASSERT_EQ(results.size(), 5u);
+  ExpectCorrect(results[0], 3);
+  EXPECT_EQ(results[1].error_kind, ErrorKind::kWrongAnswer) << results[1].error_message;
+  ExpectCorrect(results[2], 3);  // a larger workspace than the pool had
+  EXPECT_EQ(results[3].error_kind, ErrorKind::kWrongAnswer) << results[3].error_message;
+  ExpectCorrect(results[4], 3);
+  EXPECT_EQ(runner.ExecutorStarts(), 1);
 }
 
 TEST_F(CudaGpu, CandidateThatWritesItsInputsDoesNotSpoilTheNext) {

@@ -118,6 +118,7 @@ class FakeRunner : public measure::Runner {
         r.max_rel_error = 1e-7;
       }
       r.build_cpu_seconds = b.build_cpu_seconds;
+      r.timed_seconds = r.ok() ? 0.01 : 0;
       calls.push_back({h, r});
       out.push_back(r);
     }
@@ -269,6 +270,10 @@ TEST(Tuner, MeasuresTheBudgetStoresEveryResultAndStartsWithTheDefault) {
   for (const auto& c : job.runner.calls) cpu += c.result.build_cpu_seconds;
   EXPECT_DOUBLE_EQ(r.build_cpu_seconds, cpu);
   EXPECT_GT(r.build_cpu_seconds, 0);
+  double timed = 0;
+  for (const auto& c : job.runner.calls) timed += c.result.timed_seconds;
+  EXPECT_DOUBLE_EQ(r.timed_seconds, timed);
+  EXPECT_GT(r.timed_seconds, 0);
 }
 
 TEST(Tuner, FailedCandidatesNeverBecomeTheBest) {
