@@ -5,14 +5,12 @@
 
 #include <fmt/format.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
+#include "measure/nvrtc_helper_pool.h"
 #include "measure/subprocess.h"
 
 // With the toolkit's nvrtc.h at build time, check our copies of its constants.
@@ -260,17 +258,6 @@ std::string FindNvrtcHelper() {
   return access(helper.c_str(), X_OK) == 0 ? helper.string() : "";
 }
 
-// A file name no other compile of this machine's processes uses, in a directory of this user's.
-Result<fs::path> ScratchFile(const char* suffix) {
-  static std::atomic<uint64_t> counter{0};
-  std::error_code ec;
-  const fs::path dir = fs::temp_directory_path(ec) / fmt::format("autotune-{}", getuid()) / "nvrtc";
-  if (ec) return MakeError("no temporary directory: " + ec.message());
-  fs::create_directories(dir, ec);
-  if (ec) return MakeError(fmt::format("cannot create {}: {}", dir.string(), ec.message()));
-  return dir / fmt::format("{}-{}{}", getpid(), counter.fetch_add(1), suffix);
-}
-
 }  // namespace
 
 const std::string& NvrtcHelperPath() {
@@ -281,39 +268,9 @@ const std::string& NvrtcHelperPath() {
 NvrtcOutput CompileToCubinInHelper(const std::string& helper, const std::string& source,
                                    const std::vector<std::string>& options, double cpu_limit_s) {
   const double wall_limit_s = kWallLimitFactor * cpu_limit_s;
-  auto failed = [](std::string message) {
-    NvrtcOutput out;
-    out.message = std::move(message);
-    return out;
-  };
-  auto source_path = ScratchFile(".cu");
-  auto result_path = ScratchFile(".out");
-  if (!source_path || !result_path) return failed((source_path ? result_path : source_path).error().message);
-  struct Remove {
-    const fs::path& a;
-    const fs::path& b;
-    ~Remove() {
-      std::error_code ec;
-      fs::remove(a, ec);
-      fs::remove(b, ec);
-    }
-  } remove{*source_path, *result_path};
-  {
-    std::ofstream f(*source_path, std::ios::binary);
-    f << source;
-    if (!f.flush()) return failed("cannot write " + source_path->string());
-  }
-  std::vector<std::string> argv = {helper, fmt::format("{:g}", cpu_limit_s), std::to_string(kCompileNice),
-                                   source_path->string(), result_path->string()};
-  argv.insert(argv.end(), options.begin(), options.end());
-  ProcessResult p = RunProcess(argv, "", wall_limit_s);
-  NoteCpuLimit(p, cpu_limit_s);  // the helper set it on itself
-  std::string bytes;
-  if (p.ok()) {
-    std::ifstream f(*result_path, std::ios::binary);
-    bytes.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-  }
-  return DecodeChildResult(p, bytes, cpu_limit_s, wall_limit_s);
+  HelperCompile c = HelperPoolFor(helper).Compile(HelperRequest{cpu_limit_s, options, source}, wall_limit_s);
+  NoteCpuLimit(c.process, cpu_limit_s);  // the helper set it on itself
+  return DecodeChildResult(c.process, c.answer, cpu_limit_s, wall_limit_s);
 }
 
 NvrtcOutput CompileToCubinIsolated(const Nvrtc& nv, const std::string& source, const std::vector<std::string>& options,

@@ -99,9 +99,8 @@ NvrtcOutput CompileToCubinIsolated(const Nvrtc& nvrtc, const std::string& source
 inline constexpr const char* kNvrtcHelperName = "autotune-nvrtc";
 const std::string& NvrtcHelperPath();
 
-// CompileToCubinIsolated with the helper at `helper`, which is run as
-//   helper CPU_LIMIT_S NICE SOURCE_FILE RESULT_FILE [NVRTC_OPTION...]
-// (measure/nvrtc_helper_main.cc); the files are scratch files of ours, removed after.
+// CompileToCubinIsolated with the helper at `helper`: a process of the pool of helpers that stay
+// (measure/nvrtc_helper_pool.h), run as `helper --serve NICE` (measure/nvrtc_helper_main.cc).
 NvrtcOutput CompileToCubinInHelper(const std::string& helper, const std::string& source,
                                    const std::vector<std::string>& options, double cpu_limit_s);
 

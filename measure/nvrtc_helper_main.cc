@@ -1,22 +1,25 @@
-// autotune-nvrtc: compiles one CUDA source with NVRTC in a fresh process, for the NVRTC builder
-// (measure/nvrtc_compiler.h, CompileToCubinInHelper, says why not a fork of the tuner).
+// autotune-nvrtc: compiles CUDA sources with NVRTC in a process of its own, for the NVRTC builder
+// (measure/nvrtc_compiler.h says why not a fork of the tuner; measure/nvrtc_helper_pool.h why it
+// stays for many compiles).
 //
-//   autotune-nvrtc CPU_LIMIT_S NICE SOURCE_FILE RESULT_FILE [NVRTC_OPTION...]
+//   autotune-nvrtc --serve NICE
 //
-// It lowers its own priority by NICE, limits its CPU time to CPU_LIMIT_S (RLIMIT_CPU: SIGXCPU at
-// the limit, rounded up to a second), compiles SOURCE_FILE and writes the result to RESULT_FILE as
-// measure::EncodeNvrtcOutput does (a failure of NVRTC itself, e.g. no NVRTC installed, is a result
-// too). Exit status 0: RESULT_FILE was written; 2: bad arguments or unreadable/unwritable files
-// (one line on stderr).
+// It lowers its own priority by NICE, then answers compile requests on its standard input, one after
+// another, on its standard output (the protocol of measure/nvrtc_helper_pool.h), until end-of-file.
+// Before each compile it sets its RLIMIT_CPU soft limit to the CPU time used so far plus the
+// request's limit, so a compile past it ends the process (SIGXCPU). A failure of NVRTC itself (e.g.
+// no NVRTC installed) is an answer too. Exit status 0 when its input ends (or stops being requests);
+// 2: bad arguments or a request without a CPU limit (one line on stderr).
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <string>
-#include <vector>
 
 #include "measure/nvrtc_compiler.h"
+#include "measure/nvrtc_helper_pool.h"
 #include "measure/subprocess.h"
 
 namespace {
@@ -26,32 +29,46 @@ int Fail(const std::string& why) {
   return 2;
 }
 
+double CpuSecondsUsed() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+
+// The next compile may use `limit_s` more seconds of CPU time (whole seconds, rounded up).
+void LimitNextCompile(double limit_s) {
+  rlimit cpu{};
+  getrlimit(RLIMIT_CPU, &cpu);
+  const auto soft = static_cast<rlim_t>(std::ceil(CpuSecondsUsed() + limit_s));
+  cpu.rlim_cur = cpu.rlim_max == RLIM_INFINITY ? soft : std::min(soft, cpu.rlim_max);
+  setrlimit(RLIMIT_CPU, &cpu);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  using autotune::measure::NvrtcOutput;
-  if (argc < 5) return Fail("usage: autotune-nvrtc CPU_LIMIT_S NICE SOURCE_FILE RESULT_FILE [NVRTC_OPTION...]");
+  namespace m = autotune::measure;
+  if (argc != 3 || std::string(argv[1]) != "--serve") return Fail("usage: autotune-nvrtc --serve NICE");
   char* end = nullptr;
-  const double cpu_limit_s = std::strtod(argv[1], &end);
-  if (*end || !(cpu_limit_s > 0) || !std::isfinite(cpu_limit_s)) return Fail(std::string("bad CPU limit: ") + argv[1]);
   const long nice = std::strtol(argv[2], &end, 10);
   if (*end || nice < 0 || nice > 19) return Fail(std::string("bad nice value: ") + argv[2]);
-  autotune::measure::LimitThisProcess(cpu_limit_s, static_cast<int>(nice));
+  m::LimitThisProcess(0, static_cast<int>(nice));
 
-  std::ifstream in(argv[3], std::ios::binary);
-  if (!in) return Fail(std::string("cannot read ") + argv[3]);
-  const std::string source{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  const std::vector<std::string> options(argv + 5, argv + argc);
-
-  NvrtcOutput out;
-  auto nvrtc = autotune::measure::LoadNvrtc();
-  if (nvrtc) {
-    out = autotune::measure::CompileToCubin(**nvrtc, source, options);
-  } else {
-    out.message = nvrtc.error().message;
+  m::HelperRequest request;
+  while (m::ReadHelperRequest(0, &request)) {
+    if (!(request.cpu_limit_s > 0)) return Fail("a request without a CPU limit");
+    LimitNextCompile(request.cpu_limit_s);
+    const double before = CpuSecondsUsed();
+    m::NvrtcOutput out;
+    auto nvrtc = m::LoadNvrtc();  // loaded once, by the first request
+    if (nvrtc) {
+      out = m::CompileToCubin(**nvrtc, request.source, request.options);
+    } else {
+      out.message = nvrtc.error().message;
+    }
+    const std::string answer = m::EncodeHelperAnswer(CpuSecondsUsed() - before, m::EncodeNvrtcOutput(out));
+    if (!m::WriteFully(1, answer.data(), answer.size())) return 0;  // we are no longer listened to
   }
-  std::ofstream result(argv[4], std::ios::binary | std::ios::trunc);
-  result << autotune::measure::EncodeNvrtcOutput(out);
-  if (!result.flush()) return Fail(std::string("cannot write ") + argv[4]);
   return 0;
 }

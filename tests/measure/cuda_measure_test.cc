@@ -21,6 +21,7 @@
 #include "measure/cuda_runner.h"
 #include "measure/nvrtc_builder.h"
 #include "measure/nvrtc_compiler.h"
+#include "measure/nvrtc_helper_pool.h"
 #include "measure/subprocess.h"
 #include "search/default_schedule.h"
 #include "tests/measure/test_kernels.h"
@@ -160,26 +161,91 @@ TEST_F(CudaBuild, TheHelperCompilesLikeAForkedChild) {
 }
 
 // A helper past its CPU limit is a timeout (the limit is the helper's own RLIMIT_CPU: a stand-in
-// script sets it the same way); one that ends without a result says what it printed.
+// script sets it the same way), one that answers nothing within the wall limit too; one that ends
+// without a result says what it printed.
 TEST(NvrtcHelper, CpuLimitIsATimeoutAndAMissingResultIsReported) {
   const fs::path dir = fs::temp_directory_path() / fmt::format("nvrtc_helper_test-{}", getpid());
   fs::create_directories(dir);
   const fs::path spin = dir / "spin";
-  std::ofstream(spin) << "#!/bin/sh\nulimit -S -t \"$1\"\nwhile :; do :; done\n";
+  std::ofstream(spin) << "#!/bin/sh\nulimit -S -t 1\nwhile :; do :; done\n";
+  const fs::path sleeper = dir / "sleeper";
+  std::ofstream(sleeper) << "#!/bin/sh\nexec sleep 60\n";
   const fs::path quiet = dir / "quiet";
   std::ofstream(quiet) << "#!/bin/sh\necho 'no NVRTC here' >&2\nexit 3\n";
-  fs::permissions(spin, fs::perms::owner_all);
-  fs::permissions(quiet, fs::perms::owner_all);
+  for (const auto& f : {spin, sleeper, quiet}) fs::permissions(f, fs::perms::owner_all);
 
   NvrtcOutput slow = CompileToCubinInHelper(spin.string(), "//", {}, 1);
   EXPECT_EQ(slow.status, NvrtcOutput::Status::kTimeout) << slow.message;
   EXPECT_NE(slow.message.find("CPU time"), std::string::npos) << slow.message;  // not the wall limit (4 s)
+
+  const auto t0 = std::chrono::steady_clock::now();
+  NvrtcOutput stuck = CompileToCubinInHelper(sleeper.string(), "//", {}, 0.25);
+  EXPECT_EQ(stuck.status, NvrtcOutput::Status::kTimeout) << stuck.message;
+  EXPECT_NE(stuck.message.find("wall time"), std::string::npos) << stuck.message;
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10);
 
   NvrtcOutput none = CompileToCubinInHelper(quiet.string(), "//", {}, 10);
   EXPECT_EQ(none.status, NvrtcOutput::Status::kFailed);
   EXPECT_NE(none.message.find("code 3"), std::string::npos) << none.message;
   EXPECT_NE(none.message.find("no NVRTC here"), std::string::npos) << none.message;
   fs::remove_all(dir);
+}
+
+TEST(NvrtcHelper, RequestsSurviveTheirEncoding) {
+  const HelperRequest sent{2.5, {"--gpu-architecture=sm_90", "", "-default-device"}, std::string("a\0b", 3)};
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  const std::string bytes = EncodeHelperRequest(sent) + "ATNX";  // then a malformed one
+  ASSERT_TRUE(WriteFully(fds[1], bytes.data(), bytes.size()));
+  close(fds[1]);
+  HelperRequest got;
+  ASSERT_TRUE(ReadHelperRequest(fds[0], &got));
+  EXPECT_DOUBLE_EQ(got.cpu_limit_s, 2.5);
+  EXPECT_EQ(got.options, sent.options);
+  EXPECT_EQ(got.source, sent.source);
+  EXPECT_FALSE(ReadHelperRequest(fds[0], &got));
+  close(fds[0]);
+}
+
+// Helpers stay for the compiles that follow: one for compiles one after another, at most one per
+// compile running at once; a helper that died between compiles is replaced without failing one.
+TEST_F(CudaBuild, HelpersStayForManyCompiles) {
+  const std::string helper = AUTOTUNE_NVRTC_HELPER_PATH;
+  const std::vector<std::string> options = NvrtcOptions("sm_90", Config());
+  auto compile = [&](NvrtcHelperPool& pool, const std::string& source) {
+    HelperCompile c = pool.Compile(HelperRequest{60, options, source}, 240);
+    EXPECT_TRUE(c.process.ok()) << c.process.output;
+    EXPECT_GT(c.process.cpu_seconds, 0);
+    return c.answer;
+  };
+  NvrtcHelperPool pool(helper, kCompileNice);
+  const std::string first = compile(pool, kAddSource);
+  ASSERT_FALSE(first.empty());
+  EXPECT_EQ(first[0], 'o');  // EncodeNvrtcOutput's status byte of a cubin
+  EXPECT_EQ(compile(pool, "extern \"C\" __global__ void k() { x; }\n")[0], 'e');  // a compile error
+  EXPECT_EQ(compile(pool, kAddSource)[0], 'o');
+  EXPECT_EQ(pool.Started(), 1);
+
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; ++t) threads.emplace_back([&] { EXPECT_EQ(compile(pool, kAddSource)[0], 'o'); });
+  for (auto& t : threads) t.join();
+  EXPECT_LE(pool.Started(), 3);
+
+  // Kill every helper there is now: this process's children running the helper executable.
+  const int before = pool.Started();
+  int killed = 0;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    std::ifstream stat(e.path() / "stat");
+    std::string pid, comm, state;
+    pid_t ppid = 0;
+    if (!(stat >> pid >> comm >> state >> ppid) || ppid != getpid()) continue;
+    if (fs::read_symlink(e.path() / "exe").filename() != fs::path(helper).filename()) continue;
+    killed += kill(std::stoi(pid), SIGKILL) == 0;
+  }
+  EXPECT_GT(killed, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(compile(pool, kAddSource)[0], 'o');
+  EXPECT_EQ(pool.Started(), before + 1);
 }
 
 TEST_F(CudaBuild, SourceWithoutLaunchesIsBuildError) {

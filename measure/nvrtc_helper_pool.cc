@@ -1,0 +1,317 @@
+#include "measure/nvrtc_helper_pool.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <thread>
+
+#include "measure/nvrtc_compiler.h"
+
+extern char** environ;
+
+namespace autotune::measure {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr char kMagic[4] = {'A', 'T', 'N', 'V'};
+constexpr uint32_t kMaxOptions = 4096;
+constexpr uint64_t kMaxSourceBytes = uint64_t{1} << 30;
+constexpr uint64_t kMaxAnswerBytes = uint64_t{1} << 32;
+// A helper that closed its output but keeps running gets this long before it is killed.
+constexpr double kExitGraceS = 2;
+
+void AppendU64(std::string& s, uint64_t v) { s.append(reinterpret_cast<const char*>(&v), sizeof v); }
+void AppendU32(std::string& s, uint32_t v) { s.append(reinterpret_cast<const char*>(&v), sizeof v); }
+
+uint64_t Micros(double seconds) { return static_cast<uint64_t>(std::llround(std::max(0.0, seconds) * 1e6)); }
+
+double CpuSeconds(const rusage& u) {
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+
+double SecondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// send() with MSG_NOSIGNAL: a helper that died is an error here, not a SIGPIPE that kills the job.
+bool SendAll(int fd, const std::string& bytes) {
+  const char* c = bytes.data();
+  size_t n = bytes.size();
+  while (n > 0) {
+    const ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    c += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+enum class Got { kAll, kClosed, kTimeout };
+
+// Reads exactly n bytes into `out` (appended) before the deadline.
+Got ReadExactly(int fd, size_t n, Clock::time_point deadline, std::string* out) {
+  char buf[1 << 16];
+  while (n > 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) return Got::kTimeout;
+    pollfd p{fd, POLLIN, 0};
+    const int ready = poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    if (ready <= 0) continue;  // a slice of the wait, or EINTR: check the deadline again
+    const ssize_t got = read(fd, buf, std::min(sizeof buf, n));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return Got::kClosed;
+    out->append(buf, static_cast<size_t>(got));
+    n -= static_cast<size_t>(got);
+  }
+  return Got::kAll;
+}
+
+// What is waiting in a non-blocking descriptor, at most 64 KiB.
+std::string Drain(int fd) {
+  std::string s;
+  char buf[4096];
+  while (s.size() < 64 * 1024) {
+    const ssize_t got = read(fd, buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    s.append(buf, static_cast<size_t>(got));
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string EncodeHelperRequest(const HelperRequest& r) {
+  std::string s(kMagic, sizeof kMagic);
+  AppendU64(s, Micros(r.cpu_limit_s));
+  AppendU32(s, static_cast<uint32_t>(r.options.size()));
+  for (const auto& o : r.options) {
+    AppendU32(s, static_cast<uint32_t>(o.size()));
+    s += o;
+  }
+  AppendU64(s, r.source.size());
+  s += r.source;
+  return s;
+}
+
+bool ReadHelperRequest(int fd, HelperRequest* r) {
+  char magic[sizeof kMagic];
+  if (!ReadFully(fd, magic, sizeof magic) || std::memcmp(magic, kMagic, sizeof kMagic) != 0) return false;
+  uint64_t limit_us = 0;
+  uint32_t count = 0;
+  if (!ReadFully(fd, &limit_us, sizeof limit_us) || !ReadFully(fd, &count, sizeof count) || count > kMaxOptions) {
+    return false;
+  }
+  r->cpu_limit_s = static_cast<double>(limit_us) * 1e-6;
+  r->options.assign(count, {});
+  for (auto& o : r->options) {
+    uint32_t n = 0;
+    if (!ReadFully(fd, &n, sizeof n) || n > kMaxSourceBytes) return false;
+    o.resize(n);
+    if (n > 0 && !ReadFully(fd, o.data(), n)) return false;
+  }
+  uint64_t n = 0;
+  if (!ReadFully(fd, &n, sizeof n) || n > kMaxSourceBytes) return false;
+  r->source.resize(n);
+  return n == 0 || ReadFully(fd, r->source.data(), n);
+}
+
+std::string EncodeHelperAnswer(double cpu_seconds, const std::string& output_bytes) {
+  std::string s;
+  AppendU64(s, Micros(cpu_seconds));
+  AppendU64(s, output_bytes.size());
+  s += output_bytes;
+  return s;
+}
+
+NvrtcHelperPool::NvrtcHelperPool(std::string helper, int nice) : helper_(std::move(helper)), nice_(nice) {}
+
+NvrtcHelperPool::~NvrtcHelperPool() {
+  std::lock_guard lock(mu_);
+  for (Helper& h : idle_) {
+    ProcessResult ignored;
+    EndAndReap(&h, false, &ignored);
+  }
+  idle_.clear();
+}
+
+int NvrtcHelperPool::Started() const {
+  std::lock_guard lock(mu_);
+  return started_;
+}
+
+bool NvrtcHelperPool::Start(Helper* h, std::string* why) {
+  // CLOEXEC: the other children this process starts (compilers, runners) must not hold our ends,
+  // or a helper would not see end-of-file when we close ours.
+  int sv[2], err[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+    *why = std::string("socketpair: ") + std::strerror(errno);
+    return false;
+  }
+  if (pipe2(err, O_CLOEXEC) != 0) {
+    *why = std::string("pipe: ") + std::strerror(errno);
+    close(sv[0]);
+    close(sv[1]);
+    return false;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, sv[1], 0);
+  posix_spawn_file_actions_adddup2(&actions, sv[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  // A process group of its own: the terminal's Ctrl-C stops the job (which stores its batch), not
+  // the compiles of that batch.
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  posix_spawnattr_setpgroup(&attr, 0);
+  sigset_t all, none;
+  sigfillset(&all);
+  sigemptyset(&none);
+  posix_spawnattr_setsigdefault(&attr, &all);
+  posix_spawnattr_setsigmask(&attr, &none);
+  // The C locale: plain ASCII logs whatever the user's locale is.
+  std::vector<std::string> env_text = {"LC_ALL=C"};
+  for (char** e = environ; *e; ++e) {
+    if (std::strncmp(*e, "LC_ALL=", 7) != 0) env_text.push_back(*e);
+  }
+  std::vector<char*> env;
+  for (auto& e : env_text) env.push_back(e.data());
+  env.push_back(nullptr);
+  std::string nice = std::to_string(nice_);
+  std::string serve = "--serve";
+  std::vector<char*> args = {const_cast<char*>(helper_.c_str()), serve.data(), nice.data(), nullptr};
+  pid_t pid = -1;
+  const int spawned = posix_spawn(&pid, helper_.c_str(), &actions, &attr, args.data(), env.data());
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  close(sv[1]);
+  close(err[1]);
+  if (spawned != 0) {
+    close(sv[0]);
+    close(err[0]);
+    *why = "cannot start " + helper_ + ": " + std::strerror(spawned);
+    return false;
+  }
+  fcntl(err[0], F_SETFL, fcntl(err[0], F_GETFL) | O_NONBLOCK);
+  *h = Helper{pid, sv[0], err[0], 0};
+  std::lock_guard lock(mu_);
+  ++started_;
+  return true;
+}
+
+void NvrtcHelperPool::Close(Helper* h) {
+  if (h->channel >= 0) close(h->channel);
+  if (h->errors >= 0) close(h->errors);
+  h->channel = h->errors = -1;
+}
+
+void NvrtcHelperPool::EndAndReap(Helper* h, bool kill_it, ProcessResult* p) {
+  if (kill_it) kill(h->pid, SIGKILL);
+  // End-of-file on its input: a helper between compiles exits.
+  if (h->channel >= 0) close(h->channel);
+  h->channel = -1;
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kExitGraceS));
+  int status = 0;
+  rusage usage{};
+  for (;;) {
+    const pid_t w = wait4(h->pid, &status, WNOHANG, &usage);
+    if (w == h->pid) break;
+    if (w < 0 && errno != EINTR) break;
+    if (!kill_it && Clock::now() >= deadline) {
+      kill_it = true;
+      kill(h->pid, SIGKILL);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  if (WIFEXITED(status)) p->exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) p->term_signal = WTERMSIG(status);
+  p->cpu_seconds = CpuSeconds(usage);
+  h->pid = -1;
+  if (h->errors >= 0) p->output = Drain(h->errors);  // all it wrote: it has ended
+  Close(h);
+}
+
+HelperCompile NvrtcHelperPool::Compile(const HelperRequest& request, double wall_limit_s) {
+  HelperCompile out;
+  ProcessResult& p = out.process;
+  const auto t0 = Clock::now();
+  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wall_limit_s));
+  const std::string bytes = EncodeHelperRequest(request);
+  Helper h;
+  {
+    std::lock_guard lock(mu_);
+    if (!idle_.empty()) {
+      h = idle_.back();
+      idle_.pop_back();
+    }
+  }
+  // An idle helper that ended meanwhile (killed from outside) is replaced, not blamed on this source.
+  if (h.pid > 0 && waitpid(h.pid, nullptr, WNOHANG) != 0) {
+    Close(&h);
+    h.pid = -1;
+  }
+  std::string why;
+  if (h.pid < 0 && !Start(&h, &why)) {
+    p.output = why;
+    return out;
+  }
+  p.started = true;
+  std::string answer;
+  Got got = SendAll(h.channel, bytes) ? ReadExactly(h.channel, 16, deadline, &answer) : Got::kClosed;
+  uint64_t cpu_us = 0, size = 0;
+  if (got == Got::kAll) {
+    std::memcpy(&cpu_us, answer.data(), sizeof cpu_us);
+    std::memcpy(&size, answer.data() + sizeof cpu_us, sizeof size);
+    answer.clear();
+    got = size > kMaxAnswerBytes ? Got::kClosed : ReadExactly(h.channel, static_cast<size_t>(size), deadline, &answer);
+  }
+  if (got != Got::kAll) {
+    EndAndReap(&h, got == Got::kTimeout, &p);
+    p.cpu_seconds = std::max(0.0, p.cpu_seconds - h.cpu_answered);  // this compile's share
+    p.timed_out = got == Got::kTimeout;
+    if (p.timed_out) p.term_signal = 0;  // our SIGKILL
+    p.seconds = SecondsSince(t0);
+    return out;
+  }
+  p.exit_code = 0;
+  p.cpu_seconds = static_cast<double>(cpu_us) * 1e-6;
+  h.cpu_answered += p.cpu_seconds;
+  p.seconds = SecondsSince(t0);
+  out.answer = std::move(answer);
+  if (++h.compiles >= kCompilesPerHelper) {
+    ProcessResult retired;
+    EndAndReap(&h, false, &retired);
+  } else {
+    std::lock_guard lock(mu_);
+    idle_.push_back(h);
+  }
+  return out;
+}
+
+NvrtcHelperPool& HelperPoolFor(const std::string& helper) {
+  static std::mutex mu;
+  // Never destroyed: build threads may still compile while the process exits; the helpers see
+  // end-of-file on their input when it does, and exit.
+  static auto* pools = new std::map<std::string, std::unique_ptr<NvrtcHelperPool>>();
+  std::lock_guard lock(mu);
+  auto& pool = (*pools)[helper];
+  if (!pool) pool = std::make_unique<NvrtcHelperPool>(helper, kCompileNice);
+  return *pool;
+}
+
+}  // namespace autotune::measure
