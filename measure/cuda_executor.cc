@@ -51,25 +51,12 @@ struct FrameHeader {
   uint64_t blob_bytes = 0;
 };
 
-// send() with MSG_NOSIGNAL: a peer that died is an error here, not a SIGPIPE that kills us.
-bool SendAll(int fd, const void* data, size_t n) {
-  const char* c = static_cast<const char*>(data);
-  while (n > 0) {
-    const ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    c += w;
-    n -= static_cast<size_t>(w);
-  }
-  return true;
-}
-
 bool SendFrame(int fd, const std::string& text, const std::string& blob) {
   FrameHeader h;
   h.json_bytes = static_cast<uint32_t>(text.size());
   h.blob_bytes = blob.size();
-  return SendAll(fd, &h, sizeof h) && SendAll(fd, text.data(), text.size()) &&
-         SendAll(fd, blob.data(), blob.size());
+  return SendFully(fd, &h, sizeof h) && SendFully(fd, text.data(), text.size()) &&
+         SendFully(fd, blob.data(), blob.size());
 }
 
 std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }

@@ -20,8 +20,6 @@
 
 #include "measure/nvrtc_compiler.h"
 
-extern char** environ;
-
 namespace autotune::measure {
 namespace {
 
@@ -45,20 +43,6 @@ double CpuSeconds(const rusage& u) {
 }
 
 double SecondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-// send() with MSG_NOSIGNAL: a helper that died is an error here, not a SIGPIPE that kills the job.
-bool SendAll(int fd, const std::string& bytes) {
-  const char* c = bytes.data();
-  size_t n = bytes.size();
-  while (n > 0) {
-    const ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    c += w;
-    n -= static_cast<size_t>(w);
-  }
-  return true;
-}
 
 enum class Got { kAll, kClosed, kTimeout };
 
@@ -173,32 +157,11 @@ bool NvrtcHelperPool::Start(Helper* h, std::string* why) {
   posix_spawn_file_actions_adddup2(&actions, sv[1], 0);
   posix_spawn_file_actions_adddup2(&actions, sv[1], 1);
   posix_spawn_file_actions_adddup2(&actions, err[1], 2);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
   // A process group of its own: the terminal's Ctrl-C stops the job (which stores its batch), not
   // the compiles of that batch.
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-  posix_spawnattr_setpgroup(&attr, 0);
-  sigset_t all, none;
-  sigfillset(&all);
-  sigemptyset(&none);
-  posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawnattr_setsigmask(&attr, &none);
-  // The C locale: plain ASCII logs whatever the user's locale is.
-  std::vector<std::string> env_text = {"LC_ALL=C"};
-  for (char** e = environ; *e; ++e) {
-    if (std::strncmp(*e, "LC_ALL=", 7) != 0) env_text.push_back(*e);
-  }
-  std::vector<char*> env;
-  for (auto& e : env_text) env.push_back(e.data());
-  env.push_back(nullptr);
-  std::string nice = std::to_string(nice_);
-  std::string serve = "--serve";
-  std::vector<char*> args = {const_cast<char*>(helper_.c_str()), serve.data(), nice.data(), nullptr};
   pid_t pid = -1;
-  const int spawned = posix_spawn(&pid, helper_.c_str(), &actions, &attr, args.data(), env.data());
+  const int spawned = SpawnInOwnGroup({helper_, "--serve", std::to_string(nice_)}, &actions, false, &pid);
   posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
   close(sv[1]);
   close(err[1]);
   if (spawned != 0) {
@@ -272,7 +235,7 @@ HelperCompile NvrtcHelperPool::Compile(const HelperRequest& request, double wall
   }
   p.started = true;
   std::string answer;
-  Got got = SendAll(h.channel, bytes) ? ReadExactly(h.channel, 16, deadline, &answer) : Got::kClosed;
+  Got got = SendFully(h.channel, bytes.data(), bytes.size()) ? ReadExactly(h.channel, 16, deadline, &answer) : Got::kClosed;
   uint64_t cpu_us = 0, size = 0;
   if (got == Got::kAll) {
     std::memcpy(&cpu_us, answer.data(), sizeof cpu_us);

@@ -6,6 +6,7 @@
 #include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -55,31 +56,9 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string
   posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
   if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-  posix_spawnattr_setpgroup(&attr, 0);
-  sigset_t all, none;
-  sigfillset(&all);
-  sigemptyset(&none);
-  posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawnattr_setsigmask(&attr, &none);
-
-  // The C locale: plain ASCII logs (no typographic quotes) whatever the user's locale is.
-  std::vector<std::string> env_text = {"LC_ALL=C"};
-  for (char** e = environ; *e; ++e) {
-    if (std::strncmp(*e, "LC_ALL=", 7) != 0) env_text.push_back(*e);
-  }
-  std::vector<char*> env;
-  for (auto& e : env_text) env.push_back(e.data());
-  env.push_back(nullptr);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
   pid_t pid = -1;
-  const int err = posix_spawnp(&pid, args[0], &actions, &attr, args.data(), env.data());
+  const int err = SpawnInOwnGroup(argv, &actions, true, &pid);
   posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
   close(fds[1]);
   if (err != 0) {
     close(fds[0]);
@@ -112,6 +91,45 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string
   r.cpu_seconds = CpuSeconds(usage);
   r.seconds = SecondsSince(t0);
   return r;
+}
+
+int SpawnInOwnGroup(const std::vector<std::string>& argv, const posix_spawn_file_actions_t* actions, bool search_path,
+                    pid_t* pid) {
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  posix_spawnattr_setpgroup(&attr, 0);
+  sigset_t all, none;
+  sigfillset(&all);
+  sigemptyset(&none);
+  posix_spawnattr_setsigdefault(&attr, &all);
+  posix_spawnattr_setsigmask(&attr, &none);
+  std::vector<std::string> env_text = {"LC_ALL=C"};
+  for (char** e = environ; *e; ++e) {
+    if (std::strncmp(*e, "LC_ALL=", 7) != 0) env_text.push_back(*e);
+  }
+  std::vector<char*> env;
+  for (auto& e : env_text) env.push_back(e.data());
+  env.push_back(nullptr);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const int err = search_path ? posix_spawnp(pid, args[0], actions, &attr, args.data(), env.data())
+                              : posix_spawn(pid, args[0], actions, &attr, args.data(), env.data());
+  posix_spawnattr_destroy(&attr);
+  return err;
+}
+
+bool SendFully(int fd, const void* data, size_t n) {
+  const char* c = static_cast<const char*>(data);
+  while (n > 0) {
+    const ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    c += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
 }
 
 bool ReadUntilClosed(int fd, Clock::time_point deadline, size_t max_output, std::string* out) {

@@ -3,6 +3,8 @@
 // with LC_ALL=C, so that logs are plain ASCII whatever the user's locale.
 #pragma once
 
+#include <spawn.h>
+
 #include <chrono>
 
 #include <cstddef>
@@ -61,6 +63,16 @@ void NoteCpuLimit(ProcessResult& r, double cpu_s);
 
 // Writes all of `data` (retrying short writes and EINTR); false on an error (e.g. the reader is gone).
 bool WriteFully(int fd, const void* data, size_t n);
+// WriteFully for a socket, with send()'s MSG_NOSIGNAL: a peer that is gone is an error here, not a
+// SIGPIPE that kills this process.
+bool SendFully(int fd, const void* data, size_t n);
+
+// posix_spawn (posix_spawnp when `search_path`) of argv with the descriptors `actions` sets up, in
+// a process group of its own (the terminal's Ctrl-C goes to the job, not to its children), default
+// signal handlers, an empty signal mask and the C locale (plain ASCII logs whatever the user's
+// locale is). 0 or the errno value.
+int SpawnInOwnGroup(const std::vector<std::string>& argv, const posix_spawn_file_actions_t* actions, bool search_path,
+                    pid_t* pid);
 // Reads exactly n bytes (retrying short reads and EINTR); false at end-of-file or on an error.
 bool ReadFully(int fd, void* data, size_t n);
 
