@@ -134,7 +134,7 @@ class PhaseClock {
 
 // Device memory for the candidates' workspaces (split-K's partial sums, stages kept between kernels),
 // kept from one candidate to the next: on the H200 a cuMemAlloc and cuMemFree of a few megabytes took
-// 5-10 and 20-40 ms, as long as the candidate's timed repeats. Slot i serves every candidate's i-th
+// up to 10 and 20-45 ms, together about as long as the candidate's timed repeats. Slot i serves every candidate's i-th
 // workspace and only grows.
 class WorkspacePool {
  public:
