@@ -175,6 +175,20 @@ class Errors(unittest.TestCase):
             self.one_line(run("--out", d, "--case-shape", "gemm:M=1,N=1,K=1", "--autotune", f"{d}/nope"),
                           "not an executable file")
 
+    def test_an_executable_of_a_bundle_gets_its_libraries(self):
+        with tempfile.TemporaryDirectory() as d:
+            bundle = Path(d) / "bundle"
+            (bundle / "lib").mkdir(parents=True)
+            (bundle / "old").mkdir()
+            (bundle / "env.sh").write_text("")
+            seen = Path(d) / "seen"
+            exe = bundle / "old" / "autotune"
+            exe.write_text(f'#!/bin/sh\necho "$LD_LIBRARY_PATH" > {seen}\nexit 1\n')
+            exe.chmod(0o755)
+            p = run("--out", d, "--case-shape", "gemm:M=1,N=1,K=1", "--autotune", str(exe))
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertEqual(seen.read_text().split(":")[0], str((bundle / "lib").resolve()))
+
     def test_usage_errors(self):
         self.one_line(run(), "--out")
         with tempfile.TemporaryDirectory() as d:
