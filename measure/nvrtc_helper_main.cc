@@ -32,8 +32,7 @@ int Fail(const std::string& why) {
 double CpuSecondsUsed() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+  return autotune::measure::CpuSeconds(u);
 }
 
 // The next compile may use `limit_s` more seconds of CPU time (whole seconds, rounded up).

@@ -37,13 +37,6 @@ void AppendU32(std::string& s, uint32_t v) { s.append(reinterpret_cast<const cha
 
 uint64_t Micros(double seconds) { return static_cast<uint64_t>(std::llround(std::max(0.0, seconds) * 1e6)); }
 
-double CpuSeconds(const rusage& u) {
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
-}
-
-double SecondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
 enum class Got { kAll, kClosed, kTimeout };
 
 // Reads exactly n bytes into `out` (appended) before the deadline.

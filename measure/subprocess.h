@@ -4,6 +4,7 @@
 #pragma once
 
 #include <spawn.h>
+#include <sys/resource.h>
 
 #include <chrono>
 
@@ -63,6 +64,8 @@ void NoteCpuLimit(ProcessResult& r, double cpu_s);
 
 // Writes all of `data` (retrying short writes and EINTR); false on an error (e.g. the reader is gone).
 bool WriteFully(int fd, const void* data, size_t n);
+// Reads exactly n bytes (retrying short reads and EINTR); false at end-of-file or on an error.
+bool ReadFully(int fd, void* data, size_t n);
 // WriteFully for a socket, with send()'s MSG_NOSIGNAL: a peer that is gone is an error here, not a
 // SIGPIPE that kills this process.
 bool SendFully(int fd, const void* data, size_t n);
@@ -73,8 +76,10 @@ bool SendFully(int fd, const void* data, size_t n);
 // locale is). 0 or the errno value.
 int SpawnInOwnGroup(const std::vector<std::string>& argv, const posix_spawn_file_actions_t* actions, bool search_path,
                     pid_t* pid);
-// Reads exactly n bytes (retrying short reads and EINTR); false at end-of-file or on an error.
-bool ReadFully(int fd, void* data, size_t n);
+
+// User + system CPU seconds of a rusage (of a reaped child, or of this process).
+double CpuSeconds(const rusage& u);
+double SecondsSince(std::chrono::steady_clock::time_point t0);
 
 // Reads `fd` until end-of-file (every writer closed it) or `deadline`, appending at most
 // `max_output` bytes to `out` (past that it keeps reading, so the writer is never blocked, and drops
