@@ -84,6 +84,71 @@ __global__ void __launch_bounds__(128, MINB) k_variant(const float* __restrict__
         C[ti * 524288 + (t >> 4) * 65536 + i3 * 4096 + tj * 128 + ij * 64 + (t & 15) * 4 + j3] = acc[ij * 64 + i3 * 4 + j3];
 }
 
+__device__ __forceinline__ void cp_async_4(float* dst, const float* src) {
+  unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(d), "l"(src) : "memory");
+}
+
+// The A tile stored k-major ([k][m], rows padded to 132 floats) so that a thread's 16 rows of A
+// for one k are four 128-bit shared loads, as B's are. Filled with 4-byte cp.async: 8 lanes read a
+// 32-byte sector of one row of A, and (4k + m) % 32 keeps a warp's 32 stores on 32 banks.
+template <int UNROLL, int MINB>
+__global__ void __launch_bounds__(128, MINB) k_trans(const float* __restrict__ A, const float* __restrict__ B,
+                                                     float* __restrict__ C) {
+  constexpr int AS = 32 * 132;  // one stage of the A tile
+  extern __shared__ __align__(16) float sm[];
+  float* As = sm;
+  float* Bs = sm + 2 * AS;
+  const int ti = blockIdx.x >> 5, tj = blockIdx.x & 31;
+  const int t = threadIdx.x, l = t & 31, w = t >> 5;
+  float acc[128];
+#pragma unroll
+  for (int i = 0; i < 128; ++i) acc[i] = 0.f;
+  auto fill = [&](int kt, int st) {
+#pragma unroll
+    for (int it = 0; it < 32; ++it) {
+      int k = (l & 7) + 8 * (it & 3);
+      int m = (l >> 3) + 4 * w + 16 * (it >> 2);
+      cp_async_4(&As[st * AS + k * 132 + m], &A[(ti * 128 + m) * 4096 + kt * 32 + k]);
+    }
+    for (int b = 0; b < 8; ++b)
+      at_cp_async_16(&Bs[st * 4096 + b * 512 + t * 4], &B[kt * 131072 + b * 16384 + (t >> 5) * 4096 + tj * 128 + (t & 31) * 4]);
+  };
+  fill(0, 0);
+  commit();
+  for (int kt = 0; kt < 128; ++kt) {
+    if (kt + 1 < 128) fill(kt + 1, (kt + 1) & 1);
+    commit();
+    wait_only<1>();
+    __syncthreads();
+    const float* a = As + (kt & 1) * AS + (t >> 4) * 16;
+    const float* b = Bs + (kt & 1) * 4096 + (t & 15) * 4;
+#pragma unroll UNROLL
+    for (int k = 0; k < 32; ++k) {
+      float4 av[4], bv[2];
+#pragma unroll
+      for (int q = 0; q < 4; ++q) av[q] = *reinterpret_cast<const float4*>(a + k * 132 + q * 4);
+#pragma unroll
+      for (int ij = 0; ij < 2; ++ij) bv[ij] = *reinterpret_cast<const float4*>(b + k * 128 + ij * 64);
+      const float* af = reinterpret_cast<const float*>(av);
+      const float* bf = reinterpret_cast<const float*>(bv);
+#pragma unroll
+      for (int i = 0; i < 16; ++i)
+#pragma unroll
+        for (int ij = 0; ij < 2; ++ij)
+#pragma unroll
+          for (int j = 0; j < 4; ++j) acc[ij * 64 + i * 4 + j] += af[i] * bf[ij * 4 + j];
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int i3 = 0; i3 < 16; ++i3)
+#pragma unroll
+    for (int ij = 0; ij < 2; ++ij)
+      *reinterpret_cast<float4*>(&C[(ti * 128 + (t >> 4) * 16 + i3) * 4096 + tj * 128 + ij * 64 + (t & 15) * 4]) =
+          make_float4(acc[ij * 64 + i3 * 4], acc[ij * 64 + i3 * 4 + 1], acc[ij * 64 + i3 * 4 + 2], acc[ij * 64 + i3 * 4 + 3]);
+}
+
 using Kernel = void (*)(const float*, const float*, float*);
 
 static void check(cudaError_t e, const char* what) {
@@ -130,6 +195,12 @@ int main() {
       {"2 stages, unroll 4, minb 3, swizzle 8", k_variant<2, 4, 8, 3>, 2 * 32768},
       {"2 stages, unroll 4, minb 3, swizzle 4", k_variant<2, 4, 4, 3>, 2 * 32768},
       {"3 stages, unroll 4, minb 2, swizzle 8", k_variant<3, 4, 8, 2>, 3 * 32768},
+      {"A k-major, unroll 1, minb 3", k_trans<1, 3>, 2 * 32 * 132 * 4 + 2 * 16384},
+      {"A k-major, unroll 2, minb 3", k_trans<2, 3>, 2 * 32 * 132 * 4 + 2 * 16384},
+      {"A k-major, unroll 4, minb 3", k_trans<4, 3>, 2 * 32 * 132 * 4 + 2 * 16384},
+      {"A k-major, unroll 8, minb 3", k_trans<8, 3>, 2 * 32 * 132 * 4 + 2 * 16384},
+      {"A k-major, unroll 4, minb 2", k_trans<4, 2>, 2 * 32 * 132 * 4 + 2 * 16384},
+      {"A k-major, unroll 32, minb 2", k_trans<32, 2>, 2 * 32 * 132 * 4 + 2 * 16384},
   };
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
