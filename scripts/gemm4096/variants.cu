@@ -5,10 +5,21 @@
 #include <vector>
 #include <algorithm>
 #include <cmath>
+#include <chrono>
+#include <string>
 #include <cuda_runtime.h>
 
 #include "helpers.inc"  // the generated kernel's helpers (scripts/gemm4096/variants)
 #include "v0_body.inc"  // the generated kernel, renamed k_generated
+
+// Tile index of block `bx` when blocks walk groups of G tile rows column by column (32 x 32 tiles),
+// so that the blocks resident at once share rows of A and columns of B in L2.
+template <int G>
+__device__ __forceinline__ int SwizzledTile(int bx) {
+  const int group = bx / (G * 32), in = bx % (G * 32);
+  return (group * G + in % G) * 32 + in / G;
+}
+#include "v0_swz.inc"  // the generated kernel with its blocks in that order, k_generated_swz<G>
 
 template <int N>
 __device__ __forceinline__ void wait_only() {
@@ -158,7 +169,10 @@ static void check(cudaError_t e, const char* what) {
   }
 }
 
-int main() {
+// `gemm_variants sustain I S`: variant I launched back to back for S seconds (for the clock and
+// power the GPU holds under it, sampled outside by nvidia-smi); no timing printed.
+int main(int argc, char** argv) {
+  const bool sustain = argc == 4 && std::string(argv[1]) == "sustain";
   const size_t n = 4096ull * 4096ull;
   std::vector<float> h(n);
   float *A, *B, *C, *R, *flush;
@@ -195,6 +209,9 @@ int main() {
       {"2 stages, unroll 4, minb 3, swizzle 8", k_variant<2, 4, 8, 3>, 2 * 32768},
       {"2 stages, unroll 4, minb 3, swizzle 4", k_variant<2, 4, 4, 3>, 2 * 32768},
       {"3 stages, unroll 4, minb 2, swizzle 8", k_variant<3, 4, 8, 2>, 3 * 32768},
+      {"generated, block order in groups of 4 tile rows", k_generated_swz<4>, 65536},
+      {"generated, block order in groups of 8 tile rows", k_generated_swz<8>, 65536},
+      {"generated, block order in groups of 16 tile rows", k_generated_swz<16>, 65536},
       {"A k-major, unroll 1, minb 3", k_trans<1, 3>, 2 * 32 * 132 * 4 + 2 * 16384},
       {"A k-major, unroll 2, minb 3", k_trans<2, 3>, 2 * 32 * 132 * 4 + 2 * 16384},
       {"A k-major, unroll 4, minb 3", k_trans<4, 3>, 2 * 32 * 132 * 4 + 2 * 16384},
@@ -202,6 +219,19 @@ int main() {
       {"A k-major, unroll 4, minb 2", k_trans<4, 2>, 2 * 32 * 132 * 4 + 2 * 16384},
       {"A k-major, unroll 32, minb 2", k_trans<32, 2>, 2 * 32 * 132 * 4 + 2 * 16384},
   };
+  if (sustain) {
+    V& v = vs.at(std::stoul(argv[2]));
+    check(cudaFuncSetAttribute(v.k, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem), "attr");
+    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(std::stod(argv[3]));
+    int launches = 0;
+    while (std::chrono::steady_clock::now() < end) {
+      for (int i = 0; i < 20; ++i) v.k<<<1024, 128, v.smem>>>(A, B, C);
+      launches += 20;
+      check(cudaDeviceSynchronize(), v.name);
+    }
+    std::printf("sustained %s: %d launches\n", v.name, launches);
+    return 0;
+  }
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
