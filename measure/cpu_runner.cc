@@ -166,12 +166,6 @@ struct ChildArgs {
   Report(fd, ErrorKind::kNone, "", check.max_rel_error, latencies);
 }
 
-std::string SignalText(int sig) {
-  const char* abbrev = sigabbrev_np(sig);
-  const char* desc = strsignal(sig);
-  return fmt::format("signal {} (SIG{}: {})", sig, abbrev ? abbrev : "?", desc ? desc : "?");
-}
-
 }  // namespace
 
 int64_t LastLevelCacheBytes() {
@@ -249,8 +243,7 @@ MeasureResult CpuRunner::RunOne(const tir::Workload& workload, const WorkloadDat
   }
 
   const auto t0 = Clock::now();
-  const auto deadline =
-      t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config_.run_timeout_s));
+  const auto deadline = DeadlineAfter(t0, config_.run_timeout_s);
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) {
     return MeasureResult::Error(ErrorKind::kRunError, std::string("pipe: ") + std::strerror(errno));
@@ -269,12 +262,10 @@ MeasureResult CpuRunner::RunOne(const tir::Workload& workload, const WorkloadDat
   close(fds[1]);
 
   std::string bytes;
-  const bool timed_out = ReadUntilClosed(fds[0], deadline, size_t{64} << 20, &bytes);
+  ProcessResult ended;
+  ended.timed_out = ReadUntilClosed(fds[0], deadline, size_t{64} << 20, &bytes);
   close(fds[0]);
-  if (timed_out) kill(pid, SIGKILL);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  ReapBy(pid, pid, deadline, &ended);  // one that closed its output but kept running gets the limit too
 
   MeasureResult r;
   r.run_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -283,12 +274,12 @@ MeasureResult CpuRunner::RunOne(const tir::Workload& workload, const WorkloadDat
     r.error_message = std::move(msg);
     return r;
   };
-  if (timed_out) return fail(ErrorKind::kRunTimeout, fmt::format("the run exceeded {:g} s", config_.run_timeout_s));
-  if (WIFSIGNALED(status)) return fail(ErrorKind::kRunError, "the kernel crashed: " + SignalText(WTERMSIG(status)));
+  if (ended.timed_out) return fail(ErrorKind::kRunTimeout, fmt::format("the run exceeded {:g} s", config_.run_timeout_s));
+  if (ended.term_signal != 0) return fail(ErrorKind::kRunError, "the kernel crashed: " + DescribeSignal(ended.term_signal));
   ChildReport rep;
   if (bytes.size() < sizeof rep) {
     return fail(ErrorKind::kRunError,
-                fmt::format("the kernel process exited with code {} without a result", WEXITSTATUS(status)));
+                fmt::format("the kernel process exited with code {} without a result", ended.exit_code));
   }
   std::memcpy(&rep, bytes.data(), sizeof rep);
   rep.message[sizeof rep.message - 1] = 0;

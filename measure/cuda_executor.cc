@@ -278,7 +278,8 @@ class Executor {
 
   // {"kind", "message", "max_rel_error", "latencies", "fatal", "timed_s"}: timed_s is the wall time of
   // the warm-up and timed repeats, the rest of a run's time being loading, checking and unloading.
-  json Measure(const json& req) {
+  // `phases` gets where the time went, phase by phase (for AUTOTUNE_EXECUTOR_TRACE).
+  json Measure(const json& req, PhaseClock& phases) {
     double timed_s = 0;
     auto answer = [&](ErrorKind kind, const std::string& msg, double rel, const std::vector<double>& lat) {
       const bool fatal = kind == ErrorKind::kRunError && ContextBroken();
@@ -293,21 +294,21 @@ class Executor {
       return answer(ErrorKind::kRunError, std::string("malformed run request: ") + e.what(), 0, {});
     }
     const double stop_above_ms = req.value("stop_above_ms", 0.0);
-    phases_.clear();
+    phases.clear();
     Run run(*this, module);
     if (auto r = run.Prepare(); !r) return answer(ErrorKind::kRunError, r.error().message, 0, {});
-    phases_.Mark("load");
+    phases.Mark("load");
     // A candidate that wrote past its output (into an input allocation beside it) must not spoil
     // the data of the next ones: every candidate starts from the pristine inputs.
     if (auto r = RestoreInputs(); !r) return answer(ErrorKind::kRunError, r.error().message, 0, {});
-    phases_.Mark("restore");
+    phases.Mark("restore");
     // A failed candidate may have written into the pristine inputs too: the next one restores them
     // from the host.
     pristine_stale_ = true;
     float* out = host_output_ ? host_output_ : pageable_output_.data();
     auto one = run.Checked(out);
     if (!one) return answer(ErrorKind::kRunError, one.error().message, 0, {});
-    phases_.Mark("checked_run");
+    phases.Mark("checked_run");
     if (!cfg_.save_output.empty()) {
       if (auto saved = WriteNpy(cfg_.save_output, out, output_elements_, cfg_.save_output_shape); !saved) {
         return answer(ErrorKind::kRunError, "saving the output: " + saved.error().message, 0, {});
@@ -317,9 +318,9 @@ class Executor {
     if (!check.correct) {
       return answer(ErrorKind::kWrongAnswer, check.Describe(output_elements_), check.max_rel_error, {});
     }
-    phases_.Mark("compare");
+    phases.Mark("compare");
     auto latencies = run.Timed(*one, stop_above_ms);
-    timed_s = phases_.Mark("timed");
+    timed_s = phases.Mark("timed");
     if (!latencies) return answer(ErrorKind::kRunError, latencies.error().message, check.max_rel_error, {});
     pristine_stale_ = false;
     return answer(ErrorKind::kNone, "", check.max_rel_error, *latencies);
@@ -530,10 +531,6 @@ class Executor {
   std::vector<float> reference_;
   double reference_scale_ = 1;
   WorkspacePool workspaces_{d_};
-
- public:
-  // Where the last Measure's time went, phase by phase (for AUTOTUNE_EXECUTOR_TRACE).
-  PhaseClock phases_;
 };
 
 [[noreturn]] void ExecutorMain(int fd, const MeasureConfig& config, pid_t parent) {
@@ -583,10 +580,11 @@ class Executor {
     if (op == "workload") {
       reply = executor.SetWorkload(req, blob);
     } else if (op == "run") {
-      reply = executor.Measure(req);
+      PhaseClock phases;
+      reply = executor.Measure(req, phases);
       if (trace.is_open()) {
         // total - the phases: unloading the module, and the answer.
-        trace << executor.phases_.Describe() << fmt::format(" total={:.3f}\n", std::chrono::duration<double, std::milli>(Clock::now() - received).count())
+        trace << phases.Describe() << fmt::format(" total={:.3f}\n", std::chrono::duration<double, std::milli>(Clock::now() - received).count())
               << std::flush;
       }
     } else {
@@ -626,24 +624,8 @@ std::string CudaExecutor::Reap(double grace_s) {
   fd_ = -1;
   std::string how = "killed";
   if (pid_ > 0) {
-    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(grace_s));
-    int status = 0;
-    for (;;) {
-      const pid_t w = waitpid(pid_, &status, WNOHANG);
-      if (w == pid_) {
-        how = DescribeEnd(status);
-        break;
-      }
-      if (w < 0 && errno != EINTR) break;
-      if (Clock::now() >= deadline) {
-        kill(pid_, SIGKILL);
-        while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-        }
-        how = DescribeEnd(status);
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
+    ProcessResult ended;
+    if (auto status = ReapBy(pid_, pid_, DeadlineAfter(Clock::now(), grace_s), &ended)) how = DescribeEnd(*status);
   }
   pid_ = -1;
   workload_sent_ = false;
@@ -663,7 +645,7 @@ void CudaExecutor::Stop() {
 
 CudaExecutor::Wait CudaExecutor::Request(const std::string& text, const std::string& blob, double timeout_s,
                                          Frame& reply) {
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+  const auto deadline = DeadlineAfter(Clock::now(), timeout_s);
   if (!text.empty() && !SendFrame(fd_, text, blob)) return Wait::kClosed;
   std::string bytes;
   FrameHeader h;

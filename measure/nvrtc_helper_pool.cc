@@ -177,26 +177,11 @@ void NvrtcHelperPool::Close(Helper* h) {
 }
 
 void NvrtcHelperPool::EndAndReap(Helper* h, bool kill_it, ProcessResult* p) {
-  if (kill_it) kill(h->pid, SIGKILL);
-  // End-of-file on its input: a helper between compiles exits.
+  // End-of-file on its input: a helper between compiles exits (killed if it has not within the grace).
   if (h->channel >= 0) close(h->channel);
   h->channel = -1;
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kExitGraceS));
-  int status = 0;
-  rusage usage{};
-  for (;;) {
-    const pid_t w = wait4(h->pid, &status, WNOHANG, &usage);
-    if (w == h->pid) break;
-    if (w < 0 && errno != EINTR) break;
-    if (!kill_it && Clock::now() >= deadline) {
-      kill_it = true;
-      kill(h->pid, SIGKILL);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  if (WIFEXITED(status)) p->exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) p->term_signal = WTERMSIG(status);
-  p->cpu_seconds = CpuSeconds(usage);
+  p->timed_out = kill_it;
+  ReapBy(h->pid, h->pid, DeadlineAfter(Clock::now(), kExitGraceS), p);
   h->pid = -1;
   if (h->errors >= 0) p->output = Drain(h->errors);  // all it wrote: it has ended
   Close(h);
@@ -206,7 +191,7 @@ HelperCompile NvrtcHelperPool::Compile(const HelperRequest& request, double wall
   HelperCompile out;
   ProcessResult& p = out.process;
   const auto t0 = Clock::now();
-  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wall_limit_s));
+  const auto deadline = DeadlineAfter(t0, wall_limit_s);
   const std::string bytes = EncodeHelperRequest(request);
   Helper h;
   {

@@ -34,7 +34,7 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string
                          size_t max_output) {
   ProcessResult r;
   const auto t0 = Clock::now();
-  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+  const auto deadline = DeadlineAfter(t0, timeout_s);
 
   // O_CLOEXEC: other children started meanwhile (runner children, other compilers) must not hold our
   // pipe open, or we would not see end-of-file.
@@ -64,24 +64,10 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string
   r.timed_out = ReadUntilClosed(fds[0], deadline, max_output, &r.output);
   close(fds[0]);
 
-  // Reap it; a process that closed its output but keeps running still gets the time limit.
-  if (r.timed_out) kill(-pid, SIGKILL);  // the group: the compiler driver's children (cc1, as, ld) too
-  int status = 0;
-  rusage usage{};
-  for (;;) {
-    const pid_t w = wait4(pid, &status, WNOHANG, &usage);
-    if (w == pid) break;
-    if (w < 0 && errno != EINTR) break;
-    if (!r.timed_out && Clock::now() >= deadline) {
-      r.timed_out = true;
-      kill(-pid, SIGKILL);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
+  // Reap it; a process that closed its output but keeps running still gets the time limit. The
+  // kill goes to the group: the compiler driver's children (cc1, as, ld) too.
+  ReapBy(pid, -pid, deadline, &r);
   if (r.timed_out) kill(-pid, SIGKILL);  // stragglers of the group, if the driver died first
-  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) r.term_signal = WTERMSIG(status);
-  r.cpu_seconds = CpuSeconds(usage);
   r.seconds = SecondsSince(t0);
   return r;
 }
@@ -119,6 +105,30 @@ double CpuSeconds(const rusage& u) {
 }
 
 double SecondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+Clock::time_point DeadlineAfter(Clock::time_point t0, double seconds) {
+  return t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+std::optional<int> ReapBy(pid_t pid, pid_t kill_target, Clock::time_point deadline, ProcessResult* r) {
+  if (r->timed_out) kill(kill_target, SIGKILL);
+  int status = 0;
+  rusage usage{};
+  for (;;) {
+    const pid_t w = wait4(pid, &status, WNOHANG, &usage);
+    if (w == pid) break;
+    if (w < 0 && errno != EINTR) return std::nullopt;
+    if (!r->timed_out && Clock::now() >= deadline) {
+      r->timed_out = true;
+      kill(kill_target, SIGKILL);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  if (WIFEXITED(status)) r->exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r->term_signal = WTERMSIG(status);
+  r->cpu_seconds = CpuSeconds(usage);
+  return status;
+}
 
 bool SendFully(int fd, const void* data, size_t n) {
   const char* c = static_cast<const char*>(data);
@@ -211,7 +221,7 @@ ProcessResult RunForked(const std::function<void(int fd)>& body, double timeout_
 ProcessResult RunForked(const std::function<void(int fd)>& body, const ForkLimits& limits) {
   ProcessResult r;
   const auto t0 = Clock::now();
-  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits.wall_s));
+  const auto deadline = DeadlineAfter(t0, limits.wall_s);
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) {
     r.output = std::string("pipe: ") + std::strerror(errno);
@@ -250,22 +260,7 @@ ProcessResult RunForked(const std::function<void(int fd)>& body, const ForkLimit
 
   r.timed_out = ReadUntilClosed(fds[0], deadline, limits.max_output, &r.output);
   close(fds[0]);
-  if (r.timed_out) kill(pid, SIGKILL);
-  int status = 0;
-  rusage usage{};
-  for (;;) {
-    const pid_t w = wait4(pid, &status, WNOHANG, &usage);
-    if (w == pid) break;
-    if (w < 0 && errno != EINTR) break;
-    if (!r.timed_out && Clock::now() >= deadline) {
-      r.timed_out = true;  // closed its output, but kept running past the limit
-      kill(pid, SIGKILL);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) r.term_signal = WTERMSIG(status);
-  r.cpu_seconds = CpuSeconds(usage);
+  ReapBy(pid, pid, deadline, &r);  // one that closed its output but kept running gets the limit too
   NoteCpuLimit(r, limits.cpu_s);
   r.seconds = SecondsSince(t0);
   return r;

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,15 @@ int SpawnInOwnGroup(const std::vector<std::string>& argv, const posix_spawn_file
 // User + system CPU seconds of a rusage (of a reaped child, or of this process).
 double CpuSeconds(const rusage& u);
 double SecondsSince(std::chrono::steady_clock::time_point t0);
+// `seconds` after `t0`.
+std::chrono::steady_clock::time_point DeadlineAfter(std::chrono::steady_clock::time_point t0, double seconds);
+
+// Waits for the child `pid` to end, polling. Past `deadline` it sends SIGKILL to `kill_target` (the
+// pid, or -pid for the child's process group) and sets r->timed_out; with r->timed_out already set it
+// does so at once. Fills r's exit_code, term_signal and cpu_seconds (the child's and those of the
+// children it waited for). Returns the wait status, or nullopt when `pid` was no child of ours.
+std::optional<int> ReapBy(pid_t pid, pid_t kill_target, std::chrono::steady_clock::time_point deadline,
+                          ProcessResult* r);
 
 // Reads `fd` until end-of-file (every writer closed it) or `deadline`, appending at most
 // `max_output` bytes to `out` (past that it keeps reading, so the writer is never blocked, and drops
