@@ -160,6 +160,76 @@ __global__ void __launch_bounds__(128, MINB) k_trans(const float* __restrict__ A
           make_float4(acc[ij * 64 + i3 * 4], acc[ij * 64 + i3 * 4 + 1], acc[ij * 64 + i3 * 4 + 2], acc[ij * 64 + i3 * 4 + 3]);
 }
 
+// The shape of cuBLAS's kernel for this product on the H200 (Nsight Compute names it
+// sm80_xmma_gemm_..._tilesize256x128x8_stage3_warpsize4x2x1_ffma: 256 threads, 254 registers, one
+// block per SM): 256 x 128 tiles, k-tile 8, three cp.async stages, the A tile stored k-major (4-byte
+// copies, rows padded to 260 floats so a warp's stores hit 32 banks), warps 4 x 2 over 64 x 64, each
+// thread 16 x 8 outputs in 4 x 4 pieces so that a warp's 128-bit shared loads never conflict: six
+// per k (4 of A, 2 of B) for 128 FMAs. SWAP: blocks walk n fastest instead of m. FRAG2: the shared
+// loads of k + 1 are issued before the FMAs of k (fragments double-buffered in registers).
+template <int SWAP, int FRAG2>
+__global__ void __launch_bounds__(256, 1) k_cublaslike(const float* __restrict__ A, const float* __restrict__ B,
+                                                       float* __restrict__ C) {
+  constexpr int AS = 8 * 260, BS = 8 * 128, STAGE = AS + BS;
+  extern __shared__ __align__(16) float sm[];
+  const int tm = SWAP ? blockIdx.x >> 5 : blockIdx.x & 15, tn = SWAP ? blockIdx.x & 31 : blockIdx.x >> 4;
+  const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+  const int wm = warp & 3, wn = warp >> 2, lm = lane >> 3, ln = lane & 7;
+  float acc[16][8];
+#pragma unroll
+  for (int i = 0; i < 16; ++i)
+#pragma unroll
+    for (int j = 0; j < 8; ++j) acc[i][j] = 0.f;
+  const float* a_src = A + (tm * 256 + (t >> 3)) * 4096 + (t & 7);
+  const float* b_src = B + (t >> 5) * 4096 + tn * 128 + (t & 31) * 4;
+  auto fill = [&](int kt, int st) {
+    float* as = sm + st * STAGE;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) cp_async_4(&as[(t & 7) * 260 + (t >> 3) + 32 * i], a_src + 32 * i * 4096 + kt * 8);
+    at_cp_async_16(&sm[st * STAGE + AS + (t >> 5) * 128 + (t & 31) * 4], b_src + kt * 8 * 4096);
+  };
+  fill(0, 0);
+  commit();
+  fill(1, 1);
+  commit();
+  for (int kt = 0; kt < 512; ++kt) {
+    wait_only<1>();
+    __syncthreads();
+    if (kt + 2 < 512) fill(kt + 2, (kt + 2) % 3);
+    commit();
+    const float* as = sm + (kt % 3) * STAGE + wm * 64 + lm * 4;
+    const float* bs = sm + (kt % 3) * STAGE + AS + wn * 64 + ln * 4;
+    float a[2][16], b[2][8];  // FRAG2: the next k's fragments load while this k's FMAs run
+    auto load = [&](int k, int buf) {
+#pragma unroll
+      for (int q = 0; q < 4; ++q) *reinterpret_cast<float4*>(&a[buf][q * 4]) = *reinterpret_cast<const float4*>(as + k * 260 + q * 16);
+#pragma unroll
+      for (int h = 0; h < 2; ++h) *reinterpret_cast<float4*>(&b[buf][h * 4]) = *reinterpret_cast<const float4*>(bs + k * 128 + h * 32);
+    };
+    load(0, 0);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      const int cur = FRAG2 ? k & 1 : 0;
+      if (FRAG2 && k < 7) load(k + 1, cur ^ 1);
+      if (!FRAG2 && k > 0) load(k, 0);
+#pragma unroll
+      for (int i = 0; i < 16; ++i)
+#pragma unroll
+        for (int j = 0; j < 8; ++j) acc[i][j] += a[cur][i] * b[cur][j];
+    }
+  }
+#pragma unroll
+  for (int q = 0; q < 4; ++q)
+#pragma unroll
+    for (int r = 0; r < 4; ++r)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int i = q * 4 + r;
+        *reinterpret_cast<float4*>(&C[(tm * 256 + wm * 64 + q * 16 + lm * 4 + r) * 4096 + tn * 128 + wn * 64 + h * 32 + ln * 4]) =
+            make_float4(acc[i][h * 4], acc[i][h * 4 + 1], acc[i][h * 4 + 2], acc[i][h * 4 + 3]);
+      }
+}
+
 using Kernel = void (*)(const float*, const float*, float*);
 
 static void check(cudaError_t e, const char* what) {
@@ -191,6 +261,7 @@ int main(int argc, char** argv) {
     const char* name;
     Kernel k;
     int smem;
+    int blocks = 1024, threads = 128;
   };
   std::vector<V> vs = {
       {"generated (2 stages, 64 KB)", k_generated, 65536},
@@ -212,6 +283,9 @@ int main(int argc, char** argv) {
       {"generated, block order in groups of 4 tile rows", k_generated_swz<4>, 65536},
       {"generated, block order in groups of 8 tile rows", k_generated_swz<8>, 65536},
       {"generated, block order in groups of 16 tile rows", k_generated_swz<16>, 65536},
+      {"cuBLAS's shape (256x128x8, 3 stages, A k-major)", k_cublaslike<0, 0>, 3 * (8 * 260 + 8 * 128) * 4, 512, 256},
+      {"cuBLAS's shape, blocks n fastest", k_cublaslike<1, 0>, 3 * (8 * 260 + 8 * 128) * 4, 512, 256},
+      {"cuBLAS's shape, fragments double-buffered", k_cublaslike<0, 1>, 3 * (8 * 260 + 8 * 128) * 4, 512, 256},
       {"A k-major, unroll 1, minb 3", k_trans<1, 3>, 2 * 32 * 132 * 4 + 2 * 16384},
       {"A k-major, unroll 2, minb 3", k_trans<2, 3>, 2 * 32 * 132 * 4 + 2 * 16384},
       {"A k-major, unroll 4, minb 3", k_trans<4, 3>, 2 * 32 * 132 * 4 + 2 * 16384},
@@ -225,7 +299,7 @@ int main(int argc, char** argv) {
     const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(std::stod(argv[3]));
     int launches = 0;
     while (std::chrono::steady_clock::now() < end) {
-      for (int i = 0; i < 20; ++i) v.k<<<1024, 128, v.smem>>>(A, B, C);
+      for (int i = 0; i < 20; ++i) v.k<<<v.blocks, v.threads, v.smem>>>(A, B, C);
       launches += 20;
       check(cudaDeviceSynchronize(), v.name);
     }
@@ -240,11 +314,11 @@ int main(int argc, char** argv) {
     V& v = vs[vi];
     check(cudaFuncSetAttribute(v.k, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem), "attr");
     int blocks = 0;
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, v.k, 128, v.smem);
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, v.k, v.threads, v.smem);
     cudaFuncAttributes fa;
     cudaFuncGetAttributes(&fa, v.k);
     cudaMemset(C, 0, n * 4);
-    v.k<<<1024, 128, v.smem>>>(A, B, vi == 0 ? R : C);
+    v.k<<<v.blocks, v.threads, v.smem>>>(A, B, vi == 0 ? R : C);
     check(cudaDeviceSynchronize(), v.name);
     double err = 0;
     if (vi > 0) {
@@ -256,7 +330,7 @@ int main(int argc, char** argv) {
     for (int r = 0; r < 25; ++r) {
       cudaMemset(flush, r, 256 << 20);
       cudaEventRecord(e0);
-      v.k<<<1024, 128, v.smem>>>(A, B, C);
+      v.k<<<v.blocks, v.threads, v.smem>>>(A, B, C);
       cudaEventRecord(e1);
       cudaEventSynchronize(e1);
       float t;
