@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -568,6 +569,50 @@ TEST(RunForked, OutputExitCrashAndTimeLimit) {
       10, 1000);
   EXPECT_TRUE(big.ok());  // not blocked by the parent dropping the rest
   EXPECT_EQ(big.output.size(), 1000u);
+}
+
+// ReapBy: a child that ends in time is reaped with its status; one still running at the deadline is
+// killed and marked timed out; one already marked timed out is killed at once; a pid that is no
+// child of ours (any more) gives no status, at once.
+TEST(ReapBy, StatusDeadlineAndNoChild) {
+  using Clock = std::chrono::steady_clock;
+  const auto start_child = [](int code, bool hang) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      if (hang) for (;;) pause();
+      _exit(code);
+    }
+    return pid;
+  };
+  ProcessResult ended;
+  const pid_t quick = start_child(7, false);
+  auto status = ReapBy(quick, quick, DeadlineAfter(Clock::now(), 10), &ended);
+  ASSERT_TRUE(status.has_value());
+  EXPECT_TRUE(WIFEXITED(*status));
+  EXPECT_EQ(ended.exit_code, 7);
+  EXPECT_FALSE(ended.timed_out);
+
+  ProcessResult late;
+  pid_t pid = start_child(0, true);
+  const auto t0 = Clock::now();
+  status = ReapBy(pid, pid, DeadlineAfter(t0, 0.2), &late);
+  ASSERT_TRUE(status.has_value());
+  EXPECT_TRUE(late.timed_out);
+  EXPECT_EQ(late.term_signal, SIGKILL);
+  EXPECT_GE(SecondsSince(t0), 0.19);
+  EXPECT_LT(SecondsSince(t0), 5);
+
+  ProcessResult marked;
+  marked.timed_out = true;
+  pid = start_child(0, true);
+  const auto t1 = Clock::now();
+  ReapBy(pid, pid, DeadlineAfter(t1, 30), &marked);
+  EXPECT_EQ(marked.term_signal, SIGKILL);
+  EXPECT_LT(SecondsSince(t1), 5);
+
+  ProcessResult none;  // `quick`, reaped above, is no child any more
+  EXPECT_FALSE(ReapBy(quick, quick, DeadlineAfter(Clock::now(), 10), &none).has_value());
+  EXPECT_FALSE(none.timed_out);
 }
 
 // A child that computes is stopped by its CPU limit long before the wall limit, and one that sleeps
