@@ -1,5 +1,6 @@
-// Experiment: what limits the tuned gemm-4096 kernel (2.80 ms vs cuBLAS 2.69 ms on the H200)?
-// Variants of the tuned schedule: pipeline stages, k-loop unrolling, occupancy, block order.
+// Experiment: what limits the tuned gemm-4096 kernel (2.77 ms vs cuBLAS 2.67-2.73 ms on the H200)?
+// Variants of the tuned schedule: pipeline stages, k-loop unrolling, occupancy, block order, a k-major A
+// tile, fragments double-buffered in registers, and a kernel of the shape cuBLAS runs.
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -102,8 +103,9 @@ __device__ __forceinline__ void cp_async_4(float* dst, const float* src) {
 
 // The A tile stored k-major ([k][m], rows padded to 132 floats) so that a thread's 16 rows of A
 // for one k are four 128-bit shared loads, as B's are. Filled with 4-byte cp.async: 8 lanes read a
-// 32-byte sector of one row of A, and (4k + m) % 32 keeps a warp's 32 stores on 32 banks.
-template <int UNROLL, int MINB>
+// 32-byte sector of one row of A, and (4k + m) % 32 keeps a warp's 32 stores on 32 banks. FRAG2: the
+// k loop unrolled, the next k's shared loads issued before this k's FMAs.
+template <int UNROLL, int MINB, int FRAG2 = 0>
 __global__ void __launch_bounds__(128, MINB) k_trans(const float* __restrict__ A, const float* __restrict__ B,
                                                      float* __restrict__ C) {
   constexpr int AS = 32 * 132;  // one stage of the A tile
@@ -134,21 +136,44 @@ __global__ void __launch_bounds__(128, MINB) k_trans(const float* __restrict__ A
     __syncthreads();
     const float* a = As + (kt & 1) * AS + (t >> 4) * 16;
     const float* b = Bs + (kt & 1) * 4096 + (t & 15) * 4;
+    if constexpr (FRAG2 != 0) {  // the next k's fragments load while this k's FMAs run
+      float4 av[2][4], bv[2][2];
+      auto load = [&](int k, int buf) {
+#pragma unroll
+        for (int q = 0; q < 4; ++q) av[buf][q] = *reinterpret_cast<const float4*>(a + k * 132 + q * 4);
+#pragma unroll
+        for (int ij = 0; ij < 2; ++ij) bv[buf][ij] = *reinterpret_cast<const float4*>(b + k * 128 + ij * 64);
+      };
+      load(0, 0);
+#pragma unroll
+      for (int k = 0; k < 32; ++k) {
+        if (k < 31) load(k + 1, (k + 1) & 1);
+        const float* af = reinterpret_cast<const float*>(av[k & 1]);
+        const float* bf = reinterpret_cast<const float*>(bv[k & 1]);
+#pragma unroll
+        for (int i = 0; i < 16; ++i)
+#pragma unroll
+          for (int ij = 0; ij < 2; ++ij)
+#pragma unroll
+            for (int j = 0; j < 4; ++j) acc[ij * 64 + i * 4 + j] += af[i] * bf[ij * 4 + j];
+      }
+    } else {
 #pragma unroll UNROLL
-    for (int k = 0; k < 32; ++k) {
-      float4 av[4], bv[2];
+      for (int k = 0; k < 32; ++k) {
+        float4 av[4], bv[2];
 #pragma unroll
-      for (int q = 0; q < 4; ++q) av[q] = *reinterpret_cast<const float4*>(a + k * 132 + q * 4);
+        for (int q = 0; q < 4; ++q) av[q] = *reinterpret_cast<const float4*>(a + k * 132 + q * 4);
 #pragma unroll
-      for (int ij = 0; ij < 2; ++ij) bv[ij] = *reinterpret_cast<const float4*>(b + k * 128 + ij * 64);
-      const float* af = reinterpret_cast<const float*>(av);
-      const float* bf = reinterpret_cast<const float*>(bv);
+        for (int ij = 0; ij < 2; ++ij) bv[ij] = *reinterpret_cast<const float4*>(b + k * 128 + ij * 64);
+        const float* af = reinterpret_cast<const float*>(av);
+        const float* bf = reinterpret_cast<const float*>(bv);
 #pragma unroll
-      for (int i = 0; i < 16; ++i)
+        for (int i = 0; i < 16; ++i)
 #pragma unroll
-        for (int ij = 0; ij < 2; ++ij)
+          for (int ij = 0; ij < 2; ++ij)
 #pragma unroll
-          for (int j = 0; j < 4; ++j) acc[ij * 64 + i * 4 + j] += af[i] * bf[ij * 4 + j];
+            for (int j = 0; j < 4; ++j) acc[ij * 64 + i * 4 + j] += af[i] * bf[ij * 4 + j];
+      }
     }
     __syncthreads();
   }
@@ -292,6 +317,8 @@ int main(int argc, char** argv) {
       {"A k-major, unroll 8, minb 3", k_trans<8, 3>, 2 * 32 * 132 * 4 + 2 * 16384},
       {"A k-major, unroll 4, minb 2", k_trans<4, 2>, 2 * 32 * 132 * 4 + 2 * 16384},
       {"A k-major, unroll 32, minb 2", k_trans<32, 2>, 2 * 32 * 132 * 4 + 2 * 16384},
+      {"A k-major, fragments double-buffered, minb 3", k_trans<32, 3, 1>, 2 * 32 * 132 * 4 + 2 * 16384},
+      {"A k-major, fragments double-buffered, minb 2", k_trans<32, 2, 1>, 2 * 32 * 132 * 4 + 2 * 16384},
   };
   if (sustain) {
     V& v = vs.at(std::stoul(argv[2]));
