@@ -136,6 +136,15 @@ __global__ void __launch_bounds__(128, MINB) k_trans(const float* __restrict__ A
     __syncthreads();
     const float* a = As + (kt & 1) * AS + (t >> 4) * 16;
     const float* b = Bs + (kt & 1) * 4096 + (t & 15) * 4;
+    // acc += a 16-row column of A times an 8-wide row of B (two pieces of 4, 64 apart)
+    auto outer_product = [&](const float* af, const float* bf) {
+#pragma unroll
+      for (int i = 0; i < 16; ++i)
+#pragma unroll
+        for (int ij = 0; ij < 2; ++ij)
+#pragma unroll
+          for (int j = 0; j < 4; ++j) acc[ij * 64 + i * 4 + j] += af[i] * bf[ij * 4 + j];
+    };
     if constexpr (FRAG2 != 0) {  // the next k's fragments load while this k's FMAs run
       float4 av[2][4], bv[2][2];
       auto load = [&](int k, int buf) {
@@ -148,14 +157,7 @@ __global__ void __launch_bounds__(128, MINB) k_trans(const float* __restrict__ A
 #pragma unroll
       for (int k = 0; k < 32; ++k) {
         if (k < 31) load(k + 1, (k + 1) & 1);
-        const float* af = reinterpret_cast<const float*>(av[k & 1]);
-        const float* bf = reinterpret_cast<const float*>(bv[k & 1]);
-#pragma unroll
-        for (int i = 0; i < 16; ++i)
-#pragma unroll
-          for (int ij = 0; ij < 2; ++ij)
-#pragma unroll
-            for (int j = 0; j < 4; ++j) acc[ij * 64 + i * 4 + j] += af[i] * bf[ij * 4 + j];
+        outer_product(reinterpret_cast<const float*>(av[k & 1]), reinterpret_cast<const float*>(bv[k & 1]));
       }
     } else {
 #pragma unroll UNROLL
@@ -165,14 +167,7 @@ __global__ void __launch_bounds__(128, MINB) k_trans(const float* __restrict__ A
         for (int q = 0; q < 4; ++q) av[q] = *reinterpret_cast<const float4*>(a + k * 132 + q * 4);
 #pragma unroll
         for (int ij = 0; ij < 2; ++ij) bv[ij] = *reinterpret_cast<const float4*>(b + k * 128 + ij * 64);
-        const float* af = reinterpret_cast<const float*>(av);
-        const float* bf = reinterpret_cast<const float*>(bv);
-#pragma unroll
-        for (int i = 0; i < 16; ++i)
-#pragma unroll
-          for (int ij = 0; ij < 2; ++ij)
-#pragma unroll
-            for (int j = 0; j < 4; ++j) acc[ij * 64 + i * 4 + j] += af[i] * bf[ij * 4 + j];
+        outer_product(reinterpret_cast<const float*>(av), reinterpret_cast<const float*>(bv));
       }
     }
     __syncthreads();
