@@ -16,7 +16,6 @@
 #include <cstring>
 #include <map>
 #include <memory>
-#include <thread>
 
 #include "measure/nvrtc_compiler.h"
 

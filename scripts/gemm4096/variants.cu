@@ -277,6 +277,8 @@ int main(int argc, char** argv) {
   for (auto& x : h) x = (rand() / (float)RAND_MAX) * 2 - 1;
   cudaMemcpy(B, h.data(), n * 4, cudaMemcpyHostToDevice);
 
+  constexpr int kTransSmem = 2 * 32 * 132 * 4 + 2 * 16384;        // k_trans: two stages of A (padded) and B
+  constexpr int kCublasLikeSmem = 3 * (8 * 260 + 8 * 128) * 4;  // k_cublaslike: three stages
   struct V {
     const char* name;
     Kernel k;
@@ -303,17 +305,17 @@ int main(int argc, char** argv) {
       {"generated, block order in groups of 4 tile rows", k_generated_swz<4>, 65536},
       {"generated, block order in groups of 8 tile rows", k_generated_swz<8>, 65536},
       {"generated, block order in groups of 16 tile rows", k_generated_swz<16>, 65536},
-      {"cuBLAS's shape (256x128x8, 3 stages, A k-major)", k_cublaslike<0, 0>, 3 * (8 * 260 + 8 * 128) * 4, 512, 256},
-      {"cuBLAS's shape, blocks n fastest", k_cublaslike<1, 0>, 3 * (8 * 260 + 8 * 128) * 4, 512, 256},
-      {"cuBLAS's shape, fragments double-buffered", k_cublaslike<0, 1>, 3 * (8 * 260 + 8 * 128) * 4, 512, 256},
-      {"A k-major, unroll 1, minb 3", k_trans<1, 3>, 2 * 32 * 132 * 4 + 2 * 16384},
-      {"A k-major, unroll 2, minb 3", k_trans<2, 3>, 2 * 32 * 132 * 4 + 2 * 16384},
-      {"A k-major, unroll 4, minb 3", k_trans<4, 3>, 2 * 32 * 132 * 4 + 2 * 16384},
-      {"A k-major, unroll 8, minb 3", k_trans<8, 3>, 2 * 32 * 132 * 4 + 2 * 16384},
-      {"A k-major, unroll 4, minb 2", k_trans<4, 2>, 2 * 32 * 132 * 4 + 2 * 16384},
-      {"A k-major, unroll 32, minb 2", k_trans<32, 2>, 2 * 32 * 132 * 4 + 2 * 16384},
-      {"A k-major, fragments double-buffered, minb 3", k_trans<32, 3, 1>, 2 * 32 * 132 * 4 + 2 * 16384},
-      {"A k-major, fragments double-buffered, minb 2", k_trans<32, 2, 1>, 2 * 32 * 132 * 4 + 2 * 16384},
+      {"cuBLAS's shape (256x128x8, 3 stages, A k-major)", k_cublaslike<0, 0>, kCublasLikeSmem, 512, 256},
+      {"cuBLAS's shape, blocks n fastest", k_cublaslike<1, 0>, kCublasLikeSmem, 512, 256},
+      {"cuBLAS's shape, fragments double-buffered", k_cublaslike<0, 1>, kCublasLikeSmem, 512, 256},
+      {"A k-major, unroll 1, minb 3", k_trans<1, 3>, kTransSmem},
+      {"A k-major, unroll 2, minb 3", k_trans<2, 3>, kTransSmem},
+      {"A k-major, unroll 4, minb 3", k_trans<4, 3>, kTransSmem},
+      {"A k-major, unroll 8, minb 3", k_trans<8, 3>, kTransSmem},
+      {"A k-major, unroll 4, minb 2", k_trans<4, 2>, kTransSmem},
+      {"A k-major, unroll 32, minb 2", k_trans<32, 2>, kTransSmem},
+      {"A k-major, fragments double-buffered, minb 3", k_trans<32, 3, 1>, kTransSmem},
+      {"A k-major, fragments double-buffered, minb 2", k_trans<32, 2, 1>, kTransSmem},
   };
   if (sustain) {
     V& v = vs.at(std::stoul(argv[2]));
