@@ -28,24 +28,13 @@ __device__ __forceinline__ void wait_only() {
 }
 __device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 
-// SWZ: 0 = row-major tile order (as generated); G>0 = groups of G tile rows walked column by column.
-template <int STAGES, int UNROLL, int SWZ, int MINB>
+template <int STAGES, int UNROLL, int MINB>
 __global__ void __launch_bounds__(128, MINB) k_variant(const float* __restrict__ A, const float* __restrict__ B,
                                                  float* __restrict__ C) {
   extern __shared__ __align__(16) float sm[];
   float* As = sm;
   float* Bs = sm + STAGES * 4096;
-  int bx = blockIdx.x;
-  int ti, tj;
-  if (SWZ == 0) {
-    ti = bx >> 5;
-    tj = bx & 31;
-  } else {
-    int group = bx / (SWZ * 32);
-    int in = bx % (SWZ * 32);
-    ti = group * SWZ + in % SWZ;
-    tj = in / SWZ;
-  }
+  const int ti = blockIdx.x >> 5, tj = blockIdx.x & 31;
   const int t = threadIdx.x;
   float acc[128];
 #pragma unroll
@@ -185,14 +174,14 @@ __global__ void __launch_bounds__(128, MINB) k_trans(const float* __restrict__ A
 // block per SM): 256 x 128 tiles, k-tile 8, three cp.async stages, the A tile stored k-major (4-byte
 // copies, rows padded to 260 floats so a warp's stores hit 32 banks), warps 4 x 2 over 64 x 64, each
 // thread 16 x 8 outputs in 4 x 4 pieces so that a warp's 128-bit shared loads never conflict: six
-// per k (4 of A, 2 of B) for 128 FMAs. SWAP: blocks walk n fastest instead of m. FRAG2: the shared
+// per k (4 of A, 2 of B) for 128 FMAs. FRAG2: the shared
 // loads of k + 1 are issued before the FMAs of k (fragments double-buffered in registers).
-template <int SWAP, int FRAG2>
+template <int FRAG2>
 __global__ void __launch_bounds__(256, 1) k_cublaslike(const float* __restrict__ A, const float* __restrict__ B,
                                                        float* __restrict__ C) {
   constexpr int AS = 8 * 260, BS = 8 * 128, STAGE = AS + BS;
   extern __shared__ __align__(16) float sm[];
-  const int tm = SWAP ? blockIdx.x >> 5 : blockIdx.x & 15, tn = SWAP ? blockIdx.x & 31 : blockIdx.x >> 4;
+  const int tm = blockIdx.x & 15, tn = blockIdx.x >> 4;
   const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
   const int wm = warp & 3, wn = warp >> 2, lm = lane >> 3, ln = lane & 7;
   float acc[16][8];
@@ -285,38 +274,48 @@ int main(int argc, char** argv) {
     int smem;
     int blocks = 1024, threads = 128;
   };
+  // The best of each idea tried (the others, and their figures, are in docs/BENCHMARKS.md; their code
+  // is in this file's history up to 75d3a3f).
   std::vector<V> vs = {
       {"generated (2 stages, 64 KB)", k_generated, 65536},
-      {"generated, 100 KB smem (2 blocks/SM)", k_generated, 100 * 1024},
-      {"generated, 72 KB smem (3 blocks/SM)", k_generated, 72 * 1024},
-      {"2 stages, unroll 1, minb 3", k_variant<2, 1, 0, 3>, 2 * 32768},
-      {"2 stages, unroll 2, minb 3", k_variant<2, 2, 0, 3>, 2 * 32768},
-      {"2 stages, unroll 4, minb 3", k_variant<2, 4, 0, 3>, 2 * 32768},
-      {"2 stages, unroll 16, minb 3", k_variant<2, 16, 0, 3>, 2 * 32768},
-      {"2 stages, unroll 4, minb 2 (255 regs)", k_variant<2, 4, 0, 2>, 2 * 32768},
-      {"2 stages, unroll 16, minb 2 (255 regs)", k_variant<2, 16, 0, 2>, 2 * 32768},
-      {"3 stages, unroll 1, minb 2", k_variant<3, 1, 0, 2>, 3 * 32768},
-      {"3 stages, unroll 4, minb 2", k_variant<3, 4, 0, 2>, 3 * 32768},
-      {"3 stages, unroll 16, minb 2", k_variant<3, 16, 0, 2>, 3 * 32768},
-      {"4 stages, unroll 4, minb 1", k_variant<4, 4, 0, 1>, 4 * 32768},
-      {"2 stages, unroll 4, minb 3, swizzle 8", k_variant<2, 4, 8, 3>, 2 * 32768},
-      {"2 stages, unroll 4, minb 3, swizzle 4", k_variant<2, 4, 4, 3>, 2 * 32768},
-      {"3 stages, unroll 4, minb 2, swizzle 8", k_variant<3, 4, 8, 2>, 3 * 32768},
-      {"generated, block order in groups of 4 tile rows", k_generated_swz<4>, 65536},
+      {"3 stages, unroll 16, minb 2", k_variant<3, 16, 2>, 3 * 32768},
       {"generated, block order in groups of 8 tile rows", k_generated_swz<8>, 65536},
-      {"generated, block order in groups of 16 tile rows", k_generated_swz<16>, 65536},
-      {"cuBLAS's shape (256x128x8, 3 stages, A k-major)", k_cublaslike<0, 0>, kCublasLikeSmem, 512, 256},
-      {"cuBLAS's shape, blocks n fastest", k_cublaslike<1, 0>, kCublasLikeSmem, 512, 256},
-      {"cuBLAS's shape, fragments double-buffered", k_cublaslike<0, 1>, kCublasLikeSmem, 512, 256},
-      {"A k-major, unroll 1, minb 3", k_trans<1, 3>, kTransSmem},
-      {"A k-major, unroll 2, minb 3", k_trans<2, 3>, kTransSmem},
-      {"A k-major, unroll 4, minb 3", k_trans<4, 3>, kTransSmem},
+      {"cuBLAS's shape (256x128x8, 3 stages, A k-major)", k_cublaslike<0>, kCublasLikeSmem, 512, 256},
+      {"cuBLAS's shape, fragments double-buffered", k_cublaslike<1>, kCublasLikeSmem, 512, 256},
       {"A k-major, unroll 8, minb 3", k_trans<8, 3>, kTransSmem},
-      {"A k-major, unroll 4, minb 2", k_trans<4, 2>, kTransSmem},
-      {"A k-major, unroll 32, minb 2", k_trans<32, 2>, kTransSmem},
-      {"A k-major, fragments double-buffered, minb 3", k_trans<32, 3, 1>, kTransSmem},
       {"A k-major, fragments double-buffered, minb 2", k_trans<32, 2, 1>, kTransSmem},
   };
+  if (argc == 2 && std::string(argv[1]) == "waves") {
+    // The generated kernel on 1 to 3 full waves of 132 SMs x 3 blocks and on the 1024 blocks of the
+    // product (2.59 waves): A and C padded to 38 tile rows so that 1188 blocks stay in bounds. If
+    // 1024 blocks take about as long as 1188, the last, partly filled wave costs a whole one.
+    float *Abig, *Cbig;
+    check(cudaMalloc(&Abig, 38ull * 128 * 4096 * 4), "malloc");
+    check(cudaMalloc(&Cbig, 38ull * 128 * 4096 * 4), "malloc");
+    cudaMemcpy(Abig, A, n * 4, cudaMemcpyDeviceToDevice);
+    cudaMemset(Abig + n, 0, 6ull * 128 * 4096 * 4);
+    check(cudaFuncSetAttribute(k_generated, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536), "attr");
+    cudaEvent_t w0, w1;
+    cudaEventCreate(&w0);
+    cudaEventCreate(&w1);
+    for (int blocks : {132, 264, 396, 528, 660, 792, 924, 1024, 1056, 1188}) {
+      std::vector<float> ms;
+      for (int r = 0; r < 25; ++r) {
+        cudaMemset(flush, r, 256 << 20);
+        cudaEventRecord(w0);
+        k_generated<<<blocks, 128, 65536>>>(Abig, B, Cbig);
+        cudaEventRecord(w1);
+        cudaEventSynchronize(w1);
+        float t;
+        cudaEventElapsedTime(&t, w0, w1);
+        if (r >= 3) ms.push_back(t);
+      }
+      check(cudaDeviceSynchronize(), "waves");
+      std::sort(ms.begin(), ms.end());
+      std::printf("generated, %4d blocks (%.2f waves of 396): median %.4f ms\n", blocks, blocks / 396.0, ms[ms.size() / 2]);
+    }
+    return 0;
+  }
   if (sustain) {
     V& v = vs.at(std::stoul(argv[2]));
     check(cudaFuncSetAttribute(v.k, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem), "attr");
