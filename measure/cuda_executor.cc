@@ -613,19 +613,12 @@ CudaExecutor::CudaExecutor(MeasureConfig config) : config_(std::move(config)) {}
 
 CudaExecutor::~CudaExecutor() { Stop(); }
 
-std::string CudaExecutor::DescribeEnd(int status) const {
-  if (WIFSIGNALED(status)) return DescribeSignal(WTERMSIG(status));
-  if (WIFEXITED(status)) return fmt::format("exit code {}", WEXITSTATUS(status));
-  return "unknown status";
-}
-
 std::string CudaExecutor::Reap(double grace_s) {
   if (fd_ >= 0) close(fd_);
   fd_ = -1;
   std::string how = "killed";
   if (pid_ > 0) {
-    ProcessResult ended;
-    if (auto status = ReapBy(pid_, pid_, DeadlineAfter(Clock::now(), grace_s), &ended)) how = DescribeEnd(*status);
+    if (auto status = ReapBy(pid_, pid_, DeadlineAfter(Clock::now(), grace_s))) how = DescribeWaitStatus(*status);
   }
   pid_ = -1;
   workload_sent_ = false;
@@ -670,7 +663,7 @@ CudaExecutor::Wait CudaExecutor::Request(const std::string& text, const std::str
         fd_ = -1;
         pid_ = -1;
         workload_sent_ = false;
-        reply.j = {{"ended", DescribeEnd(status)}};
+        reply.j = {{"ended", DescribeWaitStatus(status)}};
         return Wait::kClosed;
       }
       continue;

@@ -115,7 +115,6 @@ class CudaExecutor {
   Result<void> SendWorkload();
   void Kill();                                // SIGKILL and reap
   std::string Reap(double grace_s);           // wait for a process that is exiting; how it ended
-  std::string DescribeEnd(int status) const;  // "signal 11 (SIGSEGV: ...)", "exit code 3"
 
   MeasureConfig config_;
   pid_t pid_ = -1;

@@ -111,6 +111,8 @@ Clock::time_point DeadlineAfter(Clock::time_point t0, double seconds) {
 }
 
 std::optional<int> ReapBy(pid_t pid, pid_t kill_target, Clock::time_point deadline, ProcessResult* r) {
+  ProcessResult unused;
+  if (r == nullptr) r = &unused;
   if (r->timed_out) kill(kill_target, SIGKILL);
   int status = 0;
   rusage usage{};
@@ -185,6 +187,12 @@ std::string DescribeSignal(int sig) {
   const char* abbrev = sigabbrev_np(sig);
   const char* desc = strsignal(sig);
   return fmt::format("signal {} (SIG{}: {})", sig, abbrev ? abbrev : "?", desc ? desc : "?");
+}
+
+std::string DescribeWaitStatus(int status) {
+  if (WIFSIGNALED(status)) return DescribeSignal(WTERMSIG(status));
+  if (WIFEXITED(status)) return fmt::format("exit code {}", WEXITSTATUS(status));
+  return "unknown status";
 }
 
 std::string TrimLog(const std::string& log, size_t max_bytes) {

@@ -87,9 +87,10 @@ std::chrono::steady_clock::time_point DeadlineAfter(std::chrono::steady_clock::t
 // Waits for the child `pid` to end, polling. Past `deadline` it sends SIGKILL to `kill_target` (the
 // pid, or -pid for the child's process group) and sets r->timed_out; with r->timed_out already set it
 // does so at once. Fills r's exit_code, term_signal and cpu_seconds (the child's and those of the
-// children it waited for). Returns the wait status, or nullopt when `pid` was no child of ours.
+// children it waited for); `r` may be null when only the status matters. Returns the wait status,
+// or nullopt when `pid` was no child of ours.
 std::optional<int> ReapBy(pid_t pid, pid_t kill_target, std::chrono::steady_clock::time_point deadline,
-                          ProcessResult* r);
+                          ProcessResult* r = nullptr);
 
 // Reads `fd` until end-of-file (every writer closed it) or `deadline`, appending at most
 // `max_output` bytes to `out` (past that it keeps reading, so the writer is never blocked, and drops
@@ -98,6 +99,8 @@ bool ReadUntilClosed(int fd, std::chrono::steady_clock::time_point deadline, siz
 
 // "signal 11 (SIGSEGV: Segmentation fault)".
 std::string DescribeSignal(int sig);
+// How a process with wait status `status` ended: "exit code 3", or as DescribeSignal.
+std::string DescribeWaitStatus(int status);
 
 // The first lines of a compiler log, at most about `max_bytes` (the first error is the informative one).
 std::string TrimLog(const std::string& log, size_t max_bytes = 4000);

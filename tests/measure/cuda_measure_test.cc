@@ -571,8 +571,8 @@ TEST(RunForked, OutputExitCrashAndTimeLimit) {
   EXPECT_EQ(big.output.size(), 1000u);
 }
 
-// ReapBy: a child that ends in time is reaped with its status; one still running at the deadline is
-// killed and marked timed out; one already marked timed out is killed at once; a pid that is no
+// ReapBy: a child that ends in time is reaped with its status (with or without a result to fill);
+// one still running at the deadline is killed and marked timed out; one already marked timed out is killed at once; a pid that is no
 // child of ours (any more) gives no status, at once.
 TEST(ReapBy, StatusDeadlineAndNoChild) {
   using Clock = std::chrono::steady_clock;
@@ -591,6 +591,12 @@ TEST(ReapBy, StatusDeadlineAndNoChild) {
   EXPECT_TRUE(WIFEXITED(*status));
   EXPECT_EQ(ended.exit_code, 7);
   EXPECT_FALSE(ended.timed_out);
+  EXPECT_EQ(DescribeWaitStatus(*status), "exit code 7");
+
+  const pid_t unasked = start_child(3, false);  // no result asked for: the status alone
+  status = ReapBy(unasked, unasked, DeadlineAfter(Clock::now(), 10));
+  ASSERT_TRUE(status.has_value());
+  EXPECT_EQ(DescribeWaitStatus(*status), "exit code 3");
 
   ProcessResult late;
   pid_t pid = start_child(0, true);
@@ -599,6 +605,7 @@ TEST(ReapBy, StatusDeadlineAndNoChild) {
   ASSERT_TRUE(status.has_value());
   EXPECT_TRUE(late.timed_out);
   EXPECT_EQ(late.term_signal, SIGKILL);
+  EXPECT_EQ(DescribeWaitStatus(*status).rfind("signal 9 (SIGKILL", 0), 0u) << DescribeWaitStatus(*status);
   EXPECT_GE(SecondsSince(t0), 0.19);
   EXPECT_LT(SecondsSince(t0), 5);
 
