@@ -131,11 +131,18 @@ TEST_F(CudaBuild, CompileErrorIsBuildErrorWithTheLog) {
   EXPECT_TRUE(results[1].ok()) << results[1].error_message;  // the batch goes on
 }
 
+// The helper this build made, or the one $AUTOTUNE_NVRTC_HELPER names, as for autotune itself (the
+// bundle's run-tests sets it: on the GPU machine the build tree is not there).
+std::string HelperUnderTest() {
+  const char* env = std::getenv("AUTOTUNE_NVRTC_HELPER");
+  return env && *env ? env : AUTOTUNE_NVRTC_HELPER_PATH;
+}
+
 // The helper executable (what the autotune CLI compiles with) answers like the forked child the
 // test executables use: a cubin with ptxas's report, a compile error with its log, NVRTC's own
 // failure with a message; and its CPU time is measured.
 TEST_F(CudaBuild, TheHelperCompilesLikeAForkedChild) {
-  const std::string helper = AUTOTUNE_NVRTC_HELPER_PATH;
+  const std::string helper = HelperUnderTest();
   const std::vector<std::string> options = NvrtcOptions("sm_90", Config());
   NvrtcOutput ok = CompileToCubinInHelper(helper, kAddSource, options, 60);
   ASSERT_EQ(ok.status, NvrtcOutput::Status::kOk) << ok.message;
@@ -211,7 +218,7 @@ TEST(NvrtcHelper, RequestsSurviveTheirEncoding) {
 // Helpers stay for the compiles that follow: one for compiles one after another, at most one per
 // compile running at once; a helper that died between compiles is replaced without failing one.
 TEST_F(CudaBuild, HelpersStayForManyCompiles) {
-  const std::string helper = AUTOTUNE_NVRTC_HELPER_PATH;
+  const std::string helper = HelperUnderTest();
   const std::vector<std::string> options = NvrtcOptions("sm_90", Config());
   auto compile = [&](NvrtcHelperPool& pool, const std::string& source) {
     HelperCompile c = pool.Compile(HelperRequest{60, options, source}, 240);
