@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -446,6 +447,33 @@ TEST_F(ModelCli, BuiltinListsTheModelsAndWritesOneOut) {
   const json j = ParseJson(ReadFile(out));
   ASSERT_FALSE(j.is_discarded());
   EXPECT_EQ(j["learner"]["attributes"]["autotune_target"], "cuda:sm_90");
+}
+
+// The GPU records kept in the repository (costmodel/pretrained/records: what the built-in model is
+// retrained from) import, and every one of them still replays and featurizes with this build: a
+// change to the trace format or the schedule rules that breaks them fails here, not when the model
+// has to be retrained.
+TEST(ModelCliRecords, KeptRecordsImportAndTrainWithThisBuild) {
+  const fs::path dir = AUTOTUNE_RECORDS_DIR;
+  if (!fs::is_directory(dir)) GTEST_SKIP() << dir << " is not here (a bundle on another machine)";
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() != ".xz") continue;
+    ++files;
+    SCOPED_TRACE(entry.path().string());
+    const std::string jsonl = autotune::testing::TestTempPath("autotune_records", std::to_string(files) + ".jsonl");
+    const std::string db = autotune::testing::TestTempPath("autotune_records", std::to_string(files) + ".db");
+    ASSERT_EQ(std::system(("xz -dc '" + entry.path().string() + "' > '" + jsonl + "'").c_str()), 0);
+    auto imported = RunCli("db import --json --db " + db + " --in " + jsonl);
+    ASSERT_EQ(imported.status, 0) << imported.err;
+    const json counts = ParseJson(imported.out);
+    ASSERT_FALSE(counts.is_discarded()) << imported.out;
+    EXPECT_GT(counts.value("added", 0), 0) << imported.out;
+    auto trained = RunCli("model train --db " + db + " --target cuda:sm_90 --out " + db + ".model");
+    ASSERT_EQ(trained.status, 0) << trained.err;
+    EXPECT_NE(trained.err.find(" 0 no longer replay"), std::string::npos) << trained.err;
+  }
+  EXPECT_GT(files, 0) << "no .jsonl.xz in " << dir;
 }
 
 TEST_F(ModelCli, BadInputIsOneClearLineAndStatusTwo) {
