@@ -7,6 +7,7 @@ resuming without re-measuring, --remeasure, one-line errors; and its pure helper
 import importlib.machinery
 import importlib.util
 import json
+import lzma
 import os
 import shutil
 import subprocess
@@ -135,6 +136,10 @@ class CpuFlow(unittest.TestCase):
         self.assertIn("| gemm-M=8,N=8,K=8 | gemm M=8,N=8,K=8 | none (cold start) | 4 |", md)
         self.assertIn("scripts/bench --out", md)
         self.assertEqual(self.first.stdout.strip(), md.strip())
+        # Every record of the database, compressed, for carrying back (what `db import` reads).
+        lines = lzma.decompress((self.out / "records.jsonl.xz").read_bytes()).decode().splitlines()
+        self.assertEqual(len(lines), 4)
+        self.assertEqual({json.loads(l)["workload"]["op"] for l in lines}, {"gemm"})
 
     def test_2_same_command_again_measures_nothing_new(self):
         [before] = self.records()
