@@ -579,8 +579,8 @@ TEST(RunForked, OutputExitCrashAndTimeLimit) {
 }
 
 // ReapBy: a child that ends in time is reaped with its status (with or without a result to fill);
-// one still running at the deadline is killed and marked timed out; one already marked timed out is killed at once; a pid that is no
-// child of ours (any more) gives no status, at once.
+// one still running at the deadline is killed and marked timed out; one already marked timed out is
+// killed at once; a pid that is no child of ours (any more) gives no status, at once.
 TEST(ReapBy, StatusDeadlineAndNoChild) {
   using Clock = std::chrono::steady_clock;
   const auto start_child = [](int code, bool hang) {
