@@ -163,11 +163,14 @@ class CpuFlow(unittest.TestCase):
         self.assertEqual(state["cases"]["gemm-M=8,N=8,K=8"]["tune_parts"], 1)
 
 
-class Errors(unittest.TestCase):
+class OneLineErrors:
     def one_line(self, p, text):
         self.assertEqual(p.returncode, 2, p.stderr)
         self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
         self.assertIn(text, p.stderr)
+
+
+class Errors(unittest.TestCase, OneLineErrors):
 
     def test_unknown_case(self):
         with tempfile.TemporaryDirectory() as d:
@@ -205,9 +208,34 @@ class Errors(unittest.TestCase):
             self.one_line(run("--out", d, "--case-shape", "gemm"), "expected OP:SHAPE")
 
 
+
+class Models(unittest.TestCase, OneLineErrors):
+    """--models DIR: each case's tune starts from DIR/<case>.model."""
+
+    def test_models_need_one_per_case_and_no_second_model(self):
+        with tempfile.TemporaryDirectory() as d:
+            self.one_line(run("--out", d, "--case-shape", "gemm:M=1,N=1,K=1", "--autotune", AUTOTUNE,
+                              "--models", d), "no gemm-M=1,N=1,K=1.model")
+            (Path(d) / "gemm-M=1,N=1,K=1.model").write_text("{}")
+            self.one_line(run("--out", d, "--case-shape", "gemm:M=1,N=1,K=1", "--autotune", AUTOTUNE,
+                              "--models", d, "--", "--model", "x.model"), "give one")
+
+    def test_a_case_starts_from_its_model(self):
+        # Not a model: the tune refuses it before measuring, and says which file it was.
+        with tempfile.TemporaryDirectory() as d:
+            bad = Path(d) / "gemm-M=8,N=8,K=8.model"
+            bad.write_text("not a model")
+            p = run("--out", f"{d}/out", "--target", "cpu", "--autotune", AUTOTUNE, "--case-shape",
+                    "gemm:M=8,N=8,K=8", "--trials", "4", "--models", d, "--quiet")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            [r] = [json.loads(l) for l in (Path(d) / "out" / "bench.jsonl").read_text().splitlines()]
+            self.assertIn(str(bad.resolve()), r["error"])
+
+
 if __name__ == "__main__":
     if len(sys.argv) > 1 and not sys.argv[1].startswith("-"):
         AUTOTUNE = sys.argv.pop(1)
     if AUTOTUNE is None:
         CpuFlow = unittest.skip("give the autotune executable")(CpuFlow)  # noqa: F811
+        Models = unittest.skip("give the autotune executable")(Models)  # noqa: F811
     unittest.main(verbosity=2)

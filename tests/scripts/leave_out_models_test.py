@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""scripts/leave-out-models on cpu records made here: one model per case, each trained without its
+layer (a convolution at every batch size of the suite), a case with no kept records trained on all;
+models already there are kept; bad input is one line and status 2.
+
+  python3 tests/scripts/leave_out_models_test.py AUTOTUNE_EXECUTABLE
+"""
+import json
+import lzma
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPT = REPO / "scripts" / "leave-out-models"
+AUTOTUNE = None  # set from the command line
+FAST = ["--target", "cpu", "--trials", "8", "--batch-size", "8", "--population", "16", "--repeats", "1",
+        "--min-repeat-ms", "0", "--warmup", "0", "--threads", "1"]
+SUITE = {"cases": [{"name": "g8", "op": "gemm", "shape": "M=8,N=8,K=8"},
+                   {"name": "c1", "op": "conv2d", "shape": "N=1,C=4,H=6,W=6,K=4,R=3,S=3,pad=1"},
+                   {"name": "c2", "op": "conv2d", "shape": "N=2,C=4,H=6,W=6,K=4,R=3,S=3,pad=1"},
+                   {"name": "g16", "op": "gemm", "shape": "M=16,N=16,K=16"}]}
+
+
+def run(*args):
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=600)
+
+
+class LeaveOutModels(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = Path(tempfile.mkdtemp(prefix="leave_out_models_test-"))
+        db = cls.tmp / "tuned.db"
+        for case in SUITE["cases"][:3]:  # g16 gets no records
+            subprocess.run([AUTOTUNE, "tune", "--op", case["op"], "--shape", case["shape"], "--db", str(db), *FAST],
+                           check=True, capture_output=True, timeout=300)
+        exported = subprocess.run([AUTOTUNE, "db", "export", "--db", str(db), "--out", "-"], check=True,
+                                  capture_output=True, timeout=300).stdout
+        (cls.tmp / "records").mkdir()
+        (cls.tmp / "records" / "cpu.jsonl.xz").write_bytes(lzma.compress(exported))
+        (cls.tmp / "suite.json").write_text(json.dumps(SUITE))
+        cls.args = ["--suite", str(cls.tmp / "suite.json"), "--records", str(cls.tmp / "records"), "--target", "cpu",
+                    "--autotune", AUTOTUNE]
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_one_model_per_case_without_its_layer(self):
+        out = self.tmp / "models"
+        p = run("--out", str(out), *self.args)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        for name in ("g8", "c1", "c2", "g16"):
+            model = json.loads((out / f"{name}.model").read_text())
+            self.assertIn("learner", model)
+        lines = {l.split("] ")[1].split(":")[0]: l for l in p.stderr.splitlines() if "] " in l}
+        # (how many records are valid is the cpu's business: the workloads learned from are the point)
+        self.assertRegex(lines["g8"], r"without the 1 workload\(s\) of its layer: \d+ valid records of 2 workloads")
+        self.assertRegex(lines["c1"], r"without the 2 workload\(s\) of its layer: \d+ valid records of 1 workload ")
+        self.assertRegex(lines["c2"], r"without the 2 workload\(s\) of its layer: \d+ valid records of 1 workload ")
+        self.assertRegex(lines["g16"], r"every record \(none of its layer is kept\): \d+ valid records of 3 workloads")
+        again = run("--out", str(out), *self.args, "--cases", "g8")
+        self.assertEqual(again.returncode, 0, again.stderr)
+        self.assertIn("is there", again.stderr)
+
+    def test_bad_input_is_one_line(self):
+        for args, text in ((["--out", str(self.tmp / "m2"), *self.args, "--cases", "zzz"], "unknown case zzz"),
+                           (["--out", str(self.tmp / "m3"), *self.args, "--records", str(self.tmp)], "no *.jsonl.xz")):
+            p = run(*args)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+            self.assertIn(text, p.stderr)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and not sys.argv[1].startswith("-"):
+        AUTOTUNE = sys.argv.pop(1)
+    if AUTOTUNE is None:
+        LeaveOutModels = unittest.skip("give the autotune executable")(LeaveOutModels)  # noqa: F811
+    unittest.main(verbosity=2)
