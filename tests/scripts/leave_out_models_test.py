@@ -68,7 +68,8 @@ class LeaveOutModels(unittest.TestCase):
 
     def test_bad_input_is_one_line(self):
         for args, text in ((["--out", str(self.tmp / "m2"), *self.args, "--cases", "zzz"], "unknown case zzz"),
-                           (["--out", str(self.tmp / "m3"), *self.args, "--records", str(self.tmp)], "no *.jsonl.xz")):
+                           (["--out", str(self.tmp / "m3"), *self.args, "--records", str(self.tmp)], "no *.jsonl.xz"),
+                           (self.args, "--out")):
             p = run(*args)
             self.assertEqual(p.returncode, 2, p.stderr)
             self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
