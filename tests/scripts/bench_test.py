@@ -4,6 +4,7 @@ resuming without re-measuring, --remeasure, one-line errors; and its pure helper
 
   python3 tests/scripts/bench_test.py AUTOTUNE_EXECUTABLE
 """
+import argparse
 import importlib.machinery
 import importlib.util
 import json
@@ -83,6 +84,15 @@ class Helpers(unittest.TestCase):
             info.write_text("processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) Processor\n")
             self.assertEqual(bench.host_cpu(str(info)), f"{os.cpu_count()} CPUs (Intel(R) Xeon(R) Processor)")
             self.assertEqual(bench.host_cpu(str(Path(d) / "none")), f"{os.cpu_count()} CPUs")
+
+    def test_machine_line_names_the_host_and_its_reference_compile(self):
+        state = type("State", (), {})()
+        state.data = {"target": "cuda", "machine": {"device": "NVIDIA H200", "host_cpu": "16 CPUs (Xeon)",
+                                                    "reference_compile_s": 0.274}}
+        line = bench.machine_line(state)
+        self.assertIn("host 16 CPUs (Xeon), reference compile 0.27 s (NVRTC", line)
+        del state.data["machine"]["reference_compile_s"]  # NVRTC could not compile: nothing said
+        self.assertNotIn("reference compile", bench.machine_line(state))
 
     def test_epilogue_is_canonical(self):
         self.assertEqual(bench.canonical_epilogue("relu,bias"), "bias,relu")
@@ -209,6 +219,22 @@ class Errors(unittest.TestCase, OneLineErrors):
 
 
 
+class ReferenceCompile(unittest.TestCase):
+    """The host-speed probe: where autotune can compile for cuda (NVRTC), a median of real compiles."""
+
+    def test_seconds_where_nvrtc_compiles_else_none(self):
+        tools = bench.Tools(argparse.Namespace(autotune=AUTOTUNE))
+        targets = json.loads(subprocess.run([AUTOTUNE, "targets", "--json"], capture_output=True, text=True).stdout)
+        can_compile = any(t["target"] == "cuda" and t["compile"] for t in targets)
+        seconds = bench.Machine(tools, argparse.Namespace(target="cuda"), None).reference_compile(times=3)
+        if can_compile:
+            self.assertIsNotNone(seconds)
+            self.assertGreater(seconds, 0)
+            self.assertLess(seconds, 60)
+        else:
+            self.assertIsNone(seconds)
+
+
 class Models(unittest.TestCase, OneLineErrors):
     """--models DIR: each case's tune starts from DIR/<case>.model."""
 
@@ -238,4 +264,5 @@ if __name__ == "__main__":
     if AUTOTUNE is None:
         CpuFlow = unittest.skip("give the autotune executable")(CpuFlow)  # noqa: F811
         Models = unittest.skip("give the autotune executable")(Models)  # noqa: F811
+        ReferenceCompile = unittest.skip("give the autotune executable")(ReferenceCompile)  # noqa: F811
     unittest.main(verbosity=2)
