@@ -27,7 +27,7 @@ void ReportCompile(const tir::PrimFunc& f, const std::string& arch) {
     fmt::print("// ---- NVRTC ({}): {} ----\n{}\n", *a, measure::ErrorKindName(r.error_kind), r.error_message);
     return;
   }
-  fmt::print("// ---- NVRTC ({}): cubin {} bytes, {} registers per thread, {} bytes spilled, {} kernel(s), {:.2f} s{} ----\n",
+  fmt::print("// ---- NVRTC ({}): cubin {} bytes, {} registers per thread, {} bytes spilled, {} kernel(s), {:.3f} s{} ----\n",
              *a, r.binary_bytes, r.registers, r.spill_bytes, r.kernels.size(), r.build_seconds,
              r.cached ? " (cached)" : "");
   fmt::print("{}\n", r.log);

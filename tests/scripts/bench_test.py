@@ -90,7 +90,7 @@ class Helpers(unittest.TestCase):
         state.data = {"target": "cuda", "machine": {"device": "NVIDIA H200", "host_cpu": "16 CPUs (Xeon)",
                                                     "reference_compile_s": 0.274}}
         line = bench.machine_line(state)
-        self.assertIn("host 16 CPUs (Xeon), reference compile 0.27 s (NVRTC", line)
+        self.assertIn("host 16 CPUs (Xeon), reference compile 0.274 s (NVRTC", line)
         del state.data["machine"]["reference_compile_s"]  # NVRTC could not compile: nothing said
         self.assertNotIn("reference compile", bench.machine_line(state))
 
