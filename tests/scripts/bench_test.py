@@ -181,7 +181,6 @@ class OneLineErrors:
 
 
 class Errors(unittest.TestCase, OneLineErrors):
-
     def test_unknown_case(self):
         with tempfile.TemporaryDirectory() as d:
             suite = Path(d) / "suite.json"
@@ -216,7 +215,6 @@ class Errors(unittest.TestCase, OneLineErrors):
     def test_bad_case_shape(self):
         with tempfile.TemporaryDirectory() as d:
             self.one_line(run("--out", d, "--case-shape", "gemm"), "expected OP:SHAPE")
-
 
 
 class ReferenceCompile(unittest.TestCase):
