@@ -7,6 +7,7 @@ models already there are kept; bad input is one line and status 2.
 """
 import json
 import lzma
+import os
 import shutil
 import subprocess
 import sys
@@ -56,6 +57,8 @@ class LeaveOutModels(unittest.TestCase):
         for name in ("g8", "c1", "c2", "g16"):
             model = json.loads((out / f"{name}.model").read_text())
             self.assertIn("learner", model)
+        # the models and nothing else: the directory is carried to the GPU machine as it is
+        self.assertEqual(sorted(f.name for f in out.iterdir()), ["c1.model", "c2.model", "g16.model", "g8.model"])
         lines = {l.split("] ")[1].split(":")[0]: l for l in p.stderr.splitlines() if "] " in l}
         # (how many records are valid is the cpu's business: the workloads learned from are the point)
         self.assertRegex(lines["g8"], r"without the 1 workload\(s\) of its layer: \d+ valid records of 2 workloads")
@@ -66,10 +69,29 @@ class LeaveOutModels(unittest.TestCase):
         self.assertEqual(again.returncode, 0, again.stderr)
         self.assertIn("is there", again.stderr)
 
+    def test_records_db_is_kept_and_reused(self):
+        db = self.tmp / "kept" / "records.db"
+        first = run("--out", str(self.tmp / "m4"), *self.args, "--cases", "g8", "--records-db", str(db))
+        self.assertEqual(first.returncode, 0, first.stderr)
+        self.assertIn("imported cpu.jsonl.xz", first.stderr)
+        self.assertTrue(db.is_file())
+        second = run("--out", str(self.tmp / "m5"), *self.args, "--cases", "g8", "--records-db", str(db))
+        self.assertEqual(second.returncode, 0, second.stderr)
+        self.assertIn(f"records from {db}", second.stderr)
+        self.assertNotIn("imported", second.stderr)
+        self.assertEqual(sorted(f.name for f in (self.tmp / "m5").iterdir()), ["g8.model"])
+        (self.tmp / "records" / "cpu.jsonl.xz").touch()  # newer records: the database is imported again
+        os.utime(db, (0, 0))
+        third = run("--out", str(self.tmp / "m6"), *self.args, "--cases", "g8", "--records-db", str(db))
+        self.assertEqual(third.returncode, 0, third.stderr)
+        self.assertIn("importing them again", third.stderr)
+        self.assertIn("imported cpu.jsonl.xz", third.stderr)
+
     def test_bad_input_is_one_line(self):
         for args, text in ((["--out", str(self.tmp / "m2"), *self.args, "--cases", "zzz"], "unknown case zzz"),
                            (["--out", str(self.tmp / "m3"), *self.args, "--records", str(self.tmp)], "no *.jsonl.xz"),
-                           (self.args, "--out")):
+                           (self.args, "--out"),
+                           (["--out", str(self.tmp / "m7"), *self.args, "--records-db", str(self.tmp)], "a directory")):
             p = run(*args)
             self.assertEqual(p.returncode, 2, p.stderr)
             self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
