@@ -134,6 +134,11 @@ class CpuFlow(unittest.TestCase):
         self.assertIsInstance(r["cached_builds"], int)  # trials whose kernel came from the build cache
         self.assertGreater(r["stage_seconds"]["run"], 0)
         self.assertGreaterEqual(min(r["stage_seconds"].values()), 0)
+        built = r["trials_this_run"] - r["cached_builds"]
+        if r["stage_seconds"]["build_cpu"] > 0 and built > 0:  # the compilers' CPU per compiled candidate
+            self.assertAlmostEqual(r["compile_cpu_per_candidate_s"], r["stage_seconds"]["build_cpu"] / built)
+        else:
+            self.assertIsNone(r["compile_cpu_per_candidate_s"])
         self.assertTrue(1 <= r["trials_to_90"] <= 4)
         self.assertEqual(r["flops"], 2 * 8 * 8 * 8)
         self.assertEqual(r["min_bytes"], 4 * 3 * 64)
