@@ -17,6 +17,19 @@ bool SameStructure(const tir::Trace& a, const tir::Trace& b) {
   return true;
 }
 
+size_t StructureHash(const tir::Trace& trace) {
+  size_t h = trace.size();
+  const auto mix = [&h](const std::string& s) { h = h * 1000003u ^ std::hash<std::string>()(s); };
+  for (const tir::Instruction& i : trace.instructions()) {
+    mix(i.kind);
+    mix(i.inputs.dump());
+    mix(i.attrs.dump());
+    for (const auto& o : i.outputs) mix(o);
+    mix(i.decision.is_null() ? "-" : "+");
+  }
+  return h;
+}
+
 std::optional<tir::Trace> Crossover(const tir::Trace& a, const tir::Trace& b, Random& rng) {
   if (!SameStructure(a, b)) return std::nullopt;
   // One sampling instruction is one unit: the tile sizes of one loop multiply to its extent, so they

@@ -13,6 +13,9 @@ namespace autotune::search {
 // Whether two traces are the same program up to their decisions: the same instructions (kinds,
 // inputs, attributes, outputs) in the same order, so the same instructions are sampling ones.
 bool SameStructure(const tir::Trace& a, const tir::Trace& b);
+// A hash that is equal for traces of the same structure: which sketch a candidate comes from (a
+// sketch's rules give the instructions; mutation and crossover change decisions only).
+size_t StructureHash(const tir::Trace& trace);
 
 // `a` with each sampling instruction's decision taken from `a` or `b` (uniformly, independently);
 // nullopt when the parents do not have the same structure. The caller replays the child: it is a

@@ -81,6 +81,7 @@ struct Member {
   size_t code_hash = 0;
   std::vector<float> summary;
   size_t family = 0;  // FamilyOf the lowered function
+  size_t sketch = 0;  // StructureHash of its trace: its sketch
 };
 
 // A trace to replay, its compact JSON and its hash (empty: nothing to try, a plain copy of a parent,
@@ -150,6 +151,7 @@ struct Prepared {
   std::vector<float> summary;  // the cost model's, made when `valid` was computed
   size_t code_hash = 0;        // ProgramHash of the lowered function, made with `summary`
   size_t family = 0;           // FamilyOf the lowered function
+  size_t sketch = 0;           // StructureHash of the trace, made with `summary`
 };
 
 // Frees items[from..] on the worker threads, then drops them: a schedule is thousands of small
@@ -261,7 +263,7 @@ class Pool {
       return std::nullopt;
     }
     archive_.push_back({std::move(p.json), p.hash, p.code_hash});
-    return Member{std::move(*p.schedule), std::move(p.hash), p.code_hash, std::move(p.summary), p.family};
+    return Member{std::move(*p.schedule), std::move(p.hash), p.code_hash, std::move(p.summary), p.family, p.sketch};
   }
 
   // Fresh samples until `want` are admitted (each goes to `take`), `max_attempts` were drawn, or
@@ -357,6 +359,7 @@ class Pool {
     }
     p.summary = model_.Summarize(*f);
     p.code_hash = ProgramHash(*f);
+    p.sketch = StructureHash(sch.trace());
     if (target_ != tir::TargetKind::kCuda) p.family = p.code_hash;
     return true;
   }
@@ -393,6 +396,39 @@ std::vector<double> Score(CostModel& model, const tir::Workload& workload, const
 }
 
 // Sorts members (and their scores) best first; ties keep their order, so the result is deterministic.
+// The parents of the next generation, given `members` sorted best first: the best `population`, except
+// that the best `per_sketch` of every sketch are kept even below that cut (in place of the last
+// above it), so that a sketch the model scores low still breeds (EvolutionConfig::min_per_sketch).
+// Moves them to the front, still in score order; returns how many.
+size_t KeepBestOfEachSketch(std::vector<Member>& members, std::vector<double>& scores, size_t population,
+                            int per_sketch) {
+  if (per_sketch <= 0 || members.size() <= population) return std::min(population, members.size());
+  std::vector<char> keep(members.size(), 0);
+  std::unordered_map<size_t, int> taken;
+  size_t kept = 0;
+  for (size_t i = 0; i < members.size(); ++i) {
+    if (taken[members[i].sketch]++ < per_sketch) keep[i] = 1, ++kept;
+  }
+  for (size_t i = 0; i < members.size() && kept < population; ++i) {
+    if (!keep[i]) keep[i] = 1, ++kept;
+  }
+  std::vector<Member> m;
+  std::vector<double> s;
+  m.reserve(members.size());
+  s.reserve(members.size());
+  for (int pass = 1; pass >= 0; --pass) {  // the kept ones first, in order; then the rest
+    for (size_t i = 0; i < members.size(); ++i) {
+      if (keep[i] == pass) {
+        m.push_back(std::move(members[i]));
+        s.push_back(scores[i]);
+      }
+    }
+  }
+  members = std::move(m);
+  scores = std::move(s);
+  return kept;
+}
+
 void SortByScore(std::vector<Member>& members, std::vector<double>& scores) {
   std::vector<size_t> order(members.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -515,8 +551,9 @@ std::vector<Candidate> EvolutionarySearch::NextBatch(int n, CostModel& model,
   SortByScore(members, scores);
   for (int g = 0; g < config_.generations && !members.empty(); ++g) {
     if (members.size() > population) {
-      FreeInParallel(members, population, threads);
-      scores.erase(scores.begin() + static_cast<std::ptrdiff_t>(population), scores.end());
+      const size_t kept = KeepBestOfEachSketch(members, scores, population, config_.min_per_sketch);
+      FreeInParallel(members, kept, threads);
+      scores.erase(scores.begin() + static_cast<std::ptrdiff_t>(kept), scores.end());
     }
     const std::vector<double> weights = SelectionWeights(scores);
     // Children a chunk at a time: each child's engine is forked from the search's, in child order, so
@@ -576,13 +613,20 @@ std::vector<Candidate> EvolutionarySearch::NextBatch(int n, CostModel& model,
   std::vector<Candidate> batch;
   std::vector<size_t> batch_programs;
   std::unordered_set<std::string> chosen;  // membership only
-  std::unordered_map<size_t, int> per_family;
+  std::unordered_map<size_t, int> per_family, per_sketch;
   const int family_cap = config_.max_per_family > 0 ? config_.max_per_family : n;
-  for (int pass = 0; pass < 2; ++pass) {  // the second pass: families over the cap, when short
+  // Pass -1: the best-scored few of every sketch in the population (min_per_sketch); pass 0: by
+  // score, the family cap; pass 1: families over the cap, when short.
+  for (int pass = config_.min_per_sketch > 0 ? -1 : 0; pass < 2; ++pass) {
     for (size_t i = 0; i < members.size() && static_cast<int>(batch.size()) < n - n_random; ++i) {
       const std::string& h = members[i].hash;
       if (measured.count(h) || proposed_before(members[i].code_hash) || chosen.count(h)) continue;
-      if (pass == 0 && per_family[members[i].family]++ >= family_cap) continue;
+      if (pass == -1) {
+        if (per_sketch[members[i].sketch]++ >= config_.min_per_sketch) continue;
+        ++per_family[members[i].family];
+      } else if (pass == 0 && per_family[members[i].family]++ >= family_cap) {
+        continue;
+      }
       chosen.insert(h);
       batch.push_back({members[i].schedule, h, scores[i]});
       batch_programs.push_back(members[i].code_hash);

@@ -42,6 +42,14 @@ struct EvolutionConfig {
   // (normalized throughput) and left gemm-1024's (0.90, 3 seeds) as it was. Not applied on cpu
   // (there every program is its own family).
   int max_per_family = 8;
+  // Every generation keeps the best-scored min_per_sketch candidates of every sketch (traces of one
+  // structure, search/crossover.h) among its parents, and the model's picks of a batch start with
+  // them, so that a start model sure of one sketch does not keep the job from measuring (and its own
+  // model from learning) the others. On the H200, c256-h56-k64-r1-s1-n1 from a model that had seen
+  // no 1x1 convolution spent 992 of 1,000 trials on split-K (best 0.0095 ms) while the tiled sketch
+  // holds a 0.0072 ms kernel (docs/BENCHMARKS.md, sixteenth session). 0: off (the default until a
+  // GPU A/B on the suite says otherwise).
+  int min_per_sketch = 0;
   // cuda: a candidate whose fully unrolled code (tir::GpuUsage::unrolled_statements) exceeds this is
   // invalid to the search, so it is never compiled. Of 48,000 H200 records of 18 workloads, none
   // of 3,000 statements or more was within 20% of its workload's best, and most ran into the build

@@ -54,6 +54,7 @@ struct TuneOptions {
   int trials = 1000;
   int batch_size = 64;
   int population = 0;  // 0: EvolutionConfig's default
+  int min_per_sketch = 0;
   std::string db_file = "autotune.db";
   // The learned model by default: of six H200 suite cases tuned for 1000 trials, random ranking ended
   // slower than PyTorch on 4, the job-learned model on 1 of 5 (docs/BENCHMARKS.md, seventh session).
@@ -255,6 +256,7 @@ json Report(const TuneOptions& o, const MeasureTarget& target, const std::vector
           {"model", o.model_used.empty() ? json(nullptr) : json(o.model_used)},
           {"trials_budget", o.trials},
           {"batch_size", o.batch_size},
+          {"min_per_sketch", o.min_per_sketch},
           {"screen_ratio", o.config.screen_ratio},
           {"interrupted", interrupted},
           {"tasks", tasks},
@@ -285,6 +287,12 @@ CommandRun AddTuneCommand(CLI::App& app) {
   cmd->add_option("--batch-size", o->batch_size, "measurements per round")->check(CLI::Range(1, 100000))->capture_default_str();
   cmd->add_option("--population", o->population, "candidates per generation of the evolutionary search")
       ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--min-per-sketch", o->min_per_sketch,
+                  "each round measures at least this many of the model's best candidates of every sketch (e.g. "
+                  "split-K and not), so that a start model that favours one sketch does not hide the others "
+                  "(0: off)")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
   cmd->add_option("--cost-model", o->cost_model,
                   "xgboost: learned from this job's measurements, on top of --model's (without one, random until 32 "
                   "are valid); or random (no model: for comparisons)")
@@ -398,6 +406,7 @@ CommandRun AddTuneCommand(CLI::App& app) {
     tc.overlap_rounds = !o->serial_rounds && (target.kind == tir::TargetKind::kCuda || !o->remote.workers.empty());
     tc.stream_runs = !o->batch_runs;
     if (o->population > 0) tc.evolution.population = o->population;
+    tc.evolution.min_per_sketch = o->min_per_sketch;
 
     fmt::print(stderr, "autotune: tuning {} task{} on {}: {} trials in rounds of {}, database '{}'\n", tasks.size(),
                tasks.size() == 1 ? "" : "s", target.info.Text(), o->trials, o->batch_size, o->db_file);

@@ -387,6 +387,21 @@ std::tuple<int64_t, int64_t, int64_t, int> FamilyKey(const tir::Schedule& s) {
   return {u->threads_per_block, u->shared_bytes, u->local_bytes_per_thread, u->kernels};
 }
 
+// No random picks and no family cap: the batch is the model's best, as far as a test is concerned.
+EvolutionConfig GreedyConfig() {
+  EvolutionConfig c = SmallConfig();
+  c.eps_greedy = 0;
+  c.max_per_family = 0;
+  return c;
+}
+
+// The first batch of 16 of a cuda search with nothing measured.
+std::vector<Candidate> CudaBatchOf16(const tir::Workload& w, const EvolutionConfig& config, uint64_t seed,
+                                     CostModel& model) {
+  EvolutionarySearch search(w, TargetKind::kCuda, config, seed);
+  return search.NextBatch(16, model, {}, {});
+}
+
 TEST(EvolutionarySearch, ABatchTakesAtMostMaxPerFamilyOfOneFamily) {
   const tir::Workload w = Gemm();
   // A model that ranks whole families: every member of the family it likes best scores the same.
@@ -402,20 +417,43 @@ TEST(EvolutionarySearch, ABatchTakesAtMostMaxPerFamilyOfOneFamily) {
     for (const auto& c : batch) most = std::max(most, ++members[FamilyKey(c.schedule)]);
     return most;
   };
-  EvolutionConfig config = SmallConfig();
-  config.eps_greedy = 0;
-  config.max_per_family = 0;
-  EvolutionarySearch uncapped(w, TargetKind::kCuda, config, 11);
-  const auto crowded = uncapped.NextBatch(16, model, {}, {});
+  EvolutionConfig config = GreedyConfig();
+  const auto crowded = CudaBatchOf16(w, config, 11, model);
   ASSERT_EQ(crowded.size(), 16u);
   EXPECT_GT(largest_family(crowded), 3) << "without a cap the favourite family crowds the batch";
 
   config.max_per_family = 3;
-  EvolutionarySearch capped(w, TargetKind::kCuda, config, 11);
-  const auto spread = capped.NextBatch(16, model, {}, {});
+  const auto spread = CudaBatchOf16(w, config, 11, model);
   ASSERT_EQ(spread.size(), 16u);
   EXPECT_LE(largest_family(spread), 3);
   ExpectValidBatch(spread, w, TargetKind::kCuda, {}, "capped");
+}
+
+TEST(EvolutionarySearch, ABatchTakesTheBestFewOfEverySketchWithMinPerSketch) {
+  const tir::Workload w = Make("gemm", "M=4,N=64,K=4096");  // offers cuda.tiled and cuda.split_k
+  const auto split_k = [](const Trace& t) {
+    for (const auto& inst : t.instructions()) {
+      if (inst.kind == "rfactor") return true;
+    }
+    return false;
+  };
+  // A start model sure that split-K wins: every split-K candidate outscores every other.
+  FakeModel model([&](const Trace& t) { return (split_k(t) ? 10.0 : 0.0) + HashScore(t); });
+  const auto plain_count = [&](const std::vector<Candidate>& batch) {
+    int plain = 0;
+    for (const auto& c : batch) plain += !split_k(c.schedule.trace());
+    return plain;
+  };
+  EvolutionConfig config = GreedyConfig();
+  const auto all_split = CudaBatchOf16(w, config, 3, model);
+  ASSERT_EQ(all_split.size(), 16u);
+  EXPECT_EQ(plain_count(all_split), 0) << "the model's favourite sketch takes the whole batch";
+
+  config.min_per_sketch = 3;
+  const auto both = CudaBatchOf16(w, config, 3, model);
+  ASSERT_EQ(both.size(), 16u);
+  EXPECT_EQ(plain_count(both), 3) << "the three best of the other sketch, the rest by score";
+  ExpectValidBatch(both, w, TargetKind::kCuda, {}, "min_per_sketch");
 }
 
 TEST(EvolutionarySearch, EpsilonShareIsRandom) {
