@@ -395,7 +395,28 @@ std::vector<double> Score(CostModel& model, const tir::Workload& workload, const
   return scores;
 }
 
+// Puts members (and their scores) in the order of `order` (indices into them).
+void Reorder(std::vector<Member>& members, std::vector<double>& scores, const std::vector<size_t>& order) {
+  std::vector<Member> m;
+  std::vector<double> s;
+  m.reserve(order.size());
+  s.reserve(order.size());
+  for (size_t i : order) {
+    m.push_back(std::move(members[i]));
+    s.push_back(scores[i]);
+  }
+  members = std::move(m);
+  scores = std::move(s);
+}
+
 // Sorts members (and their scores) best first; ties keep their order, so the result is deterministic.
+void SortByScore(std::vector<Member>& members, std::vector<double>& scores) {
+  std::vector<size_t> order(members.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] > scores[b]; });
+  Reorder(members, scores, order);
+}
+
 // The parents of the next generation, given `members` sorted best first: the best `population`, except
 // that the best `per_sketch` of every sketch are kept even below that cut (in place of the last
 // above it), so that a sketch the model scores low still breeds (EvolutionConfig::min_per_sketch).
@@ -412,37 +433,15 @@ size_t KeepBestOfEachSketch(std::vector<Member>& members, std::vector<double>& s
   for (size_t i = 0; i < members.size() && kept < population; ++i) {
     if (!keep[i]) keep[i] = 1, ++kept;
   }
-  std::vector<Member> m;
-  std::vector<double> s;
-  m.reserve(members.size());
-  s.reserve(members.size());
-  for (int pass = 1; pass >= 0; --pass) {  // the kept ones first, in order; then the rest
+  std::vector<size_t> order;  // the kept ones first, in score order; then the rest
+  order.reserve(members.size());
+  for (int pass = 1; pass >= 0; --pass) {
     for (size_t i = 0; i < members.size(); ++i) {
-      if (keep[i] == pass) {
-        m.push_back(std::move(members[i]));
-        s.push_back(scores[i]);
-      }
+      if (keep[i] == pass) order.push_back(i);
     }
   }
-  members = std::move(m);
-  scores = std::move(s);
+  Reorder(members, scores, order);
   return kept;
-}
-
-void SortByScore(std::vector<Member>& members, std::vector<double>& scores) {
-  std::vector<size_t> order(members.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] > scores[b]; });
-  std::vector<Member> m;
-  std::vector<double> s;
-  m.reserve(order.size());
-  s.reserve(order.size());
-  for (size_t i : order) {
-    m.push_back(std::move(members[i]));
-    s.push_back(scores[i]);
-  }
-  members = std::move(m);
-  scores = std::move(s);
 }
 
 // Selection weights: the scores shifted so that the worst is 0 (all zero: uniform).
