@@ -46,10 +46,12 @@ struct EvolutionConfig {
   // structure, search/crossover.h) among its parents, and the model's picks of a batch start with
   // them, so that a start model sure of one sketch does not keep the job from measuring (and its own
   // model from learning) the others. On the H200, c256-h56-k64-r1-s1-n1 from a model that had seen
-  // no 1x1 convolution spent 992 of 1,000 trials on split-K (best 0.0095 ms) while the tiled sketch
-  // holds a 0.0072 ms kernel (docs/BENCHMARKS.md, sixteenth session). 0: off (the default until a
-  // GPU A/B on the suite says otherwise).
-  int min_per_sketch = 0;
+  // no 1x1 convolution spent 984-994 of 1,000 trials on split-K (three seeds, 0.00881-0.00909 ms);
+  // with 4 it ended at 0.00721-0.00814 ms, on the tiled sketch, while five batch-1 convolutions where
+  // split-K wins and gemm-1024 stayed within 1% (docs/BENCHMARKS.md, seventeenth session). It costs
+  // at most this many of a batch per sketch the model does not favour; a workload of one sketch
+  // searches exactly as without it. 0: off.
+  int min_per_sketch = 4;
   // cuda: a candidate whose fully unrolled code (tir::GpuUsage::unrolled_statements) exceeds this is
   // invalid to the search, so it is never compiled. Of 48,000 H200 records of 18 workloads, none
   // of 3,000 statements or more was within 20% of its workload's best, and most ran into the build

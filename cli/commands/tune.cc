@@ -54,7 +54,7 @@ struct TuneOptions {
   int trials = 1000;
   int batch_size = 64;
   int population = 0;  // 0: EvolutionConfig's default
-  int min_per_sketch = 0;
+  int min_per_sketch = search::EvolutionConfig{}.min_per_sketch;
   std::string db_file = "autotune.db";
   // The learned model by default: of six H200 suite cases tuned for 1000 trials, random ranking ended
   // slower than PyTorch on 4, the job-learned model on 1 of 5 (docs/BENCHMARKS.md, seventh session).

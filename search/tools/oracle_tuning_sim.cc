@@ -3,7 +3,7 @@
 //
 //   autotune model train --db RECORDS.db --target cuda:sm_90 --out oracle.json   # one workload's records
 //   oracle-tuning-sim --oracle oracle.json --best-ms 0.00718 --op conv2d --shape N=1,C=256,...
-//       [--start START.model] [--trials 1000] [--seed 1] [--min-per-sketch 0] [--db sim.db]
+//       [--start START.model] [--trials 1000] [--seed 1] [--min-per-sketch 4] [--db sim.db]
 //
 // Each candidate is lowered as for the GPU (the real search, validity check and cost model); its
 // "latency" is --best-ms divided by the oracle's predicted normalized throughput (1 = the records'
@@ -100,7 +100,7 @@ int Main(int argc, char** argv) {
   CLI::App app{"The tuner's loop offline: an XGBoost model of one workload's GPU records stands in for the GPU"};
   std::string oracle_file, start_file, db_file = "oracle-sim.db", op, shape;
   double best_ms = 0;
-  int trials = 1000, min_per_sketch = 0;
+  int trials = 1000, min_per_sketch = search::EvolutionConfig{}.min_per_sketch;
   uint64_t seed = 1;
   app.add_option("--oracle", oracle_file, "model trained on the workload's records (autotune model train)")->required();
   app.add_option("--best-ms", best_ms, "the records' best latency: the oracle's throughput 1")

@@ -392,6 +392,7 @@ EvolutionConfig GreedyConfig() {
   EvolutionConfig c = SmallConfig();
   c.eps_greedy = 0;
   c.max_per_family = 0;
+  c.min_per_sketch = 0;
   return c;
 }
 
