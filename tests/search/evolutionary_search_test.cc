@@ -457,6 +457,25 @@ TEST(EvolutionarySearch, ABatchTakesTheBestFewOfEverySketchWithMinPerSketch) {
   ExpectValidBatch(both, w, TargetKind::kCuda, {}, "min_per_sketch");
 }
 
+// The floor is the default because it costs a workload of one sketch nothing: its best few are the
+// first by score anyway, so the batch is the same, candidate for candidate (docs/BENCHMARKS.md,
+// seventeenth session, relies on this to read GPU differences on such cases as noise).
+TEST(EvolutionarySearch, MinPerSketchLeavesTheBatchOfAWorkloadOfOneSketchAsItWas) {
+  const tir::Workload w = Make("gemm", "M=256,N=256,K=64");  // a reduction too short for split-K
+  FakeModel model(HashScore);
+  EvolutionConfig config = SmallConfig();  // with the epsilon share and the family cap
+  config.min_per_sketch = 0;
+  const auto without = CudaBatchOf16(w, config, 9, model);
+  config.min_per_sketch = 4;
+  const auto with = CudaBatchOf16(w, config, 9, model);
+  ASSERT_EQ(without.size(), 16u);
+  ASSERT_EQ(with.size(), without.size());
+  for (size_t i = 0; i < with.size(); ++i) {
+    for (const auto& inst : with[i].schedule.trace().instructions()) EXPECT_NE(inst.kind, "rfactor");
+    EXPECT_EQ(with[i].trace_hash, without[i].trace_hash) << "candidate " << i;
+  }
+}
+
 TEST(EvolutionarySearch, EpsilonShareIsRandom) {
   const tir::Workload w = Gemm();
   EvolutionConfig config = SmallConfig();
