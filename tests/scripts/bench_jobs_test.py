@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""scripts/bench-jobs on the cpu target: jobs run, are skipped when too little time is left, fail as a
+status of their own, stop unfinished when their slice is too short to tune, and are packed after every
+job without their databases; a bad job file is one line and status 2.
+
+  python3 tests/scripts/bench_jobs_test.py AUTOTUNE_EXECUTABLE
+"""
+import importlib.machinery
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import unittest
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPT = REPO / "scripts" / "bench-jobs"
+AUTOTUNE = None  # set from the command line
+
+
+def load_script():
+    loader = importlib.machinery.SourceFileLoader("bench_jobs", str(SCRIPT))
+    spec = importlib.util.spec_from_loader("bench_jobs", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+bench_jobs = load_script()
+
+
+def run(*args):
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=600)
+
+
+def tiny_job(autotune):
+    return (f"--target cpu --autotune {autotune} --case-shape gemm:M=8,N=8,K=8 --trials 4 --repeats 1 "
+            "--min-repeat-ms 0 --quiet -- --batch-size 4 --population 16 --repeats 1 --min-repeat-ms 0")
+
+
+class JobFile(unittest.TestCase):
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp(prefix="bench_jobs_test-"))
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def read(self, text):
+        path = self.tmp / "jobs.txt"
+        path.write_text(text)
+        return bench_jobs.read_jobs(str(path))
+
+    def test_lines_become_jobs_and_comments_are_skipped(self):
+        jobs = self.read("# a comment\n\na 90 --cases x --quiet -- --seed 1\nb 0.5 --case-shape 'gemm:M=1,N=1,K=1'\n")
+        self.assertEqual(jobs, [("a", 90.0, ["--cases", "x", "--quiet", "--", "--seed", "1"]),
+                                ("b", 0.5, ["--case-shape", "gemm:M=1,N=1,K=1"])])
+
+    def test_tune_options_after_the_separator_may_repeat_driver_names(self):
+        # `--out` after `--` belongs to autotune tune, not to scripts/bench
+        [(_, _, args)] = self.read("a 1 --quiet -- --out x\n")
+        self.assertEqual(args, ["--quiet", "--", "--out", "x"])
+
+    def test_bad_lines_name_the_line(self):
+        for text, expect in [("a\n", "expected NAME NEED_S ARGS"),
+                             ("a ninety --quiet\n", "NEED_S 'ninety' is not a number"),
+                             ("a -1\n", "must not be negative"),
+                             ("a/b 1\n", "job name 'a/b'"),
+                             ("a 1\na 2\n", "'a' is used twice"),
+                             ("a 1 --out elsewhere\n", "--out is set by bench-jobs"),
+                             ("a 1 --time-limit=30\n", "--time-limit is set by bench-jobs"),
+                             ("a 1 'unclosed\n", "jobs.txt:1"),
+                             ("# nothing\n", "names no job")]:
+            with self.subTest(text=text):
+                with self.assertRaises(bench_jobs.JobsError) as e:
+                    self.read(text)
+                self.assertIn(expect, str(e.exception))
+
+    def test_bad_input_is_one_line_and_status_two(self):
+        (self.tmp / "bad.txt").write_text("a 1 --out x\n")
+        (self.tmp / "good.txt").write_text("a 1 --quiet\n")
+        for args, expect in [(["--out", str(self.tmp / "o"), "--budget", "10", str(self.tmp / "bad.txt")], "--out is set"),
+                             (["--out", str(self.tmp / "o"), "--budget", "10", str(self.tmp / "missing.txt")],
+                              "cannot read the job file"),
+                             (["--out", str(self.tmp / "o"), "--budget", "0", str(self.tmp / "good.txt")],
+                              "--budget must be positive"),
+                             (["--out", str(self.tmp / "o"), "--budget", "10", "--pack", "a/b", str(self.tmp / "good.txt")],
+                              "--pack 'a/b'"),
+                             (["--out", str(self.tmp / "o"), "--budget", "10", "--bench", str(self.tmp / "none"),
+                               str(self.tmp / "good.txt")], "no scripts/bench at")]:
+            with self.subTest(expect=expect):
+                p = run(*args)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                lines = p.stderr.strip().splitlines()
+                self.assertEqual(len(lines), 1, p.stderr)
+                self.assertIn(expect, lines[0])
+
+
+class CpuJobs(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = Path(tempfile.mkdtemp(prefix="bench_jobs_test-"))
+        cls.out = cls.tmp / "out"
+        (cls.tmp / "jobs.txt").write_text(
+            f"tiny 0 {tiny_job(AUTOTUNE)}\n"
+            f"toolong 100000 {tiny_job(AUTOTUNE)}\n"
+            f"broken 0 {tiny_job(cls.tmp / 'no-autotune')}\n")
+        cls.first = run("--out", str(cls.out), "--budget", "500", "--pack", "call", str(cls.tmp / "jobs.txt"))
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def report(self):
+        return [json.loads(l) for l in (self.out / "jobs.jsonl").read_text().splitlines()]
+
+    def test_each_job_has_a_status_and_a_failed_one_makes_the_exit_status_one(self):
+        self.assertEqual(self.first.returncode, 1, self.first.stderr)
+        tiny, toolong, broken = self.report()
+        self.assertEqual((tiny["job"], tiny["status"], tiny["exit"]), ("tiny", "done", 0))
+        [row] = tiny["rows"]
+        self.assertEqual(row["case"], "gemm-M=8,N=8,K=8")
+        self.assertGreater(row["best_ms"], 0)
+        self.assertEqual(toolong["status"], "skipped")
+        self.assertNotIn("rows", toolong)
+        self.assertFalse((self.out / "w" / "toolong").exists(), "a skipped job starts nothing")
+        self.assertEqual(broken["status"], "failed")
+        self.assertNotEqual(broken["exit"], 0)
+        self.assertIn("tiny: done (exit 0)", self.first.stderr)
+        self.assertIn("toolong: skipped", self.first.stderr)
+
+    def test_the_archive_holds_the_reports_and_records_without_databases(self):
+        with tarfile.open(self.out / "call.tar.xz") as tar:
+            names = tar.getnames()
+        self.assertIn("jobs.jsonl", names)
+        self.assertIn("w/tiny/bench.jsonl", names)
+        self.assertIn("w/tiny/records.jsonl.xz", names)
+        self.assertTrue((self.out / "w" / "tiny" / "bench.db").is_file(), "the database stays in DIR")
+        self.assertFalse([n for n in names if ".db" in Path(n).name or Path(n).name == "io"], names)
+        self.assertFalse((self.out / "call.tar.xz.part").exists())
+
+    def test_a_slice_too_short_to_tune_is_unfinished_and_the_same_command_continues_it(self):
+        out = self.tmp / "short"
+        jobs = self.tmp / "short.txt"
+        # a 30 s budget less the 5 s margin leaves the job 25 s, under the 60 s stop grace that scripts/bench
+        # keeps by default: it stops before tuning, and says the part's time was used
+        jobs.write_text(f"tiny 0 {tiny_job(AUTOTUNE)}\n")
+        p = run("--out", str(out), "--budget", "30", "--margin", "5", str(jobs))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        [entry] = self.report_of(out)
+        self.assertEqual(entry["status"], "unfinished")
+        self.assertEqual(entry["unfinished_cases"], ["gemm-M=8,N=8,K=8"])
+        p = run("--out", str(out), "--budget", "500", str(jobs))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        first, second = self.report_of(out)
+        self.assertEqual(second["status"], "done")
+        self.assertEqual(len(second["rows"]), 1)
+
+    @staticmethod
+    def report_of(out):
+        return [json.loads(l) for l in (out / "jobs.jsonl").read_text().splitlines()]
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and not sys.argv[1].startswith("-"):
+        AUTOTUNE = sys.argv.pop(1)
+    if AUTOTUNE is None:
+        CpuJobs = unittest.skip("give the autotune executable")(CpuJobs)  # noqa: F811
+    unittest.main(verbosity=2)
