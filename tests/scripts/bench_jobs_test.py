@@ -5,40 +5,30 @@ job without their databases; a bad job file is one line and status 2.
 
   python3 tests/scripts/bench_jobs_test.py AUTOTUNE_EXECUTABLE
 """
-import importlib.machinery
-import importlib.util
 import json
+import shlex
 import shutil
-import subprocess
-import sys
 import tarfile
 import tempfile
 import unittest
 from pathlib import Path
+
+import script_test_support as support
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "scripts" / "bench-jobs"
 AUTOTUNE = None  # set from the command line
 
 
-def load_script():
-    loader = importlib.machinery.SourceFileLoader("bench_jobs", str(SCRIPT))
-    spec = importlib.util.spec_from_loader("bench_jobs", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-bench_jobs = load_script()
+bench_jobs = support.load_script(SCRIPT, "bench_jobs")
 
 
 def run(*args):
-    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=600)
+    return support.run_script(SCRIPT, *args)
 
 
 def tiny_job(autotune):
-    return (f"--target cpu --autotune {autotune} --case-shape gemm:M=8,N=8,K=8 --trials 4 --repeats 1 "
-            "--min-repeat-ms 0 --quiet -- --batch-size 4 --population 16 --repeats 1 --min-repeat-ms 0")
+    return shlex.join(support.tiny_cpu_bench_args(autotune))
 
 
 class JobFile(unittest.TestCase):
@@ -164,8 +154,4 @@ class CpuJobs(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and not sys.argv[1].startswith("-"):
-        AUTOTUNE = sys.argv.pop(1)
-    if AUTOTUNE is None:
-        CpuJobs = unittest.skip("give the autotune executable")(CpuJobs)  # noqa: F811
-    unittest.main(verbosity=2)
+    support.main(globals(), "CpuJobs")

@@ -5,36 +5,27 @@ resuming without re-measuring, --remeasure, one-line errors; and its pure helper
   python3 tests/scripts/bench_test.py AUTOTUNE_EXECUTABLE
 """
 import argparse
-import importlib.machinery
-import importlib.util
 import json
 import lzma
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import unittest
 from pathlib import Path
+
+import script_test_support as support
 
 REPO = Path(__file__).resolve().parents[2]
 BENCH = REPO / "scripts" / "bench"
 AUTOTUNE = None  # set from the command line
 
 
-def load_bench():
-    loader = importlib.machinery.SourceFileLoader("bench", str(BENCH))
-    spec = importlib.util.spec_from_loader("bench", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-bench = load_bench()
+bench = support.load_script(BENCH, "bench")
 
 
 def run(*args):
-    return subprocess.run([sys.executable, str(BENCH), *args], capture_output=True, text=True, timeout=600)
+    return support.run_script(BENCH, *args)
 
 
 class Helpers(unittest.TestCase):
@@ -105,9 +96,7 @@ class CpuFlow(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = Path(tempfile.mkdtemp(prefix="bench_test-"))
         cls.out = cls.tmp / "out"
-        cls.args = ["--out", str(cls.out), "--target", "cpu", "--autotune", AUTOTUNE, "--case-shape",
-                    "gemm:M=8,N=8,K=8", "--trials", "4", "--repeats", "1", "--min-repeat-ms", "0", "--quiet",
-                    "--", "--batch-size", "4", "--population", "16", "--repeats", "1", "--min-repeat-ms", "0"]
+        cls.args = ["--out", str(cls.out), *support.tiny_cpu_bench_args(AUTOTUNE)]
         cls.first = run(*cls.args)
 
     @classmethod
@@ -262,10 +251,4 @@ class Models(unittest.TestCase, OneLineErrors):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and not sys.argv[1].startswith("-"):
-        AUTOTUNE = sys.argv.pop(1)
-    if AUTOTUNE is None:
-        CpuFlow = unittest.skip("give the autotune executable")(CpuFlow)  # noqa: F811
-        Models = unittest.skip("give the autotune executable")(Models)  # noqa: F811
-        ReferenceCompile = unittest.skip("give the autotune executable")(ReferenceCompile)  # noqa: F811
-    unittest.main(verbosity=2)
+    support.main(globals(), "CpuFlow", "Models", "ReferenceCompile")

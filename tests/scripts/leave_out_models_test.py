@@ -10,10 +10,11 @@ import lzma
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import unittest
 from pathlib import Path
+
+import script_test_support as support
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "scripts" / "leave-out-models"
@@ -27,7 +28,7 @@ SUITE = {"cases": [{"name": "g8", "op": "gemm", "shape": "M=8,N=8,K=8"},
 
 
 def run(*args):
-    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=600)
+    return support.run_script(SCRIPT, *args)
 
 
 class LeaveOutModels(unittest.TestCase):
@@ -99,8 +100,4 @@ class LeaveOutModels(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and not sys.argv[1].startswith("-"):
-        AUTOTUNE = sys.argv.pop(1)
-    if AUTOTUNE is None:
-        LeaveOutModels = unittest.skip("give the autotune executable")(LeaveOutModels)  # noqa: F811
-    unittest.main(verbosity=2)
+    support.main(globals(), "LeaveOutModels")
