@@ -6,10 +6,15 @@ job without their databases; a bad job file is one line and status 2.
   python3 tests/scripts/bench_jobs_test.py AUTOTUNE_EXECUTABLE
 """
 import json
+import os
 import shlex
 import shutil
+import signal
+import subprocess
+import sys
 import tarfile
 import tempfile
+import time
 import unittest
 from pathlib import Path
 
@@ -27,8 +32,8 @@ def run(*args):
     return support.run_script(SCRIPT, *args)
 
 
-def tiny_job(autotune):
-    return shlex.join(support.tiny_cpu_bench_args(autotune))
+def tiny_job(autotune, trials=4):
+    return shlex.join(support.tiny_cpu_bench_args(autotune, trials))
 
 
 class JobFile(unittest.TestCase):
@@ -147,6 +152,30 @@ class CpuJobs(unittest.TestCase):
         first, second = self.report_of(out)
         self.assertEqual(second["status"], "done")
         self.assertEqual(len(second["rows"]), 1)
+
+    def test_ctrl_c_lets_the_job_store_what_it_has_and_starts_no_further_job(self):
+        out = self.tmp / "interrupted"
+        jobs = self.tmp / "interrupted.txt"
+        jobs.write_text(f"slow 0 {tiny_job(AUTOTUNE, trials=100000)}\nnext 0 {tiny_job(AUTOTUNE)}\n")
+        # in a session of its own, so that the Ctrl-C reaches the driver and its jobs as a terminal's does
+        p = subprocess.Popen([sys.executable, str(SCRIPT), "--out", str(out), "--budget", "500", "--pack", "call",
+                              str(jobs)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)
+        db = out / "w" / "slow" / "bench.db"
+        deadline = time.monotonic() + 120
+        while not db.exists() and time.monotonic() < deadline and p.poll() is None:
+            time.sleep(0.2)
+        time.sleep(3)  # some trials stored
+        os.killpg(p.pid, signal.SIGINT)
+        _, err = p.communicate(timeout=300)
+        self.assertEqual(p.returncode, 130, err)
+        self.assertIn("interrupted", err.strip().splitlines()[-1])
+        [entry] = self.report_of(out)
+        self.assertEqual(entry["status"], "interrupted")
+        self.assertEqual(entry["unfinished_cases"], ["gemm-M=8,N=8,K=8"])
+        self.assertFalse((out / "w" / "next").exists(), "no job starts after a Ctrl-C")
+        with tarfile.open(out / "call.tar.xz") as tar:
+            self.assertIn("jobs.jsonl", tar.getnames())
 
     @staticmethod
     def report_of(out):

@@ -17,9 +17,9 @@ def load_script(path, name):
     return module
 
 
-def tiny_cpu_bench_args(autotune):
+def tiny_cpu_bench_args(autotune, trials=4):
     """scripts/bench options for the smallest whole run on the cpu target: a gemm of 8^3, 4 trials."""
-    return ["--target", "cpu", "--autotune", str(autotune), "--case-shape", "gemm:M=8,N=8,K=8", "--trials", "4",
+    return ["--target", "cpu", "--autotune", str(autotune), "--case-shape", "gemm:M=8,N=8,K=8", "--trials", str(trials),
             "--repeats", "1", "--min-repeat-ms", "0", "--quiet",
             "--", "--batch-size", "4", "--population", "16", "--repeats", "1", "--min-repeat-ms", "0"]
 
