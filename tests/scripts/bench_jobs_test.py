@@ -20,8 +20,7 @@ from pathlib import Path
 
 import script_test_support as support
 
-REPO = Path(__file__).resolve().parents[2]
-SCRIPT = REPO / "scripts" / "bench-jobs"
+SCRIPT = support.SCRIPTS / "bench-jobs"
 AUTOTUNE = None  # set from the command line
 
 

@@ -16,8 +16,7 @@ from pathlib import Path
 
 import script_test_support as support
 
-REPO = Path(__file__).resolve().parents[2]
-BENCH = REPO / "scripts" / "bench"
+BENCH = support.SCRIPTS / "bench"
 AUTOTUNE = None  # set from the command line
 
 

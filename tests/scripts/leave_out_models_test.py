@@ -16,8 +16,7 @@ from pathlib import Path
 
 import script_test_support as support
 
-REPO = Path(__file__).resolve().parents[2]
-SCRIPT = REPO / "scripts" / "leave-out-models"
+SCRIPT = support.SCRIPTS / "leave-out-models"
 AUTOTUNE = None  # set from the command line
 FAST = ["--target", "cpu", "--trials", "8", "--batch-size", "8", "--population", "16", "--repeats", "1",
         "--min-repeat-ms", "0", "--warmup", "0", "--threads", "1"]

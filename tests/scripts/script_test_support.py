@@ -6,6 +6,9 @@ import importlib.util
 import subprocess
 import sys
 import unittest
+from pathlib import Path
+
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 
 
 def load_script(path, name):
