@@ -304,6 +304,29 @@ TEST_F(SimplifyTest, LoopsBindTheirVariables) {
             "}\n");
 }
 
+// One node used under different bindings (the simplifier memoizes shared nodes) is simplified under
+// each: inside the loop k / 8 is 0, after it k is unbound, in the one-iteration loop k is 9.
+TEST_F(SimplifyTest, SharedNodeFollowsEachScopesBindings) {
+  Var k = MakeVar("k");
+  Buffer a = MakeBuffer("A", DType::kInt32, {I(64)});
+  Expr shared = FloorDiv(k, I(8)) + FloorMod(k, I(8));
+  Stmt s = Seq({
+      For(k, I(0), I(4), ForKind::kSerial, Store(a, shared, {shared})),
+      Store(a, shared, {shared}),
+      For(k, I(9), I(1), ForKind::kSerial, Store(a, shared, {shared})),
+      IfThenElse(LT(k, I(8)), Store(a, shared, {I(0)})),
+  });
+  EXPECT_EQ(S(s),
+            "for (k: int32, 0, 4) serial {\n"
+            "  A[k] = k\n"
+            "}\n"
+            "A[(floordiv(k, 8) + floormod(k, 8))] = (floordiv(k, 8) + floormod(k, 8))\n"
+            "A[2] = 2\n"
+            "if (k < 8) {\n"
+            "  A[0] = (floordiv(k, 8) + floormod(k, 8))\n"
+            "}\n");
+}
+
 TEST_F(SimplifyTest, PartialTilesKeepTheirGuard) {
   Var io = MakeVar("io"), ii = MakeVar("ii");
   Buffer a = MakeBuffer("A", DType::kFloat32, {I(100)});

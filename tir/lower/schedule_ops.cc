@@ -53,6 +53,13 @@ bool RelaxedByScope(ThreadTag tag, Scope scope) {
   return scope == Scope::kGlobal || scope == Scope::kShared;  // threadIdx and vthread
 }
 
+// The index arithmetic of split and fused loops, without the identities an extent of 1 makes
+// (x * 1, x / 1, x % 1, x - 0): the simplifier would remove them, once per use of the shared node.
+Expr TimesExtent(const Expr& x, int64_t extent) { return extent == 1 ? x : Mul(x, IntImm(extent)); }
+Expr QuotientBy(const Expr& x, int64_t extent) { return extent == 1 ? x : FloorDiv(x, IntImm(extent)); }
+Expr RemainderBy(const Expr& x, int64_t extent) { return extent == 1 ? IntImm(0) : FloorMod(x, IntImm(extent)); }
+Expr Offset(const Expr& index, const Expr& min) { return IsConstInt(min, 0) ? index : Sub(index, min); }
+
 class LoadRemapper : public IRMutator {
  public:
   explicit LoadRemapper(const std::unordered_map<const BufferNode*, Placement>& placed) : placed_(placed) {}
@@ -62,7 +69,7 @@ class LoadRemapper : public IRMutator {
     auto it = placed_.find(load->buffer.get());
     if (it == placed_.end()) return e;
     std::vector<Expr> idx;
-    for (size_t i = 0; i < load->indices.size(); ++i) idx.push_back(Sub(load->indices[i], it->second.mins[i]));
+    for (size_t i = 0; i < load->indices.size(); ++i) idx.push_back(Offset(load->indices[i], it->second.mins[i]));
     return Load(it->second.buffer, idx);
   }
 
@@ -224,14 +231,14 @@ class NestBuilder {
     for (auto r = st.relations.rbegin(); r != st.relations.rend(); ++r) {
       const int64_t inner_extent = info.extent[r->inner];
       if (r->kind == Relation::Kind::kSplit) {
-        info.value[r->parent] = Add(Mul(info.value[r->outer], IntImm(inner_extent)), info.value[r->inner]);
+        info.value[r->parent] = Add(TimesExtent(info.value[r->outer], inner_extent), info.value[r->inner]);
         const int64_t parent_extent = info.extent[r->parent];
         if (info.extent[r->outer] * inner_extent > parent_extent) {
           info.predicates.push_back({LT(info.value[r->parent], IntImm(parent_extent)), reduce_iter[r->parent]});
         }
       } else {
-        info.value[r->outer] = FloorDiv(info.value[r->parent], IntImm(inner_extent));
-        info.value[r->inner] = FloorMod(info.value[r->parent], IntImm(inner_extent));
+        info.value[r->outer] = QuotientBy(info.value[r->parent], inner_extent);
+        info.value[r->inner] = RemainderBy(info.value[r->parent], inner_extent);
       }
     }
     info.root_value.clear();

@@ -330,13 +330,15 @@ BinaryOp Mirror(BinaryOp op) {
   }
 }
 
-// Variable bindings that are undone, in reverse, when the scope ends.
+// Variable bindings that are undone, in reverse, when the scope ends. Every change of a binding
+// moves `epoch` on, which retires what the simplifier memoized under the bindings before.
 class BindingScope {
  public:
-  explicit BindingScope(BoundAnalyzer* an) : an_(an) {}
+  BindingScope(BoundAnalyzer* an, uint64_t* epoch) : an_(an), epoch_(epoch) {}
   BindingScope(const BindingScope&) = delete;
   BindingScope& operator=(const BindingScope&) = delete;
   ~BindingScope() {
+    if (!saved_.empty()) ++*epoch_;
     for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
       if (it->second) {
         an_->Bind(it->first, *it->second);
@@ -346,12 +348,14 @@ class BindingScope {
     }
   }
   void Bind(const Var& v, IntBound b) {
+    ++*epoch_;
     saved_.emplace_back(v, an_->Lookup(v.get()));
     an_->Bind(v, b);
   }
 
  private:
   BoundAnalyzer* an_;
+  uint64_t* epoch_;
   std::vector<std::pair<Var, std::optional<IntBound>>> saved_;
 };
 
@@ -373,8 +377,14 @@ class Simplifier : public IRMutator {
     return FoldByBound(self);
   }
 
+  // Lowering shares subtrees (a fused loop index is one node under each of the axes it is split
+  // back into), so a binary node's result is memoized until a binding changes.
   Expr Mutate_(const BinaryNode* op, const Expr& self) override {
-    return KeepIfSame(self, SimplifyBinary(op->op, Mutate(op->a), Mutate(op->b)));
+    if (auto it = memo_.find(op); it != memo_.end() && it->second.epoch == epoch_) return it->second.result;
+    const uint64_t epoch = epoch_;
+    Expr r = KeepIfSame(self, SimplifyBinary(op->op, Mutate(op->a), Mutate(op->b)));
+    if (epoch_ == epoch) memo_[op] = {epoch, self, r};
+    return r;
   }
 
   Expr Mutate_(const NotNode* op, const Expr& self) override { return KeepIfSame(self, SimplifyNot(Mutate(op->a))); }
@@ -401,7 +411,7 @@ class Simplifier : public IRMutator {
   Expr Mutate_(const ReduceNode* op, const Expr& self) override {
     std::vector<Expr> extents;
     for (const auto& e : op->extents) extents.push_back(Mutate(e));
-    BindingScope scope(an_);
+    BindingScope scope(an_, &epoch_);
     for (size_t i = 0; i < op->axis.size(); ++i) {
       scope.Bind(op->axis[i], RangeOf(IntImm(0, extents[i]->dtype), extents[i]));
     }
@@ -425,7 +435,9 @@ class Simplifier : public IRMutator {
       // The same as simplifying the body with the variable substituted, without the copy.
       auto [it, fresh] = single_.try_emplace(op->var.get(), mn);
       Expr outer = fresh ? nullptr : std::exchange(it->second, mn);
+      ++epoch_;
       Stmt body = Mutate(op->body);
+      ++epoch_;
       if (fresh) {
         single_.erase(op->var.get());
       } else {
@@ -435,7 +447,7 @@ class Simplifier : public IRMutator {
     }
     Stmt body;
     {
-      BindingScope scope(an_);
+      BindingScope scope(an_, &epoch_);
       scope.Bind(op->var, RangeOf(mn, ext));
       body = Mutate(op->body);
     }
@@ -452,13 +464,13 @@ class Simplifier : public IRMutator {
     }
     Stmt then_case, else_case;
     {
-      BindingScope scope(an_);
+      BindingScope scope(an_, &epoch_);
       Refine(cond, &scope);
       then_case = Mutate(op->then_case);
     }
     Expr not_cond = SimplifyNot(cond);
     if (op->else_case) {
-      BindingScope scope(an_);
+      BindingScope scope(an_, &epoch_);
       Refine(not_cond, &scope);
       else_case = Mutate(op->else_case);
       if (IsEmpty(else_case)) else_case = nullptr;
@@ -947,6 +959,15 @@ class Simplifier : public IRMutator {
   // The value of each single-iteration loop's variable in the body being simplified: such a loop
   // is replaced by its body, and substituting the value into the body first copied all of it.
   std::unordered_map<const VarNode*, Expr> single_;
+  // Results of binary nodes under the bindings of `epoch`; `node` keeps the key's address from
+  // being reused by another node while the entry exists.
+  struct Memo {
+    uint64_t epoch;
+    Expr node;
+    Expr result;
+  };
+  uint64_t epoch_ = 0;
+  std::unordered_map<const BinaryNode*, Memo> memo_;
 };
 
 }  // namespace
