@@ -49,12 +49,13 @@ int Main(int argc, char** argv) {
   std::map<std::string, double> seconds;  // per step, all schedules
   double sampling = 0;
   size_t hash = 0;
-  int lowered = 0, failed = 0;
+  int sampled = 0, lowered = 0, failed = 0;
   for (int i = 1; i <= count; ++i) {
     Clock::time_point t0 = Clock::now();
     auto sch = search::RandomSchedule(*workload, target, static_cast<uint64_t>(i));
     sampling += std::chrono::duration<double>(Clock::now() - t0).count();
-    if (!sch) continue;
+    if (!sch) continue;  // a seed whose random decisions do not make a schedule of this workload
+    ++sampled;
     tir::LowerOptions options;
     Clock::time_point last = Clock::now();
     options.dump = [&](const std::string& step, const tir::PrimFunc& f) {
@@ -74,8 +75,8 @@ int Main(int argc, char** argv) {
   }
   double total = 0;
   for (const auto& [step, s] : seconds) total += s;
-  std::printf("%d schedules lowered, %d failed to lower; sampling %.3f s, lowering %.3f s (%.3f ms each)\n", lowered,
-              failed, sampling, total, lowered ? total / lowered * 1e3 : 0.0);
+  std::printf("%d of %d seeds made a schedule; %d lowered, %d failed to lower; sampling %.3f s, lowering %.3f s (%.3f ms each)\n",
+              sampled, count, lowered, failed, sampling, total, lowered ? total / lowered * 1e3 : 0.0);
   for (const auto& step : order) std::printf("  %-24s %8.3f s  %5.1f%%\n", step.c_str(), seconds[step], 100 * seconds[step] / total);
   std::printf("programs hash %016zx\n", hash);
   return 0;
