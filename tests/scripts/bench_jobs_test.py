@@ -98,6 +98,7 @@ class CpuJobs(unittest.TestCase):
         cls.tmp = Path(tempfile.mkdtemp(prefix="bench_jobs_test-"))
         cls.out = cls.tmp / "out"
         (cls.tmp / "jobs.txt").write_text(
+            f"undermargin 490 {tiny_job(AUTOTUNE)}\n"  # 500 s left, but a limit of 475 (margin 25)
             f"tiny 0 {tiny_job(AUTOTUNE)}\n"
             f"toolong 100000 {tiny_job(AUTOTUNE)}\n"
             f"broken 0 {tiny_job(cls.tmp / 'no-autotune')}\n")
@@ -112,7 +113,9 @@ class CpuJobs(unittest.TestCase):
 
     def test_each_job_has_a_status_and_a_failed_one_makes_the_exit_status_one(self):
         self.assertEqual(self.first.returncode, 1, self.first.stderr)
-        tiny, toolong, broken = self.report()
+        undermargin, tiny, toolong, broken = self.report()
+        self.assertEqual(undermargin["status"], "skipped", "NEED_S is the time limit the job must get")
+        self.assertFalse((self.out / "w" / "undermargin").exists())
         self.assertEqual((tiny["job"], tiny["status"], tiny["exit"]), ("tiny", "done", 0))
         [row] = tiny["rows"]
         self.assertEqual(row["case"], "gemm-M=8,N=8,K=8")
