@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Times PyTorch's operator for an autotune workload with autotune's method, on the GPU machine.
+"""Times PyTorch's operator (or Triton's matmul: --peer triton) for an autotune workload with autotune's
+method, on the GPU machine.
 
 Same method as autotune's CUDA runner: random inputs uniform in [-1, 1), float32, TF32 off, cuDNN
 benchmark mode on; warm-up; each repeat runs the operator enough times to last at least
@@ -16,6 +17,14 @@ measure/reference_check.h), and answers_match is max_rel_error <= --rtol (defaul
 own tolerance against its naive reference). Exit status 1 when they do not match.
 
   python3 scripts/peer_bench.py --inputs DIR
+
+--peer triton times Triton's float32 matrix product instead (scripts/triton_matmul.py: tl.dot in
+"ieee" precision, Triton's autotuner choosing the tile on the first call), for gemm and batch_matmul
+(Triton has no convolution to compare with), with the same inputs, method and answer check, except
+that each repeat replays its launches as one CUDA graph (Triton's Python launcher costs more per
+call than a small kernel runs; autotune launches from C++).
+
+  python3 scripts/peer_bench.py --peer triton --inputs DIR
 
 --copy-bandwidth times a device-to-device copy of a large buffer (--copy-mib, default 1024) the same
 way and prints the bandwidth (bytes read + written per second), the device's SM count, compute
@@ -48,9 +57,22 @@ def parse_shape(text):
     return out
 
 
-def make_case(op, p, epilogue, dev, given=None):
-    """The operator as a function of no arguments and its FLOPs. Inputs are random unless `given`:
+def load_triton_matmul():
+    """scripts/triton_matmul.py (beside this script), or a one-line exit where Triton is missing."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    try:
+        import triton_matmul
+    except ImportError as e:
+        sys.exit(f"peer_bench: Triton is not installed here ({e})")
+    return triton_matmul
+
+
+def make_case(op, p, epilogue, dev, given=None, peer="pytorch"):
+    """The peer's operator as a function of no arguments and its FLOPs. Inputs are random unless `given`:
     tensors in the workload's input order (A, B[, bias] or data, weight[, bias])."""
+    if peer == "triton" and op not in ("gemm", "batch_matmul"):
+        raise SystemExit(f"peer_bench: --peer triton times gemm and batch_matmul; Triton has no {op} to compare with")
+    tm = load_triton_matmul() if peer == "triton" else None
     pending = list(given) if given is not None else None
 
     def rnd(*s):
@@ -69,6 +91,8 @@ def make_case(op, p, epilogue, dev, given=None):
         flops = 2.0 * p["M"] * p["N"] * p["K"]
 
         def fn():
+            if tm:
+                return tm.matmul(a, b, bv, relu)
             y = torch.matmul(a, b)
             if bias:
                 y = y + bv
@@ -79,6 +103,8 @@ def make_case(op, p, epilogue, dev, given=None):
         flops = 2.0 * p["B"] * p["M"] * p["N"] * p["K"]
 
         def fn():
+            if tm:
+                return tm.matmul(a, b, bv, relu)
             y = torch.bmm(a, b)
             if bias:
                 y = y + bv
@@ -221,7 +247,10 @@ def copy_bandwidth(args, dev, props, flush):
             "cudnn": torch.backends.cudnn.version()}
 
 
-def time_ms(fn, repeats, min_repeat_ms, flush):
+def time_ms(fn, repeats, min_repeat_ms, flush, graph=False):
+    """Per-launch milliseconds of `repeats` repeats. With graph, each repeat replays one CUDA graph of
+    its launches, so the figure leaves out the Python-side launch cost (Triton's launcher takes tens
+    of microseconds a call, longer than small kernels run)."""
     for _ in range(3):
         fn()
     torch.cuda.synchronize()
@@ -233,12 +262,19 @@ def time_ms(fn, repeats, min_repeat_ms, flush):
     end.synchronize()
     once = max(start.elapsed_time(end), 1e-3)
     number = max(1, int(min_repeat_ms / once + 0.999))
+    def launches():
+        for _ in range(number):
+            fn()  # the output is dropped at once: a graph's pool reuses its memory
+    if graph:
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            launches()
+        launches = g.replay
     times = []
     for _ in range(repeats):
         flush.zero_()
         start.record()
-        for _ in range(number):
-            fn()
+        launches()
         end.record()
         end.synchronize()
         times.append(start.elapsed_time(end) / number)
@@ -250,6 +286,11 @@ def main():
     ap.add_argument("--op")
     ap.add_argument("--shape")
     ap.add_argument("--epilogue", default="")
+    ap.add_argument("--peer", choices=["pytorch", "triton"], default="pytorch",
+                    help="whose operator: PyTorch's (default) or Triton's float32 matmul (gemm, batch_matmul)")
+    ap.add_argument("--cuda-graph", action="store_true",
+                    help="replay each repeat's launches as one CUDA graph, leaving out the per-call host cost "
+                         "(always so for --peer triton)")
     ap.add_argument("--inputs", metavar="DIR", help="the inputs (and output) saved by autotune measure --save-io DIR")
     ap.add_argument("--rtol", type=float, default=1e-4, help="answers match when max_rel_error <= this")
     ap.add_argument("--copy-bandwidth", action="store_true", help="time a device-to-device copy instead")
@@ -282,14 +323,17 @@ def main():
             sys.exit(f"peer_bench: --shape {shape}, but {args.inputs} holds {saved_shape}")
         op, shape, epilogue = io["op"], saved_shape, io.get("epilogue", "")
         given = [t.to(dev) for t in saved]
-    fn, flops = make_case(op, parse_shape(shape), epilogue, dev, given)
+    fn, flops = make_case(op, parse_shape(shape), epilogue, dev, given, args.peer)
     with torch.no_grad():
-        times = time_ms(fn, args.repeats, args.min_repeat_ms, flush)
+        times = time_ms(fn, args.repeats, args.min_repeat_ms, flush, graph=args.cuda_graph or args.peer == "triton")
         ours = fn() if theirs is not None else None  # the algorithm just timed (cuDNN benchmark mode chose it)
     med = statistics.median(times)
-    out = {"peer": "pytorch", "op": op, "shape": shape, "epilogue": epilogue,
+    out = {"peer": args.peer, "cuda_graph": args.cuda_graph or args.peer == "triton", "op": op, "shape": shape, "epilogue": epilogue,
            "device": props.name, "torch": torch.__version__, "cudnn": torch.backends.cudnn.version(),
            "latency_ms": med, "gflops": flops / (med * 1e6), "latencies_ms": times}
+    if args.peer == "triton":
+        tm = load_triton_matmul()
+        out.update({"triton": tm.triton.__version__, "triton_config": tm.chosen_config()})
     status = 0
     if args.inputs:
         out["inputs"] = args.inputs

@@ -84,6 +84,31 @@ class Helpers(unittest.TestCase):
         del state.data["machine"]["reference_compile_s"]  # NVRTC could not compile: nothing said
         self.assertNotIn("reference compile", bench.machine_line(state))
 
+    def test_triton_skip_reason(self):
+        self.assertIsNone(bench.triton_skip_reason("cuda", "gemm", (True, "")))
+        self.assertIsNone(bench.triton_skip_reason("cuda", "batch_matmul", (True, "")))
+        self.assertIn("no conv2d", bench.triton_skip_reason("cuda", "conv2d", (True, "")))
+        self.assertIn("cuda target only", bench.triton_skip_reason("cpu", "gemm", (True, "")))
+        self.assertIn("PyTorch not installed (no torch)", bench.triton_skip_reason("cuda", "gemm", (False, "no torch")))
+
+    def test_table_has_triton_columns_only_after_triton_ran(self):
+        base = {"op": "gemm", "shape": "M=8,N=8,K=8", "trials": 4, "tuning_seconds": 1.0, "best_ms": 0.02,
+                "gflops": 1.0, "pytorch_ms": 0.03, "pytorch_gflops": 1.0, "speed_vs_pytorch": 1.5,
+                "answers_match": True, "max_rel_error_vs_pytorch": 1e-6}
+        state = type("State", (), {})()
+        state.data = {"cases": {"g": {"result": dict(base)}, "c": {"result": {**base, "op": "conv2d"}}}}
+        plain = bench.table(state, ["g", "c"])
+        self.assertNotIn("Triton", plain)
+        state.data["cases"]["g"]["result"].update({"triton_ms": 0.025, "speed_vs_triton": 1.25,
+                                                   "triton_answers_match": True, "triton_max_rel_error": 2e-6})
+        state.data["cases"]["c"]["result"]["triton_note"] = "Triton has no conv2d to compare with: skipped"
+        lines = bench.table(state, ["g", "c"]).splitlines()
+        self.assertTrue(lines[0].endswith("| Triton (ms) | speed vs Triton | Triton's answer matches |"))
+        self.assertEqual(len(lines[1].split("|")), len(lines[0].split("|")))
+        self.assertTrue(lines[2].endswith("| 0.0250 | 1.25x | yes (2.0e-06) |"), lines[2])
+        self.assertTrue(lines[3].endswith("| – | – | Triton has no conv2d to compare with: skipped |"), lines[3])
+        self.assertEqual(len(lines[3].split("|")), len(lines[0].split("|")))
+
     def test_epilogue_is_canonical(self):
         self.assertEqual(bench.canonical_epilogue("relu,bias"), "bias,relu")
         self.assertEqual(bench.canonical_epilogue("none"), "")
@@ -156,9 +181,11 @@ class CpuFlow(unittest.TestCase):
 
     def test_3_remeasure_measures_once_more(self):
         [before] = self.records()
-        again = run(*self.args[:-9], "--remeasure", *self.args[-9:])
+        again = run(*self.args[:-9], "--remeasure", "--triton", *self.args[-9:])
         self.assertEqual(again.returncode, 0, again.stderr)
         [after] = self.records()
+        self.assertIn("skipped", after["triton_note"])  # Triton runs beside PyTorch on cuda only
+        self.assertIn("| Triton (ms) |", (self.out / "bench.md").read_text())
         self.assertGreater(after["measured_at"], before["measured_at"])
         self.assertEqual(after["trials"], 4)  # not tuned again
         state = json.loads((self.out / "bench-state.json").read_text())
