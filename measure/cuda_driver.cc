@@ -20,9 +20,11 @@ constexpr bool Same(int a, int b) { return a == b; }
 static_assert(std::is_same_v<CUcontext, cu::Context> && std::is_same_v<CUmodule, cu::Module> &&
               std::is_same_v<CUfunction, cu::Function> && std::is_same_v<CUstream, cu::Stream> &&
               std::is_same_v<CUevent, cu::Event> && std::is_same_v<CUdevice, cu::Device> &&
+              std::is_same_v<CUgraph, cu::Graph> && std::is_same_v<CUgraphExec, cu::GraphExec> &&
               sizeof(CUdeviceptr) == sizeof(cu::DevicePtr) && sizeof(CUresult) == sizeof(cu::Result));
 static_assert(CUDA_SUCCESS == cu::kSuccess && CUDA_ERROR_NO_DEVICE == cu::kErrorNoDevice &&
               CUDA_ERROR_ILLEGAL_ADDRESS == cu::kErrorIllegalAddress);
+static_assert(CU_STREAM_CAPTURE_MODE_THREAD_LOCAL == cu::kStreamCaptureModeThreadLocal);
 static_assert(Same(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, cu::kMaxThreadsPerBlock) &&
               Same(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, cu::kMaxBlockDimX) &&
               Same(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, cu::kMaxBlockDimX + 2) &&
@@ -108,6 +110,16 @@ Result<CudaDriver> LoadFrom(const std::string& library) {
   if (!ok) {
     dlclose(lib);
     return MakeError(fmt::format("the CUDA driver ({}) lacks {}: driver too old?", library, missing));
+  }
+  // Optional: graphs time repeats without per-launch gaps; a driver without them measures as before.
+  std::string optional;
+  if (!(Resolve(lib, d.StreamBeginCapture, {"cuStreamBeginCapture_v2"}, optional) &&
+        Resolve(lib, d.StreamEndCapture, {"cuStreamEndCapture"}, optional) &&
+        Resolve(lib, d.GraphInstantiateWithFlags, {"cuGraphInstantiateWithFlags"}, optional) &&
+        Resolve(lib, d.GraphLaunch, {"cuGraphLaunch"}, optional) &&
+        Resolve(lib, d.GraphExecDestroy, {"cuGraphExecDestroy"}, optional) &&
+        Resolve(lib, d.GraphDestroy, {"cuGraphDestroy"}, optional))) {
+    d.StreamBeginCapture = nullptr;  // all or none: HasGraphs() says which
   }
   return d;  // the library stays loaded for the life of the process
 }

@@ -26,6 +26,8 @@ struct CUmod_st;
 struct CUfunc_st;
 struct CUstream_st;
 struct CUevent_st;
+struct CUgraph_st;
+struct CUgraphExec_st;
 
 namespace autotune::measure::cu {
 
@@ -37,6 +39,8 @@ using Module = CUmod_st*;
 using Function = CUfunc_st*;
 using Stream = CUstream_st*;
 using Event = CUevent_st*;
+using Graph = CUgraph_st*;
+using GraphExec = CUgraphExec_st*;
 
 constexpr Result kSuccess = 0;
 constexpr Result kErrorNoDevice = 100;         // CUDA_ERROR_NO_DEVICE
@@ -71,6 +75,9 @@ enum FunctionAttribute : int {
 
 // CUevent_flags: cuEventSynchronize sleeps instead of spinning on a CPU.
 constexpr unsigned kEventBlockingSync = 0x1;
+
+// CUstreamCaptureMode: only this thread's calls are checked for being unsafe during a capture.
+constexpr int kStreamCaptureModeThreadLocal = 1;
 
 // Above this, dynamic shared memory needs kFuncMaxDynamicSharedSizeBytes set on the function.
 constexpr int64_t kDefaultSharedMemoryLimit = 48 * 1024;
@@ -123,6 +130,18 @@ struct CudaDriver {
   cu::Result (*EventRecord)(cu::Event event, cu::Stream stream);
   cu::Result (*EventSynchronize)(cu::Event event);
   cu::Result (*EventElapsedTime)(float* ms, cu::Event start, cu::Event end);  // _v2 where the driver has it
+  // CUDA graphs (MeasureConfig::cuda_graph). Optional: null where the driver lacks them (before 11.4),
+  // and only that timing mode then fails.
+  cu::Result (*StreamBeginCapture)(cu::Stream stream, int mode);  // cuStreamBeginCapture_v2
+  cu::Result (*StreamEndCapture)(cu::Stream stream, cu::Graph* graph);
+  cu::Result (*GraphInstantiateWithFlags)(cu::GraphExec* exec, cu::Graph graph, unsigned long long flags);
+  cu::Result (*GraphLaunch)(cu::GraphExec exec, cu::Stream stream);
+  cu::Result (*GraphExecDestroy)(cu::GraphExec exec);
+  cu::Result (*GraphDestroy)(cu::Graph graph);
+  bool HasGraphs() const {
+    return StreamBeginCapture && StreamEndCapture && GraphInstantiateWithFlags && GraphLaunch && GraphExecDestroy &&
+           GraphDestroy;
+  }
   // Errors.
   cu::Result (*GetErrorName)(cu::Result error, const char** name);
   cu::Result (*GetErrorString)(cu::Result error, const char** text);

@@ -19,8 +19,10 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "measure/io_dump.h"
 #include "measure/reference_check.h"
@@ -40,6 +42,9 @@ constexpr uint32_t kFrameMagic = 0x43555845;       // "EXUC"
 constexpr uint32_t kPoison = 0x7fc00000;           // a quiet NaN
 constexpr int64_t kMinFlushBytes = int64_t{8} << 20;
 constexpr int64_t kMaxRunsPerRepeat = 1000000;
+// With MeasureConfig::cuda_graph, a graph holds at most this many runs of the module; a repeat
+// launches it as often as its runs need (a graph of a million nodes would take long to build).
+constexpr int64_t kMaxRunsPerGraph = 1024;
 
 // How long the executor may take to set a workload up: make the inputs on the CPU, copy them, and
 // run the naive reference kernel (slow by design).
@@ -414,7 +419,14 @@ class Executor {
         one_ms = *ms;
       }
       const double want = std::ceil(c.min_repeat_ms / std::max(one_ms, 1e-4));
-      const int64_t number = static_cast<int64_t>(std::clamp(want, 1.0, static_cast<double>(kMaxRunsPerRepeat)));
+      int64_t number = static_cast<int64_t>(std::clamp(want, 1.0, static_cast<double>(kMaxRunsPerRepeat)));
+      std::optional<CapturedRuns> graph;
+      if (c.cuda_graph) {
+        auto g = Capture(std::min(number, kMaxRunsPerGraph));
+        if (!g) return g.error();
+        graph.emplace(std::move(*g));
+        number = (number + graph->runs - 1) / graph->runs * graph->runs;  // whole graph launches
+      }
       std::vector<double> latencies;
       for (int rep = 0; rep < c.repeats; ++rep) {
         if (e_.flush_) {
@@ -423,7 +435,7 @@ class Executor {
                             "cuMemsetD8Async flushing the L2");
           if (!r) return r.error();
         }
-        auto ms = TimeRuns(number, "a timed repeat");
+        auto ms = graph ? TimeGraph(*graph, number / graph->runs) : TimeRuns(number, "a timed repeat");
         if (!ms) return ms.error();
         latencies.push_back(*ms / static_cast<double>(number));
         if (RepeatScreen::StopAfter(latencies, stop_above_ms)) break;
@@ -432,10 +444,25 @@ class Executor {
     }
 
    private:
-    // Runs the module `n` times between two events on the stream: the elapsed ms.
-    Result<double> TimeRuns(int64_t n, const char* what) {
+    // `runs` runs of the module captured in one instantiated graph; destroyed with it.
+    struct CapturedRuns {
+      const CudaDriver* d = nullptr;
+      cu::Graph graph = nullptr;
+      cu::GraphExec exec = nullptr;
+      int64_t runs = 0;
+      CapturedRuns() = default;
+      CapturedRuns(CapturedRuns&& o) noexcept
+          : d(o.d), graph(std::exchange(o.graph, nullptr)), exec(std::exchange(o.exec, nullptr)), runs(o.runs) {}
+      CapturedRuns& operator=(CapturedRuns&&) = delete;
+      ~CapturedRuns() {
+        if (exec) d->GraphExecDestroy(exec);
+        if (graph) d->GraphDestroy(graph);
+      }
+    };
+
+    // Launches every kernel of the module `n` times on the stream.
+    Result<void> Launch(int64_t n, const char* what) {
       const CudaDriver& d = e_.d_;
-      if (auto r = e_.Check(d.EventRecord(e_.start_, e_.stream_), "cuEventRecord"); !r) return r.error();
       for (int64_t i = 0; i < n; ++i) {
         for (size_t k = 0; k < functions_.size(); ++k) {
           const auto& l = m_.kernels[k];
@@ -444,9 +471,57 @@ class Executor {
               static_cast<unsigned>(l.grid[2]), static_cast<unsigned>(l.block[0]), static_cast<unsigned>(l.block[1]),
               static_cast<unsigned>(l.block[2]), static_cast<unsigned>(l.dynamic_shared_bytes), e_.stream_,
               arg_ptrs_.data(), nullptr);
-          if (auto r = e_.Check(res, fmt::format("cuLaunchKernel {} in {}", l.entry, what)); !r) return r.error();
+          if (auto r = e_.Check(res, fmt::format("cuLaunchKernel {} in {}", l.entry, what)); !r) return r;
         }
       }
+      return {};
+    }
+
+    // `runs` runs captured from the stream into a graph, instantiated and launched once untimed (its
+    // first launch uploads it).
+    Result<CapturedRuns> Capture(int64_t runs) {
+      const CudaDriver& d = e_.d_;
+      if (!d.HasGraphs()) return MakeError("this CUDA driver has no graphs (cuda_graph timing needs CUDA 11.4 or later)");
+      CapturedRuns g;
+      g.d = &d;
+      g.runs = runs;
+      auto r = e_.Check(d.StreamBeginCapture(e_.stream_, cu::kStreamCaptureModeThreadLocal), "cuStreamBeginCapture");
+      if (!r) return r.error();
+      auto launched = Launch(runs, "a captured repeat");
+      // The capture ends whatever happened, so the stream is usable again.
+      auto ended = e_.Check(d.StreamEndCapture(e_.stream_, &g.graph), "cuStreamEndCapture");
+      if (!launched) return launched.error();
+      if (!ended) return ended.error();
+      r = e_.Check(d.GraphInstantiateWithFlags(&g.exec, g.graph, 0), "cuGraphInstantiateWithFlags");
+      if (!r) return r.error();
+      auto first = TimeGraph(g, 1);
+      if (!first) return first.error();
+      return Result<CapturedRuns>(std::move(g));
+    }
+
+    // Launches the graph `launches` times between two events: the elapsed ms.
+    Result<double> TimeGraph(const CapturedRuns& g, int64_t launches) {
+      const CudaDriver& d = e_.d_;
+      if (auto r = e_.Check(d.EventRecord(e_.start_, e_.stream_), "cuEventRecord"); !r) return r.error();
+      for (int64_t i = 0; i < launches; ++i) {
+        if (auto r = e_.Check(d.GraphLaunch(g.exec, e_.stream_), "cuGraphLaunch of a timed repeat"); !r) {
+          return r.error();
+        }
+      }
+      return ElapsedSinceStart("a timed repeat");
+    }
+
+    // Runs the module `n` times between two events on the stream: the elapsed ms.
+    Result<double> TimeRuns(int64_t n, const char* what) {
+      const CudaDriver& d = e_.d_;
+      if (auto r = e_.Check(d.EventRecord(e_.start_, e_.stream_), "cuEventRecord"); !r) return r.error();
+      if (auto r = Launch(n, what); !r) return r.error();
+      return ElapsedSinceStart(what);
+    }
+
+    // Records the stop event and waits for it: ms since the start event.
+    Result<double> ElapsedSinceStart(const char* what) {
+      const CudaDriver& d = e_.d_;
       if (auto r = e_.Check(d.EventRecord(e_.stop_, e_.stream_), "cuEventRecord"); !r) return r.error();
       // Faults of the kernels surface here.
       if (auto r = e_.Check(d.EventSynchronize(e_.stop_), fmt::format("cuEventSynchronize after {}", what)); !r) {

@@ -46,6 +46,8 @@ struct MeasureConfig {
   std::string cuda_arch;  // "sm_90" (or "90"); "": read from device `cuda_device` (fails without a GPU: pass --arch)
   int cuda_device = 0;    // ordinal of the GPU that runs the kernels
   bool cuda_lineinfo = false;               // NVRTC -lineinfo (for profilers; no effect on speed)
+  bool cuda_graph = false;  // each timed repeat replays its runs captured in a CUDA graph: no per-launch
+                            // gaps, as in a compiled model's graph (kernels of a few microseconds)
   std::vector<std::string> nvrtc_options;   // appended to the NVRTC options
 };
 

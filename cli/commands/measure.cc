@@ -47,8 +47,17 @@ CommandRun AddMeasureCommand(CLI::App& app) {
                   "write the inputs and the checked run's output to this directory as .npy files, with io.json "
                   "naming them (for scripts/peer_bench.py --inputs)");
   AddMeasureOptions(*cmd, c);
+  cmd->add_flag("--cuda-graph", c.cuda_graph,
+                "cuda: replay each timed repeat's runs as a CUDA graph, without the gaps of back-to-back "
+                "launches (as in a compiled model's graph; for kernels of a few microseconds)");
   return [opts]() {
     const tir::Workload w = opts->wl.MakeWorkload();
+    if (opts->config.cuda_graph && opts->wl.Target() != tir::TargetKind::kCuda) {
+      throw UserError{"--cuda-graph applies to the cuda target"};
+    }
+    if (opts->config.cuda_graph && !opts->db_file.empty()) {
+      throw UserError{"--cuda-graph figures are not stored: a tuning database keeps one timing method (drop --db)"};
+    }
     // No GPU or driver is a user-level problem with this command line: say so and stop.
     const MeasureTarget resolved = ResolveMeasureTarget(tir::TargetKindName(opts->wl.Target()), opts->config);
     const tir::TargetKind target = resolved.kind;
@@ -77,7 +86,8 @@ CommandRun AddMeasureCommand(CLI::App& app) {
       opts->config.save_output_shape = w.output.shape;
     }
     nlohmann::json report = {{"workload", w.CanonicalText()}, {"op", w.op}, {"epilogue", w.epilogue},
-                             {"target", tir::TargetKindName(target)}, {"trace", sch.trace().ToJson()}};
+                             {"target", tir::TargetKindName(target)}, {"trace", sch.trace().ToJson()},
+                             {"cuda_graph", opts->config.cuda_graph}};
     nlohmann::json shape = nlohmann::json::object();
     for (const auto& [k, v] : w.shape) shape[k] = v;
     report["shape"] = shape;
@@ -94,8 +104,8 @@ CommandRun AddMeasureCommand(CLI::App& app) {
       auto builder = MakeBuilder(target, opts->config);
       auto runner = MakeRunner(target, opts->config);
       auto builds = builder->Build({measure::BuildInput::FromFunc(*f)});
-      fmt::print(stderr, "autotune: checking against the reference and timing ({} repeats of >= {} ms)...\n",
-                 opts->config.repeats, opts->config.min_repeat_ms);
+      fmt::print(stderr, "autotune: checking against the reference and timing ({} repeats of >= {} ms{})...\n",
+                 opts->config.repeats, opts->config.min_repeat_ms, opts->config.cuda_graph ? ", each a CUDA graph" : "");
       result = runner->Run(w, builds).at(0);
       build = builds[0];
       if (target == tir::TargetKind::kCuda && builds[0].ok()) {

@@ -70,6 +70,8 @@ TEST(Cli, BadInputIsOneLineAndStatusTwo) {
       {"measure --op gemm --shape M=1,N=2,K=3 --frobnicate", "frobnicate"},
       {"show --op gemm --shape M=1,N=2,K=3 --repeats 3", "repeats"},
       {"measure --op gemm --shape M=4,N=4,K=4 --target cuda --arch sm_90 --device 63", "the cuda target cannot run here"},
+      {"measure --op gemm --shape M=4,N=4,K=4 --target cpu --cuda-graph", "--cuda-graph applies to the cuda target"},
+      {"measure --op gemm --shape M=4,N=4,K=4 --target cuda --cuda-graph --db /nonexistent/x.db", "not stored"},
       {"frobnicate", "frobnicate"},
   };
   for (const auto& c : cases) {

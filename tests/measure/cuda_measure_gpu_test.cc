@@ -270,6 +270,25 @@ TEST_F(CudaGpu, ScreeningGivesCandidatesFarBehindTheBestOneRepeat) {
   EXPECT_EQ(runner.ExecutorStarts(), 1);
 }
 
+// MeasureConfig::cuda_graph: the repeats replay captured runs, one kernel or two (with a workspace),
+// and a candidate that faults is still a run error after which the next one measures (not timings).
+TEST_F(CudaGpu, RepeatsAsCudaGraphs) {
+  MeasureConfig c = Config();
+  c.cuda_graph = true;
+  CudaRunner runner(c);
+  const tir::Workload w = GemmWorkload(64, 96, 80);
+  auto results = Measure(runner, w,
+                         {GemmModule(64, 96, 80), TwoKernelGemm(64 * 96 * 4),
+                          GemmModule(64, 96, 80, "", "C[i * N + j + (1ll << 40)] = acc;"), GemmModule(64, 96, 80)},
+                         c);
+  ASSERT_EQ(results.size(), 4u);
+  ExpectCorrect(results[0], 3);
+  ExpectCorrect(results[1], 3);
+  EXPECT_EQ(results[2].error_kind, ErrorKind::kRunError) << results[2].error_message;
+  ExpectCorrect(results[3], 3);
+  for (const auto& r : results) std::cout << "  graph median " << r.median_ms << " ms\n";
+}
+
 TEST_F(CudaGpu, BadLaunchIsRunErrorWithoutRestart) {
   CudaRunner runner(Config());
   const tir::Workload w = GemmWorkload(16, 64, 16);

@@ -486,6 +486,16 @@ TEST(CudaDriver, MissingLibraryIsACleanError) {
   EXPECT_EQ(again.error().message, real.error().message);
 }
 
+// The toolkit's stub libcuda exports every entry point of the driver API: ours must all be there,
+// the optional graph ones (MeasureConfig::cuda_graph) included, under the names we look up.
+TEST(CudaDriver, EveryEntryPointResolvesAgainstTheToolkitsStub) {
+  if (!std::filesystem::exists(AUTOTUNE_CUDA_STUB_DRIVER)) GTEST_SKIP() << "no CUDA toolkit stub driver here";
+  auto d = LoadCudaDriverFrom(AUTOTUNE_CUDA_STUB_DRIVER);
+  ASSERT_TRUE(d) << d.error().message;
+  EXPECT_TRUE(d->HasGraphs());
+  EXPECT_NE(d->LaunchKernel, nullptr);
+}
+
 TEST(CudaDriver, DeviceQueryWithoutDriverSaysSo) {
   if (LoadCudaDriver()) GTEST_SKIP() << "this machine has a CUDA driver";
   auto info = QueryCudaDeviceIsolated(0, 30);

@@ -231,6 +231,7 @@ class Errors(unittest.TestCase, OneLineErrors):
         with tempfile.TemporaryDirectory() as d:
             self.one_line(run("--out", d, "--trials", "0"), "--trials must be at least 1")
             self.one_line(run("--out", d, "--peer-runs", "0"), "--peer-runs must be 1 to 20")
+            self.one_line(run("--out", d, "--target", "cpu", "--cuda-graph"), "--cuda-graph needs the cuda target")
 
     def test_bad_case_shape(self):
         with tempfile.TemporaryDirectory() as d:
