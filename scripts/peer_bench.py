@@ -85,27 +85,17 @@ def make_case(op, p, epilogue, dev, given=None, peer="pytorch"):
 
     bias = "bias" in epilogue
     relu = "relu" in epilogue
-    if op == "gemm":
-        a, b = rnd(p["M"], p["K"]), rnd(p["K"], p["N"])
+    if op in ("gemm", "batch_matmul"):
+        batch = (p["B"],) if op == "batch_matmul" else ()
+        a, b = rnd(*batch, p["M"], p["K"]), rnd(*batch, p["K"], p["N"])
         bv = rnd(p["N"]) if bias else None
-        flops = 2.0 * p["M"] * p["N"] * p["K"]
+        flops = 2.0 * (batch[0] if batch else 1) * p["M"] * p["N"] * p["K"]
+        product = torch.bmm if batch else torch.matmul
 
         def fn():
             if tm:
                 return tm.matmul(a, b, bv, relu)
-            y = torch.matmul(a, b)
-            if bias:
-                y = y + bv
-            return torch.relu(y) if relu else y
-    elif op == "batch_matmul":
-        a, b = rnd(p["B"], p["M"], p["K"]), rnd(p["B"], p["K"], p["N"])
-        bv = rnd(p["N"]) if bias else None
-        flops = 2.0 * p["B"] * p["M"] * p["N"] * p["K"]
-
-        def fn():
-            if tm:
-                return tm.matmul(a, b, bv, relu)
-            y = torch.bmm(a, b)
+            y = product(a, b)
             if bias:
                 y = y + bv
             return torch.relu(y) if relu else y
@@ -324,11 +314,12 @@ def main():
         op, shape, epilogue = io["op"], saved_shape, io.get("epilogue", "")
         given = [t.to(dev) for t in saved]
     fn, flops = make_case(op, parse_shape(shape), epilogue, dev, given, args.peer)
+    graph = args.cuda_graph or args.peer == "triton"  # Triton's launcher would set the pace otherwise
     with torch.no_grad():
-        times = time_ms(fn, args.repeats, args.min_repeat_ms, flush, graph=args.cuda_graph or args.peer == "triton")
+        times = time_ms(fn, args.repeats, args.min_repeat_ms, flush, graph=graph)
         ours = fn() if theirs is not None else None  # the algorithm just timed (cuDNN benchmark mode chose it)
     med = statistics.median(times)
-    out = {"peer": args.peer, "cuda_graph": args.cuda_graph or args.peer == "triton", "op": op, "shape": shape, "epilogue": epilogue,
+    out = {"peer": args.peer, "cuda_graph": graph, "op": op, "shape": shape, "epilogue": epilogue,
            "device": props.name, "torch": torch.__version__, "cudnn": torch.backends.cudnn.version(),
            "latency_ms": med, "gflops": flops / (med * 1e6), "latencies_ms": times}
     if args.peer == "triton":
