@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -609,15 +608,7 @@ class Executor {
 };
 
 [[noreturn]] void ExecutorMain(int fd, const MeasureConfig& config, pid_t parent) {
-  // A crash ends the process with its signal, quietly (no core file).
-  for (int sig = 1; sig < NSIG; ++sig) {
-    if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);
-  }
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
-  rlimit no_core{0, 0};
-  setrlimit(RLIMIT_CORE, &no_core);
+  ResetSignalsAndCoreLimit();
   if (getppid() != parent) _exit(1);
   CloseDescriptorsExcept(fd);
   // Ends the executor when the parent dies, also while a kernel hangs (PR_SET_PDEATHSIG would follow

@@ -202,6 +202,17 @@ std::string TrimLog(const std::string& log, size_t max_bytes) {
   return log.substr(0, cut) + fmt::format("\n... ({} more bytes of log)", log.size() - cut);
 }
 
+void ResetSignalsAndCoreLimit() {
+  for (int sig = 1; sig < NSIG; ++sig) {
+    if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);
+  }
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  rlimit no_core{0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+}
+
 void CloseDescriptorsExcept(int keep) {
   auto close_range_of = [](unsigned lo, unsigned hi) {
     if (lo > hi) return;
@@ -248,14 +259,7 @@ ProcessResult RunForked(const std::function<void(int fd)>& body, const ForkLimit
     // work in flight), not a reason for this child to die mid-compile.
     setpgid(0, 0);
     // A crash must end the child with its signal, quietly; and no orphan if the parent dies.
-    for (int sig = 1; sig < NSIG; ++sig) {
-      if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);
-    }
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    rlimit no_core{0, 0};
-    setrlimit(RLIMIT_CORE, &no_core);
+    ResetSignalsAndCoreLimit();
     LimitThisProcess(limits.cpu_s, limits.nice);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(1);

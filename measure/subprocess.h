@@ -108,4 +108,8 @@ std::string TrimLog(const std::string& log, size_t max_bytes = 4000);
 // Closes every descriptor above 2 except `keep` (-1: none), in a child process after fork.
 void CloseDescriptorsExcept(int keep);
 
+// In a child process after fork: every signal to its default action and none blocked, and no core
+// file, so that a crash ends the child with its signal, quietly.
+void ResetSignalsAndCoreLimit();
+
 }  // namespace autotune::measure

@@ -73,18 +73,6 @@ class StripGlobalAllocations : public IRMutator {
   }
 };
 
-const char* AxisName(ThreadTag t) {
-  switch (t) {
-    case ThreadTag::kBlockIdxX: return "blockIdx.x";
-    case ThreadTag::kBlockIdxY: return "blockIdx.y";
-    case ThreadTag::kBlockIdxZ: return "blockIdx.z";
-    case ThreadTag::kThreadIdxX: return "threadIdx.x";
-    case ThreadTag::kThreadIdxY: return "threadIdx.y";
-    case ThreadTag::kThreadIdxZ: return "threadIdx.z";
-    default: return "vthread";
-  }
-}
-
 // Launch dimensions, nesting checks and shared-memory buffers of one kernel.
 class KernelScanner : public IRVisitor {
  public:
@@ -100,16 +88,16 @@ class KernelScanner : public IRVisitor {
     }
     const int64_t* extent = AsConstInt(op->extent);
     if (!extent) {
-      error = fmt::format("the extent of the {} loop {} is not constant", AxisName(op->tag), op->var->name);
+      error = fmt::format("the extent of the {} loop {} is not constant", ThreadTagName(op->tag), op->var->name);
       return;
     }
     const int tag = static_cast<int>(op->tag);
     if (active_[tag]) {
-      error = fmt::format("loop {} is nested in another loop bound to {}", op->var->name, AxisName(op->tag));
+      error = fmt::format("loop {} is nested in another loop bound to {}", op->var->name, ThreadTagName(op->tag));
       return;
     }
     if (IsBlockTag(op->tag) && in_threads_ > 0) {
-      error = fmt::format("the {} loop {} is inside a threadIdx loop", AxisName(op->tag), op->var->name);
+      error = fmt::format("the {} loop {} is inside a threadIdx loop", ThreadTagName(op->tag), op->var->name);
       return;
     }
     plan_->has_thread_loops = true;
