@@ -9,6 +9,7 @@
 namespace autotune::search {
 
 std::unique_ptr<ScheduleRule> MakeSplitKRule();
+std::unique_ptr<ScheduleRule> MakeIm2colRule();
 std::unique_ptr<ScheduleRule> MakeCacheWriteLocalRule();
 std::unique_ptr<ScheduleRule> MakeCacheReadSharedRule();
 std::unique_ptr<ScheduleRule> MakeInlinePaddingRule();

@@ -1,5 +1,6 @@
 // inline_padding: the padding stage is folded into its reader (the shared copy on cuda, the
-// reduction on cpu), so no padded tensor is ever written.
+// reduction on cpu), so no padded tensor is ever written; so is the im2col matrix (after im2col),
+// into its shared copy.
 #include "search/rules/builtin_rules.h"
 
 namespace autotune::search {
@@ -9,9 +10,12 @@ class InlinePadding final : public ScheduleRule {
  public:
   std::string_view Name() const override { return "inline_padding"; }
   Result<void> Apply(tir::Schedule& sch, SketchContext& ctx) const override {
-    if (ctx.roles.pad.empty()) return {};
-    AT_TRY(pad, sch.GetStage(ctx.roles.pad));
-    return sch.ComputeInline(pad);
+    for (const std::string* name : {&ctx.roles.pad, &ctx.roles.reindexed}) {
+      if (name->empty()) continue;
+      AT_TRY(stage, sch.GetStage(*name));
+      AT_TRY_VOID(sch.ComputeInline(stage));
+    }
+    return {};
   }
 };
 

@@ -11,6 +11,7 @@ const std::vector<std::unique_ptr<ScheduleRule>>& Rules() {
   static const auto* rules = [] {
     auto* r = new std::vector<std::unique_ptr<ScheduleRule>>();
     r->push_back(MakeSplitKRule());
+    r->push_back(MakeIm2colRule());
     r->push_back(MakeCacheWriteLocalRule());
     r->push_back(MakeCacheReadSharedRule());
     r->push_back(MakeInlinePaddingRule());

@@ -24,6 +24,7 @@ struct SketchRoles {
   std::string pad;       // an elementwise producer of the reduction (padding), or ""
   std::string epilogue;  // the elementwise consumer that writes the output, or ""
   std::string combine;   // after split-K: the stage that sums the partials, else ""
+  std::string reindexed;  // after im2col: the reindexed input (the im2col matrix), else ""
 };
 
 // The roles of a fresh schedule's stages: one reduction, at most one producer stage, an optional

@@ -209,5 +209,16 @@ TEST(ScheduleCorrectness, SplitKSketch) {
                 12, "cuda.split_k");
 }
 
+// The im2col sketch (the window read reindexed into an im2col matrix, copied to shared memory with the
+// padding folded in): strides, dilation, no padding, batches, epilogues.
+TEST(ScheduleCorrectness, Im2colSketch) {
+  CheckOperator("conv2d",
+                {{"N=1,C=8,H=10,W=10,K=8,R=3,S=3,pad=1", "bias,relu"},
+                 {"N=2,C=4,H=11,W=9,K=6,R=3,S=3,stride=2,pad=1", ""},
+                 {"N=1,C=3,H=12,W=12,K=4,R=3,S=3,pad=2,dilation=2", "relu"},
+                 {"N=1,C=3,H=9,W=9,K=5,R=2,S=3", ""}},
+                12, "cuda.im2col");
+}
+
 }  // namespace
 }  // namespace autotune::search

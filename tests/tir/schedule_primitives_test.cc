@@ -198,6 +198,28 @@ TEST(SchedulePrimitives, CacheReadOfAStageAndComputeInline) {
   }, "compute_inline");
 }
 
+// A convolution's sliding-window read reindexed by its own iterators: the im2col matrix
+// [rc, ry, rx, n, p, q], copied and inlined into the copy as the im2col sketch does.
+TEST(SchedulePrimitives, ReIndexOfASlidingWindowRead) {
+  CheckRoundTrip("conv2d", "N=2,C=2,H=6,W=5,K=3,R=3,S=2,stride=2,pad=1", "", TargetKind::kCpu, [](Schedule& s) {
+    auto conv = OK(s.GetStage("conv"));
+    auto col = OK(s.ReIndex(conv, "pad"));
+    const Stage& st = s.state().stages[OK(s.Resolve(col))];
+    EXPECT_EQ(st.name(), "pad_reindex");
+    EXPECT_EQ(st.op->shape, (std::vector<int64_t>{2, 3, 2, 2, 3, 3}));  // C R S N P Q
+    auto copy = OK(s.CacheRead(col, Scope::kLocal, {conv}));
+    OKV(s.ComputeInline(OK(s.GetStage("pad"))));
+    OKV(s.ComputeInline(col));
+    auto l = OK(s.GetLoops(conv));
+    OKV(s.ComputeAt(copy, l[4]));
+  }, "reindex");
+  // Without padding the read is of the kernel input itself.
+  CheckRoundTrip("conv2d", "N=1,C=2,H=5,W=5,K=2,R=3,S=3", "", TargetKind::kCpu, [](Schedule& s) {
+    auto col = OK(s.ReIndex(OK(s.GetStage("conv")), "data"));
+    EXPECT_EQ(s.state().stages[OK(s.Resolve(col))].op->shape, (std::vector<int64_t>{2, 3, 3, 1, 3, 3}));
+  }, "reindex");
+}
+
 TEST(SchedulePrimitives, ReverseComputeAtAndComputeRoot) {
   CheckRoundTrip("gemm", kGemm, "bias,relu", TargetKind::kCpu, [](Schedule& s) {
     auto C = OK(s.GetStage("C"));
@@ -250,6 +272,8 @@ TEST(SchedulePrimitives, IllegalStepsAreErrors) {
   expect_error(s.Vectorize(l[2]), "reduction loop and cannot be vectorized");
   expect_error(s.Bind(l[2], ThreadTag::kThreadIdxX), "cannot be bound to a thread");
   expect_error(s.ComputeInline(C), "is a reduction");
+  expect_error(s.ReIndex(C, "nope"), "no stage or kernel input named 'nope'");
+  expect_error(s.ReIndex(OK(s.GetStage("C_bias")), "A"), "does not read A");
   auto E = OK(s.GetStage("C_bias"));
   expect_error(s.ComputeAt(E, l[0]), "is the output");
   expect_error(s.ReverseComputeInline(E), "cache_write C first");

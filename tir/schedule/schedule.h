@@ -82,6 +82,10 @@ class Schedule {
   Result<void> StorageAlign(StageRV stage, int dim, int64_t factor, int64_t offset);
   Result<void> DoubleBuffer(StageRV stage, FactorArg enable);  // 0: off, 1: on
   Result<StageRV> RFactor(StageRV stage, LoopRV loop);
+  // A new elementwise stage holding what `consumer` reads of `read` (a stage or kernel input, by name),
+  // indexed by the consumer's iterators the access uses (reduction ones first): for a convolution,
+  // its im2col matrix. The consumer reads the new stage instead.
+  Result<StageRV> ReIndex(StageRV consumer, const std::string& read);
 
   // ---- Sampling ----
   Result<std::vector<IntRV>> SamplePerfectTile(LoopRV loop, int n, int64_t max_innermost,

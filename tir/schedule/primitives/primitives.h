@@ -26,6 +26,7 @@ InstructionKind ReverseComputeInlineInstruction();
 InstructionKind StorageAlignInstruction();
 InstructionKind DoubleBufferInstruction();
 InstructionKind RFactorInstruction();
+InstructionKind ReIndexInstruction();
 InstructionKind SamplePerfectTileInstruction();
 InstructionKind SampleCategoricalInstruction();
 InstructionKind SampleComputeLocationInstruction();

@@ -35,6 +35,7 @@ void RegisterBuiltinInstructions(InstructionRegistry& r) {
   r.Register(StorageAlignInstruction());
   r.Register(DoubleBufferInstruction());
   r.Register(RFactorInstruction());
+  r.Register(ReIndexInstruction());
   r.Register(SamplePerfectTileInstruction());
   r.Register(SampleCategoricalInstruction());
   r.Register(SampleComputeLocationInstruction());
