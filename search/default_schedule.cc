@@ -178,11 +178,12 @@ Result<Schedule> DefaultSchedule(const Workload& workload, TargetKind target) {
   return sch;
 }
 
-std::vector<Schedule> DefaultSchedules(const Workload& workload, TargetKind target) {
+std::vector<Schedule> DefaultSchedules(const Workload& workload, TargetKind target,
+                                       const std::vector<std::string>& sketches) {
   std::vector<Schedule> out;
   if (auto def = DefaultSchedule(workload, target)) out.push_back(std::move(*def));
   const Schedule fresh(workload, target);
-  for (const SketchSpec* sketch : ApplicableSketches(fresh)) {
+  for (const SketchSpec* sketch : ApplicableSketches(fresh, sketches)) {
     if (sketch == FirstSketch(target)) continue;
     Schedule sch(workload, target);
     if (ApplySketch(sch, *sketch, DefaultDecisions(fresh, *sketch))) out.push_back(std::move(sch));
@@ -190,9 +191,10 @@ std::vector<Schedule> DefaultSchedules(const Workload& workload, TargetKind targ
   return out;
 }
 
-Result<Schedule> RandomSchedule(const Workload& workload, TargetKind target, uint64_t seed) {
+Result<Schedule> RandomSchedule(const Workload& workload, TargetKind target, uint64_t seed,
+                                const std::vector<std::string>& sketches) {
   Schedule sch(workload, target, seed);
-  const std::vector<const SketchSpec*> offered = ApplicableSketches(sch);
+  const std::vector<const SketchSpec*> offered = ApplicableSketches(sch, sketches);
   if (offered.empty()) return MakeError("no sketch applies to " + workload.KeyText());
   const SketchSpec* sketch = offered[0];
   if (offered.size() > 1) {

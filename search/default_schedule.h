@@ -30,10 +30,13 @@ SketchDecisions DefaultDecisions(const tir::Schedule& fresh, const SketchSpec& s
 Result<tir::Schedule> DefaultSchedule(const tir::Workload& workload, tir::TargetKind target);
 // The default schedule first, then one schedule per other sketch offered for the workload, each with
 // its hand-picked decisions (the first batch of a tuning job measures them all).
-std::vector<tir::Schedule> DefaultSchedules(const tir::Workload& workload, tir::TargetKind target);
+// `sketches`: the sketches searched (empty: the default set, search/sketch.h).
+std::vector<tir::Schedule> DefaultSchedules(const tir::Workload& workload, tir::TargetKind target,
+                                            const std::vector<std::string>& sketches = {});
 // A random schedule from `seed`: the sketch is drawn uniformly among the offered ones (no draw when
 // there is one), then every decision is sampled.
-Result<tir::Schedule> RandomSchedule(const tir::Workload& workload, tir::TargetKind target, uint64_t seed);
+Result<tir::Schedule> RandomSchedule(const tir::Workload& workload, tir::TargetKind target, uint64_t seed,
+                                     const std::vector<std::string>& sketches = {});
 // A random schedule of one sketch.
 Result<tir::Schedule> RandomScheduleOfSketch(const tir::Workload& workload, const SketchSpec& sketch, uint64_t seed);
 

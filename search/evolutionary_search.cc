@@ -177,6 +177,7 @@ class Pool {
         threads_(threads),
         model_(model),
         distinct_programs_(config.distinct_programs),
+        sketches_(config.sketches),
         stats_(stats) {
     limits_.max_unrolled_statements = config.max_unrolled_statements;
   }
@@ -220,7 +221,7 @@ class Pool {
                                        const std::function<bool(const std::string&)>& known) const {
     std::vector<Prepared> out(seeds.size());
     tir::ParallelFor(threads_, seeds.size(),
-                [&](size_t i) { out[i] = Prepare(RandomSchedule(workload_, target_, seeds[i])); });
+                [&](size_t i) { out[i] = Prepare(RandomSchedule(workload_, target_, seeds[i], sketches_)); });
     std::unordered_set<std::string> sim;  // membership only
     std::vector<size_t> to_check;
     for (size_t i = 0; i < out.size(); ++i) {
@@ -370,6 +371,7 @@ class Pool {
   const CostModel& model_;
   tir::GpuLimits limits_;  // the defaults, with the search's cap on unrolled code
   bool distinct_programs_;
+  std::vector<std::string> sketches_;
   EvolutionarySearch::Stats& stats_;
   std::unordered_set<std::string> seen_;  // membership only: never iterated
   std::unordered_set<size_t> programs_;   // code hashes of the admitted; membership only

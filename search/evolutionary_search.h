@@ -52,6 +52,8 @@ struct EvolutionConfig {
   // at most this many of a batch per sketch the model does not favour; a workload of one sketch
   // searches exactly as without it. 0: off.
   int min_per_sketch = 4;
+  // The sketches searched, by name (search/sketch.h); empty: those searched by default.
+  std::vector<std::string> sketches;
   // cuda: a candidate whose fully unrolled code (tir::GpuUsage::unrolled_statements) exceeds this is
   // invalid to the search, so it is never compiled. Of 48,000 H200 records of 18 workloads, none
   // of 3,000 statements or more was within 20% of its workload's best, and most ran into the build

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "search/rules/schedule_rule.h"
 
 namespace autotune::search {
@@ -18,7 +20,8 @@ const std::vector<SketchSpec>& BuiltinSketches() {
         "cooperative_fetch", "auto_unroll", "combine_partials"}},
       {"cuda.im2col", TargetKind::kCuda,
        {"im2col", "cache_write_local", "cache_read_shared", "inline_padding", "inline_epilogue",
-        "multi_level_tiling_gpu", "cooperative_fetch", "auto_unroll"}},
+        "multi_level_tiling_gpu", "cooperative_fetch", "auto_unroll"},
+       false},
       {"cpu.tiled", TargetKind::kCpu,
        {"inline_padding", "multi_level_tiling_cpu", "epilogue_at_outer_tile", "auto_unroll"}},
   };
@@ -32,12 +35,13 @@ const SketchSpec* FindSketch(const std::string& name) {
   return nullptr;
 }
 
-std::vector<const SketchSpec*> ApplicableSketches(const Schedule& fresh) {
+std::vector<const SketchSpec*> ApplicableSketches(const Schedule& fresh, const std::vector<std::string>& chosen) {
   std::vector<const SketchSpec*> out;
   auto roles = FindSketchRoles(fresh.state());
   if (!roles) return out;
   for (const auto& s : BuiltinSketches()) {
     if (s.target != fresh.target()) continue;
+    if (chosen.empty() ? !s.by_default : std::find(chosen.begin(), chosen.end(), s.name) == chosen.end()) continue;
     bool all = true;
     for (const auto& name : s.rules) {
       const ScheduleRule* rule = FindScheduleRule(name);

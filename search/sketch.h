@@ -12,6 +12,9 @@
 //    many partial sums per output element with the cuda.tiled structure (the partials are one more
 //    spatial axis, so there is enough parallel work to fill the GPU), a second sums them and applies
 //    the epilogue.
+//  - cuda.im2col (not searched unless asked for: `tune --sketches`): cuda.tiled for a convolution
+//    whose input read is reindexed into its im2col matrix (tir's reindex), so the shared copy holds
+//    an im2col tile, read as a gemm reads its B tile, rather than the window's box.
 //  - cpu.tiled: SSRSRS: padding inlined, outer spatial tiles fused and parallel, innermost spatial
 //    loop vectorized, the epilogue computed per outer tile, an unroll pragma.
 #pragma once
@@ -29,13 +32,15 @@ struct SketchSpec {
   std::string name;
   tir::TargetKind target;
   std::vector<std::string> rules;  // applied in this order
+  // Searched unless a job names its sketches; false: only when named (not yet shown to pay off).
+  bool by_default = true;
 };
 
 // Every built-in sketch; per target, the first is the default schedule's.
 const std::vector<SketchSpec>& BuiltinSketches();
 // The sketches offered for the workload of `fresh` (an untransformed schedule) on its target, in
-// table order.
-std::vector<const SketchSpec*> ApplicableSketches(const tir::Schedule& fresh);
+// table order: of those named in `chosen` (empty: the sketches searched by default).
+std::vector<const SketchSpec*> ApplicableSketches(const tir::Schedule& fresh, const std::vector<std::string>& chosen = {});
 // The sketch of this name, or null.
 const SketchSpec* FindSketch(const std::string& name);
 

@@ -313,7 +313,7 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
         st.default_proposed = true;
         // The first batch of the task holds its default schedule, so the best is never slower than it,
         // and the hand-picked schedule of every other sketch offered for the workload.
-        for (auto& def : DefaultSchedules(st.workload, target)) {
+        for (auto& def : DefaultSchedules(st.workload, target, config_.evolution.sketches)) {
           if (static_cast<int>(batch.size()) >= n) break;
           std::string hash = db::HashTraceJson(def.trace().ToJson().dump());
           if (!proposed.insert(hash).second) continue;

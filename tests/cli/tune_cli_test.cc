@@ -154,6 +154,19 @@ TEST(TuneCli, Conv2dWithEpilogue) {
   TuneOneOperator("conv", "--op conv2d --shape N=1,C=8,H=10,W=10,K=16,R=3,S=3,pad=1 --epilogue bias,relu", ".c");
 }
 
+// --sketches names the schedule structures searched; the report says which.
+TEST(TuneCli, NamedSketches) {
+  const std::string db_path = Fresh("sketches.db"), report = Fresh("sketches.json");
+  auto r = RunCli("tune --op conv2d --shape N=1,C=4,H=8,W=8,K=8,R=3,S=3,pad=1 --sketches cpu.tiled" + kFast +
+                  " --trials 4 --batch-size 4 --db " + db_path + " --json " + report);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = ReadJson(report);
+  EXPECT_EQ(j["sketches"], "cpu.tiled");
+  EXPECT_EQ(j["total"]["trials"], 4);
+  auto h = RunCli("tune --help");
+  EXPECT_NE(h.out.find("cuda.im2col (only when named)"), std::string::npos) << h.out;
+}
+
 TEST(TuneCli, TaskFileWithTwoWorkloads) {
   const std::string tasks = TempPath("tasks.json"), db_path = Fresh("tasks.db"), report = Fresh("tasks_report.json");
   std::ofstream(tasks) << R"([{"op": "gemm", "shape": "M=16,N=32,K=16", "weight": 2, "name": "fc"},
@@ -307,6 +320,9 @@ TEST(TuneCli, BadInputIsOneLineAndStatusTwo) {
       {"tune --op gemm --shape M=4,N=4,K=4 --screen-ratio -1 --target cpu" + db, "--screen-ratio"},
       {"tune --op gemm --shape M=4,N=4,K=4 --target cpu --db " + not_a_db, not_a_db},
       {"--op gemm --shape M=4,N=4,K=4 --target cpu --frobnicate" + db, "frobnicate"},
+      {"tune --op gemm --shape M=4,N=4,K=4 --target cpu --sketches cpu.fancy" + db, "unknown sketch 'cpu.fancy'"},
+      {"tune --op gemm --shape M=4,N=4,K=4 --target cpu --sketches cuda.im2col" + db, "for the cuda target, not cpu"},
+      {"tune --op gemm --shape M=4,N=4,K=4 --target cuda --sketches cuda.im2col" + db, "none of the sketches"},
   };
   for (const auto& c : cases) {
     auto r = RunCli(c.args);

@@ -61,7 +61,7 @@ TEST(Sketches, TableNamesOnlyRegisteredRules) {
 
 TEST(Sketches, SplitKIsOfferedForSmallOutputsWithLongReductionsOnly) {
   EXPECT_EQ(Offered(Make("conv2d", kLateConv), TargetKind::kCuda),
-            (std::vector<std::string>{"cuda.tiled", "cuda.split_k", "cuda.im2col"}));
+            (std::vector<std::string>{"cuda.tiled", "cuda.split_k"}));
   EXPECT_EQ(Offered(Make("gemm", "M=4,N=64,K=4096"), TargetKind::kCuda),
             (std::vector<std::string>{"cuda.tiled", "cuda.split_k"}));
   EXPECT_EQ(Offered(Make("gemm", "M=512,N=768,K=768"), TargetKind::kCuda),
@@ -78,13 +78,15 @@ TEST(Sketches, SplitKIsOfferedForSmallOutputsWithLongReductionsOnly) {
   EXPECT_EQ(Offered(Make("conv2d", kLateConv), TargetKind::kCpu), (std::vector<std::string>{"cpu.tiled"}));
 }
 
-// im2col only where the reduction reads through a window: not for gemms, 1x1 convolutions (already a
-// gemm's layout) or depthwise ones (every output iterator in the read: no tile shares a copy).
-TEST(Sketches, Im2colIsOfferedForWindowedConvolutionsOnly) {
+// im2col only when named, and only where the reduction reads through a window: not for gemms, 1x1
+// convolutions (already a gemm's layout) or depthwise ones (every output iterator in the read: no tile
+// shares a copy).
+TEST(Sketches, Im2colIsOfferedWhenNamedForWindowedConvolutionsOnly) {
   auto has_im2col = [](const tir::Workload& w) {
-    const auto names = Offered(w, TargetKind::kCuda);
-    return std::find(names.begin(), names.end(), "cuda.im2col") != names.end();
+    return ApplicableSketches(tir::Schedule(w, TargetKind::kCuda), {"cuda.tiled", "cuda.im2col"}).size() == 2;
   };
+  const auto by_default = Offered(Make("conv2d", kLateConv), TargetKind::kCuda);
+  EXPECT_EQ(std::find(by_default.begin(), by_default.end(), "cuda.im2col"), by_default.end());
   EXPECT_TRUE(has_im2col(Make("conv2d", "N=16,C=128,H=28,W=28,K=128,R=3,S=3,stride=1,pad=1")));
   EXPECT_TRUE(has_im2col(Make("conv2d", "N=1,C=3,H=224,W=224,K=64,R=7,S=7,stride=2,pad=3")));
   EXPECT_TRUE(has_im2col(Make("conv2d", "N=1,C=8,H=9,W=9,K=8,R=3,S=3")));  // no padding stage
@@ -114,8 +116,9 @@ TEST(Sketches, BadSketchesAreErrors) {
 
 TEST(Sketches, DefaultSchedulesCoverEveryOfferedSketch) {
   tir::Workload conv = Make("conv2d", kLateConv);
-  auto defaults = DefaultSchedules(conv, TargetKind::kCuda);
+  auto defaults = DefaultSchedules(conv, TargetKind::kCuda, {"cuda.tiled", "cuda.split_k", "cuda.im2col"});
   ASSERT_EQ(defaults.size(), 3u);
+  EXPECT_EQ(DefaultSchedules(conv, TargetKind::kCuda).size(), 2u);  // im2col only when named
   auto first = DefaultSchedule(conv, TargetKind::kCuda);
   ASSERT_TRUE(first);
   EXPECT_EQ(defaults[0].trace().ToJson(), first->trace().ToJson());
@@ -158,7 +161,7 @@ TEST(Sketches, TheCudaDefaultShrinksItsTilesUntilItFits) {
 TEST(Sketches, HandPickedSplitKOfTheLateConvolution) {
   tir::Workload conv = Make("conv2d", kLateConv);
   auto defaults = DefaultSchedules(conv, TargetKind::kCuda);
-  ASSERT_EQ(defaults.size(), 3u);
+  ASSERT_EQ(defaults.size(), 2u);
   auto f = tir::Lower(defaults[1].state());
   ASSERT_TRUE(f) << f.error().message;
   auto usage = tir::CheckGpuValidity(*f);
