@@ -12,17 +12,6 @@ namespace autotune::tir {
 
 namespace {
 
-std::string UniqueStageName(const ScheduleState& state, const std::string& base) {
-  std::string name = base;
-  for (int n = 1;; ++n) {
-    bool taken = false;
-    for (const auto& st : state.stages) taken |= st.name() == name;
-    for (const auto& in : state.inputs) taken |= in->name == name;
-    if (!taken) return name;
-    name = fmt::format("{}{}", base, n);
-  }
-}
-
 // Shared by both entry points: `source` is the operation whose output is copied.
 Result<int> AddCacheRead(ScheduleState& state, te::Operation source, Scope scope, const std::vector<int>& readers) {
   if (scope == Scope::kGlobal) return MakeError("cache_read needs a shared or local scope");

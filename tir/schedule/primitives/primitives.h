@@ -34,6 +34,8 @@ InstructionKind SampleComputeLocationInstruction();
 // True when some loop of another stage is attached to (stage, iter): such a loop cannot be split,
 // fused or moved without moving the attached stages' loop nest too.
 bool HasAttachedStages(const ScheduleState& state, int stage, int iter);
+// `base`, or `base` with the first number appended that names no stage or kernel input yet.
+std::string UniqueStageName(const ScheduleState& state, const std::string& base);
 
 }  // namespace autotune::tir
 

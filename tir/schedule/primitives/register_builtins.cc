@@ -1,5 +1,7 @@
 #include "tir/schedule/primitives/primitives.h"
 
+#include <fmt/format.h>
+
 namespace autotune::tir {
 
 bool HasAttachedStages(const ScheduleState& state, int stage, int iter) {
@@ -11,6 +13,17 @@ bool HasAttachedStages(const ScheduleState& state, int stage, int iter) {
     }
   }
   return false;
+}
+
+std::string UniqueStageName(const ScheduleState& state, const std::string& base) {
+  std::string name = base;
+  for (int n = 1;; ++n) {
+    bool taken = false;
+    for (const auto& st : state.stages) taken |= st.name() == name;
+    for (const auto& in : state.inputs) taken |= in->name == name;
+    if (!taken) return name;
+    name = fmt::format("{}{}", base, n);
+  }
 }
 
 // Explicit, in one place: static-initializer registration silently vanishes from static libraries.

@@ -59,17 +59,6 @@ class LoadReplacer : public IRMutator {
   std::vector<Expr> indices_;
 };
 
-std::string UniqueName(const ScheduleState& state, const std::string& base) {
-  std::string name = base;
-  for (int n = 1;; ++n) {
-    bool taken = false;
-    for (const auto& st : state.stages) taken |= st.name() == name;
-    for (const auto& in : state.inputs) taken |= in->name == name;
-    if (!taken) return name;
-    name = fmt::format("{}{}", base, n);
-  }
-}
-
 }  // namespace
 
 Result<StageRV> Schedule::ReIndex(StageRV consumer, const std::string& read) {
@@ -118,7 +107,7 @@ Result<StageRV> Schedule::ReIndex(StageRV consumer, const std::string& read) {
   }
   std::vector<Expr> index;
   for (const Expr& e : access) index.push_back(Substitute(e, to_new));
-  auto op = te::MakeCompute(UniqueName(state_, fmt::format("{}_reindex", read)), std::move(axis),
+  auto op = te::MakeCompute(UniqueStageName(state_, fmt::format("{}_reindex", read)), std::move(axis),
                             te::Read(source, index));
   const int sid = state_.AddStage(op, cid);
   Stage& cs = state_.stages[cid];
