@@ -22,6 +22,10 @@ const std::vector<SketchSpec>& BuiltinSketches() {
        {"im2col", "cache_write_local", "cache_read_shared", "inline_padding", "inline_epilogue",
         "multi_level_tiling_gpu", "cooperative_fetch", "auto_unroll"},
        false},
+      {"cuda.split_k_im2col", TargetKind::kCuda,
+       {"split_k", "im2col", "cache_write_local", "cache_read_shared", "inline_padding", "multi_level_tiling_gpu",
+        "cooperative_fetch", "auto_unroll", "combine_partials"},
+       false},
       {"cpu.tiled", TargetKind::kCpu,
        {"inline_padding", "multi_level_tiling_cpu", "epilogue_at_outer_tile", "auto_unroll"}},
   };

@@ -15,6 +15,7 @@
 //  - cuda.im2col (not searched unless asked for: `tune --sketches`): cuda.tiled for a convolution
 //    whose input read is reindexed into its im2col matrix (tir's reindex), so the shared copy holds
 //    an im2col tile, read as a gemm reads its B tile, rather than the window's box.
+//  - cuda.split_k_im2col (only when named): cuda.split_k whose partial sums read the im2col matrix.
 //  - cpu.tiled: SSRSRS: padding inlined, outer spatial tiles fused and parallel, innermost spatial
 //    loop vectorized, the epilogue computed per outer tile, an unroll pragma.
 #pragma once

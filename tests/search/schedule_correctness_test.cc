@@ -218,6 +218,11 @@ TEST(ScheduleCorrectness, Im2colSketch) {
                  {"N=1,C=3,H=12,W=12,K=4,R=3,S=3,pad=2,dilation=2", "relu"},
                  {"N=1,C=3,H=9,W=9,K=5,R=2,S=3", ""}},
                 12, "cuda.im2col");
+  // The same after split-K: the partial sums' stage reads the im2col matrix of its part of the channels.
+  CheckOperator("conv2d",
+                {{"N=1,C=64,H=5,W=5,K=8,R=3,S=3,pad=1", "bias,relu"},
+                 {"N=2,C=32,H=6,W=6,K=4,R=3,S=3,stride=2,pad=1", ""}},
+                12, "cuda.split_k_im2col");
 }
 
 }  // namespace

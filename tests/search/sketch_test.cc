@@ -116,8 +116,9 @@ TEST(Sketches, BadSketchesAreErrors) {
 
 TEST(Sketches, DefaultSchedulesCoverEveryOfferedSketch) {
   tir::Workload conv = Make("conv2d", kLateConv);
-  auto defaults = DefaultSchedules(conv, TargetKind::kCuda, {"cuda.tiled", "cuda.split_k", "cuda.im2col"});
-  ASSERT_EQ(defaults.size(), 3u);
+  auto defaults =
+      DefaultSchedules(conv, TargetKind::kCuda, {"cuda.tiled", "cuda.split_k", "cuda.im2col", "cuda.split_k_im2col"});
+  ASSERT_EQ(defaults.size(), 4u);
   EXPECT_EQ(DefaultSchedules(conv, TargetKind::kCuda).size(), 2u);  // im2col only when named
   auto first = DefaultSchedule(conv, TargetKind::kCuda);
   ASSERT_TRUE(first);
@@ -125,6 +126,12 @@ TEST(Sketches, DefaultSchedulesCoverEveryOfferedSketch) {
   EXPECT_FALSE(HasInstruction(defaults[0], "rfactor"));
   EXPECT_TRUE(HasInstruction(defaults[1], "rfactor"));
   EXPECT_TRUE(HasInstruction(defaults[2], "reindex"));
+  EXPECT_TRUE(HasInstruction(defaults[3], "rfactor") && HasInstruction(defaults[3], "reindex"));
+  auto f = tir::Lower(defaults[3].state());
+  ASSERT_TRUE(f) << f.error().message;
+  auto usage = tir::CheckGpuValidity(*f);
+  ASSERT_TRUE(usage) << usage.error().message;
+  EXPECT_EQ(usage->kernels, 2);  // the partial sums, then their sum
   EXPECT_EQ(DefaultSchedules(conv, TargetKind::kCpu).size(), 1u);
   EXPECT_EQ(DefaultSchedules(Make("gemm", "M=2048,N=1024,K=1024"), TargetKind::kCuda).size(), 1u);
 }
