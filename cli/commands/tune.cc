@@ -4,6 +4,7 @@
 // measured before are never measured again. Ctrl-C finishes and stores the batch in flight, writes
 // the report and exits with 130 (a second Ctrl-C exits at once).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,7 +57,7 @@ struct TuneOptions {
   int batch_size = 64;
   int population = 0;  // 0: EvolutionConfig's default
   int min_per_sketch = search::EvolutionConfig{}.min_per_sketch;
-  std::string sketches;  // comma-separated sketch names; "": the default set
+  std::vector<std::string> sketches;  // --sketches (split at commas by CLI11); empty: the default set
   std::string db_file = "autotune.db";
   // The learned model by default: of six H200 suite cases tuned for 1000 trials, random ranking ended
   // slower than PyTorch on 4, the job-learned model on 1 of 5 (docs/BENCHMARKS.md, seventh session).
@@ -259,7 +260,7 @@ json Report(const TuneOptions& o, const MeasureTarget& target, const std::vector
           {"trials_budget", o.trials},
           {"batch_size", o.batch_size},
           {"min_per_sketch", o.min_per_sketch},
-          {"sketches", o.sketches.empty() ? json(nullptr) : json(o.sketches)},
+          {"sketches", o.sketches.empty() ? json(nullptr) : json(fmt::format("{}", fmt::join(o.sketches, ",")))},
           {"screen_ratio", o.config.screen_ratio},
           {"interrupted", interrupted},
           {"tasks", tasks},
@@ -271,12 +272,8 @@ json Report(const TuneOptions& o, const MeasureTarget& target, const std::vector
 }
 
 // --sketches: each name a built-in sketch, of the target when it is given.
-std::vector<std::string> SketchNames(const std::string& list, const std::string& target) {
-  std::vector<std::string> names;
-  if (list.empty()) return names;
-  for (size_t start = 0;;) {
-    const size_t comma = list.find(',', start);
-    const std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+void CheckSketchNames(const std::vector<std::string>& names, const std::string& target) {
+  for (const std::string& name : names) {
     const search::SketchSpec* s = search::FindSketch(name);
     if (!s) {
       std::string known;
@@ -286,11 +283,7 @@ std::vector<std::string> SketchNames(const std::string& list, const std::string&
     if (target != "auto" && tir::TargetKindName(s->target) != target) {
       throw UserError{fmt::format("sketch '{}' is for the {} target, not {}", name, tir::TargetKindName(s->target), target)};
     }
-    names.push_back(name);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
   }
-  return names;
 }
 
 // Every task must be offered one of the named sketches on the job's target, or it could not be tuned.
@@ -338,7 +331,8 @@ CommandRun AddTuneCommand(CLI::App& app) {
     sketch_names += fmt::format("{}{}{}", sketch_names.empty() ? "" : ", ", s.name, s.by_default ? "" : " (only when named)");
   }
   cmd->add_option("--sketches", o->sketches,
-                  "comma-separated schedule structures to search instead of the default ones: " + sketch_names);
+                  "comma-separated schedule structures to search instead of the default ones: " + sketch_names)
+      ->delimiter(',');
   cmd->add_option("--cost-model", o->cost_model,
                   "xgboost: learned from this job's measurements, on top of --model's (without one, random until 32 "
                   "are valid); or random (no model: for comparisons)")
@@ -376,8 +370,9 @@ CommandRun AddTuneCommand(CLI::App& app) {
       throw UserError{fmt::format("unknown target '{}' (expected cpu, cuda or auto)", o->target)};
     }
     const std::vector<search::TuneTaskSpec> tasks = Tasks(*o);
-    const std::vector<std::string> sketches = SketchNames(o->sketches, o->target);
-    if (o->target != "auto") CheckSketchesApply(sketches, tasks, *tir::ParseTargetKind(o->target));
+    CheckSketchNames(o->sketches, o->target);
+    // Before the database is opened where the target is given; once it is resolved otherwise.
+    if (o->target != "auto") CheckSketchesApply(o->sketches, tasks, *tir::ParseTargetKind(o->target));
     // A model named in a database that does not exist yet cannot be there: say so before creating it.
     std::error_code ec;
     if (!o->model.empty() && o->model != "none" && !std::filesystem::is_regular_file(o->model, ec) &&
@@ -453,8 +448,8 @@ CommandRun AddTuneCommand(CLI::App& app) {
     // The cpu target times kernels on the cores the builds would use: one round at a time there.
     tc.overlap_rounds = !o->serial_rounds && (target.kind == tir::TargetKind::kCuda || !o->remote.workers.empty());
     tc.stream_runs = !o->batch_runs;
-    CheckSketchesApply(sketches, tasks, target.kind);
-    tc.evolution.sketches = sketches;
+    if (o->target == "auto") CheckSketchesApply(o->sketches, tasks, target.kind);
+    tc.evolution.sketches = o->sketches;
     if (o->population > 0) tc.evolution.population = o->population;
     tc.evolution.min_per_sketch = o->min_per_sketch;
 

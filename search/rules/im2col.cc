@@ -8,25 +8,10 @@
 #include <algorithm>
 
 #include "search/rules/builtin_rules.h"
-#include "tir/functor.h"
+#include "tir/analysis/expr_uses.h"
 
 namespace autotune::search {
 namespace {
-
-class VarsIn : public tir::IRVisitor {
- public:
-  std::vector<const tir::VarNode*> found;
-  void Visit_(const tir::VarNode* op) override { found.push_back(op); }
-};
-
-class Loads : public tir::IRVisitor {
- public:
-  std::vector<const tir::BufferLoadNode*> found;
-  void Visit_(const tir::BufferLoadNode* op) override {
-    found.push_back(op);
-    VisitFields(op);
-  }
-};
 
 bool Uses(const std::vector<const tir::VarNode*>& vars, const tir::te::IterVar& iv) {
   return std::find(vars.begin(), vars.end(), iv.var.get()) != vars.end();
@@ -37,18 +22,15 @@ bool Uses(const std::vector<const tir::VarNode*>& vars, const tir::te::IterVar& 
 // layout), and the access leaves out an output iterator (the output channels: the tiles along it
 // share the copy; a depthwise convolution's access uses every output iterator and gains nothing).
 std::string SlidingWindowRead(const tir::te::OperationNode& op) {
-  Loads loads;
-  loads.Visit(op.body);
-  for (const tir::BufferLoadNode* l : loads.found) {
+  for (const tir::BufferLoadNode* l : tir::LoadsIn(op.body)) {
     bool window = false;
     std::vector<const tir::VarNode*> all;
     for (const tir::Expr& e : l->indices) {
-      VarsIn v;
-      v.Visit(e);
-      all.insert(all.end(), v.found.begin(), v.found.end());
-      const bool spatial = std::any_of(op.axis.begin(), op.axis.end(), [&](const auto& iv) { return Uses(v.found, iv); });
+      const std::vector<const tir::VarNode*> vars = tir::VarsIn(e);
+      all.insert(all.end(), vars.begin(), vars.end());
+      const bool spatial = std::any_of(op.axis.begin(), op.axis.end(), [&](const auto& iv) { return Uses(vars, iv); });
       const bool reduce = std::any_of(op.reduce_axis.begin(), op.reduce_axis.end(),
-                                      [&](const auto& iv) { return iv.extent > 1 && Uses(v.found, iv); });
+                                      [&](const auto& iv) { return iv.extent > 1 && Uses(vars, iv); });
       window = window || (spatial && reduce);
     }
     const bool leaves_out_one = std::any_of(op.axis.begin(), op.axis.end(), [&](const auto& iv) { return !Uses(all, iv); });

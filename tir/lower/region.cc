@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "tir/analysis/expr_uses.h"
 #include "tir/functor.h"
 #include "tir/transform/simplify.h"
 
@@ -58,12 +59,6 @@ Linear Decompose(const Expr& e) {
   return out;
 }
 
-class VarCollector : public IRVisitor {
- public:
-  std::vector<const VarNode*> vars;
-  void Visit_(const VarNode* op) override { vars.push_back(op); }
-};
-
 }  // namespace
 
 IndexRange EvalIndexRange(const Expr& index, const std::unordered_map<const VarNode*, LoopRange>& loops) {
@@ -72,10 +67,9 @@ IndexRange EvalIndexRange(const Expr& index, const std::unordered_map<const VarN
   int64_t lo = 0, hi = 0;
   for (const auto& [term, coef] : lin.terms) {
     if (coef == 0) continue;
-    VarCollector vc;
-    vc.Visit(term);
+    const std::vector<const VarNode*> vars = VarsIn(term);
     bool any_relaxed = false, any_fixed = false;
-    for (const VarNode* v : vc.vars) {
+    for (const VarNode* v : vars) {
       auto it = loops.find(v);
       (it != loops.end() && it->second.relaxed ? any_relaxed : any_fixed) = true;
     }
@@ -86,7 +80,7 @@ IndexRange EvalIndexRange(const Expr& index, const std::unordered_map<const VarN
     // Bound the term with every variable over its range (exact for a relaxed variable alone).
     BoundAnalyzer an;
     bool bounded = true;
-    for (const VarNode* v : vc.vars) {
+    for (const VarNode* v : vars) {
       auto it = loops.find(v);
       if (it == loops.end()) {
         bounded = false;

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "tir/analysis/expr_uses.h"
 #include "tir/functor.h"
 #include "tir/schedule/primitives/primitives.h"
 #include "tir/schedule/primitives/replay_util.h"
@@ -20,28 +21,6 @@
 namespace autotune::tir {
 
 namespace {
-
-// Every load of one buffer in an expression.
-class LoadsOf : public IRVisitor {
- public:
-  explicit LoadsOf(const BufferNode* b) : buffer_(b) {}
-  std::vector<const BufferLoadNode*> found;
-  void Visit_(const BufferLoadNode* op) override {
-    if (op->buffer.get() == buffer_) found.push_back(op);
-    VisitFields(op);
-  }
-
- private:
-  const BufferNode* buffer_;
-};
-
-class VarsUsed : public IRVisitor {
- public:
-  std::vector<const VarNode*> found;
-  void Visit_(const VarNode* op) override {
-    if (std::find(found.begin(), found.end(), op) == found.end()) found.push_back(op);
-  }
-};
 
 // Loads of `from` become loads of `to` at `indices` (every load of `from` is the same access).
 class LoadReplacer : public IRMutator {
@@ -74,27 +53,31 @@ Result<StageRV> Schedule::ReIndex(StageRV consumer, const std::string& read) {
   }
   if (!source) return MakeError(fmt::format("reindex: no stage or kernel input named '{}'", read));
   const te::OperationNode& cop = *state_.stages[cid].op;
-  LoadsOf loads(source->buffer.get());
-  loads.Visit(cop.body);
-  if (loads.found.empty()) return MakeError(fmt::format("reindex: {} does not read {}", cop.name, read));
-  for (const BufferLoadNode* l : loads.found) {
+  std::vector<const BufferLoadNode*> loads = LoadsIn(cop.body);
+  std::erase_if(loads, [&](const BufferLoadNode* l) { return l->buffer != source->buffer; });
+  if (loads.empty()) return MakeError(fmt::format("reindex: {} does not read {}", cop.name, read));
+  for (const BufferLoadNode* l : loads) {
     for (size_t d = 0; d < l->indices.size(); ++d) {
-      if (!ExprDeepEqual(l->indices[d], loads.found[0]->indices[d])) {
+      if (!ExprDeepEqual(l->indices[d], loads[0]->indices[d])) {
         return MakeError(fmt::format("reindex: {} reads {} at more than one index", cop.name, read));
       }
     }
   }
-  const std::vector<Expr>& access = loads.found[0]->indices;
-  VarsUsed used;
-  for (const Expr& e : access) used.Visit(e);
+  const std::vector<Expr>& access = loads[0]->indices;
+  std::vector<const VarNode*> used;
+  for (const Expr& e : access) {
+    for (const VarNode* v : VarsIn(e)) {
+      if (std::find(used.begin(), used.end(), v) == used.end()) used.push_back(v);
+    }
+  }
   // The consumer's iterators the access uses: reduction ones first, each group in the consumer's order.
   std::vector<const te::IterVar*> iters;
   for (const auto* group : {&cop.reduce_axis, &cop.axis}) {
     for (const te::IterVar& iv : *group) {
-      if (std::find(used.found.begin(), used.found.end(), iv.var.get()) != used.found.end()) iters.push_back(&iv);
+      if (std::find(used.begin(), used.end(), iv.var.get()) != used.end()) iters.push_back(&iv);
     }
   }
-  if (iters.size() != used.found.size()) {
+  if (iters.size() != used.size()) {
     return MakeError(fmt::format("reindex: {}'s index into {} uses a variable that is not its iterator", cop.name, read));
   }
   std::vector<te::IterVar> axis;
