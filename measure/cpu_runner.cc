@@ -109,14 +109,7 @@ struct ChildArgs {
 [[noreturn]] void ChildMain(int fd, const ChildArgs& a) {
   // A crash must end the child with its signal, quietly: default handlers, no core file, and no
   // orphan if the tuner itself dies.
-  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS, SIGTERM, SIGINT, SIGPIPE}) {
-    signal(sig, SIG_DFL);
-  }
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
-  rlimit no_core{0, 0};
-  setrlimit(RLIMIT_CORE, &no_core);
+  ResetSignalsAndCoreLimit();
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != a.parent) _exit(1);
   const MeasureConfig& cfg = *a.config;

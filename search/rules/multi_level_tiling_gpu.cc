@@ -118,6 +118,34 @@ Result<std::vector<int64_t>> ReductionTiles(tir::Schedule& sch, const TileReques
   return t;
 }
 
+// Reduction tiles of every reduction axis (each as ReductionTiles). Behind an im2col matrix the
+// shared copy holds a step's every reduction element (no window overlap to share), so the step's
+// product over the axes is capped as a gemm's k-tile is; drawn per axis, a channel step of 32
+// with a 3x3 window step made a tile nine times a gemm's, and about half the samples of a batch-16
+// 3x3 convolution went over shared memory. The joint draw is redrawn up to kJointDraws times.
+Result<std::vector<std::vector<int64_t>>> AllReductionTiles(tir::Schedule& sch, const std::vector<int64_t>& extents,
+                                                            bool joint_cap, const SketchDecisions& d) {
+  const int nr = static_cast<int>(extents.size());
+  std::vector<std::vector<int64_t>> tiles(nr);
+  bool any_random = false;
+  for (int r = 0; r < nr; ++r) any_random = any_random || !d.tiles(TileRequest{true, r, nr, extents[r], 3, 0});
+  joint_cap = joint_cap && any_random;  // decided tiles are taken as given (mutation may exceed the cap)
+  int64_t step = 1;
+  for (int draw = 0; draw < (joint_cap ? kJointDraws : 1); ++draw) {
+    step = 1;
+    for (int r = 0; r < nr; ++r) {
+      AT_TRY(t, ReductionTiles(sch, TileRequest{true, r, nr, extents[r], 3, 0}, d));
+      tiles[r] = t;
+      step *= t[1] * t[2];
+    }
+    if (step <= kMaxReductionStep) break;
+  }
+  if (joint_cap && step > kMaxReductionStep) {
+    return MakeError(fmt::format("an im2col reduction step of {} exceeds {}", step, kMaxReductionStep));
+  }
+  return tiles;
+}
+
 class MultiLevelTilingGpu final : public CudaRule {
  public:
   std::string_view Name() const override { return "multi_level_tiling_gpu"; }
@@ -163,10 +191,14 @@ class MultiLevelTilingGpu final : public CudaRule {
       s4.push_back(parts[1]);
     }
     const int nr = static_cast<int>(ll.size()) - ns;
+    std::vector<int64_t> reduce_extents;
     for (int r = 0; r < nr; ++r) {
       AT_TRY(extent, LoopExtent(sch, ll[ns + r]));
-      AT_TRY(tiles, ReductionTiles(sch, TileRequest{true, r, nr, extent, 3, 0}, d));
-      AT_TRY(t, sch.SamplePerfectTile(ll[ns + r], 3, 0, tiles));
+      reduce_extents.push_back(extent);
+    }
+    AT_TRY(reduce_tiles, AllReductionTiles(sch, reduce_extents, !ctx.roles.reindexed.empty(), d));
+    for (int r = 0; r < nr; ++r) {
+      AT_TRY(t, sch.SamplePerfectTile(ll[ns + r], 3, 0, reduce_tiles[r]));
       AT_TRY(parts, sch.Split(ll[ns + r], {t[0], t[1], t[2]}));
       r0.push_back(parts[0]);
       r1.push_back(parts[1]);
