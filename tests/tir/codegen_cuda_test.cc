@@ -11,12 +11,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "search/default_schedule.h"
+#include "search/sketch.h"
 #include "tests/measure/test_kernels.h"
 #include "tir/analysis/gpu_validity.h"
 #include "tir/functor.h"
@@ -248,6 +250,29 @@ TEST(CodegenCuda, DoubleBufferedCopiesAreAsynchronousAndOneIterationAhead) {
   EXPECT_EQ(Count(code, "at_cp_async_wait<0>();\n  __syncthreads();"), 1u) << code;
   EXPECT_EQ(Count(code, "at_cp_async_wait<1>();\n    __syncthreads();"), 1u) << code;
   EXPECT_FALSE(Has(code, "const float2 B_v")) << code;  // no synchronous copy is left
+  ExpectCompiles(code);
+}
+
+// A padded input's double-buffered copy (each element `inside ? data[i] : 0`) is asynchronous too:
+// cp.async with a zero fill where the element is padding, so it overlaps the computation as a plain
+// copy does; no synchronous store into the tile is left.
+TEST(CodegenCuda, PaddedDoubleBufferedCopiesAreAsynchronousWithZeroFill) {
+  auto w = MakeWorkload("conv2d", "N=1,C=64,H=5,W=5,K=8,R=3,S=3,pad=1", "");
+  ASSERT_TRUE(w) << w.error().message;
+  const Schedule fresh(*w, TargetKind::kCuda);
+  const search::SketchSpec* tiled = search::FindSketch("cuda.tiled");
+  ASSERT_NE(tiled, nullptr);
+  search::SketchDecisions d = search::DefaultDecisions(fresh, *tiled);
+  d.double_buffer = [](const std::vector<int64_t>&) -> std::optional<int64_t> { return 1; };
+  d.vector = [](const std::vector<int64_t>&) -> std::optional<int64_t> { return 0; };  // scalar fetches
+  Schedule sch(*w, TargetKind::kCuda);
+  ASSERT_TRUE(search::ApplySketch(sch, *tiled, d));
+  const std::string code = GenCode(LowerState(sch.state(), "conv"));
+  // Before the loop and one iteration ahead inside it.
+  EXPECT_EQ(Count(code, "at_cp_async_4_or_zero(&pad_shared["), 2u) << code;
+  EXPECT_TRUE(Has(code, ", data, ")) << code;  // the element's index is passed, not formed out of bounds
+  EXPECT_FALSE(std::regex_search(code, std::regex(R"(pad_shared\[[^;]*\] = )"))) << code;
+  EXPECT_TRUE(Has(code, "cp.async.ca.shared.global [%0], [%1], 4, %2;")) << code;
   ExpectCompiles(code);
 }
 

@@ -178,6 +178,20 @@ std::string CFamilyPrinter::HelperText(CHelper h) const {
           "}}\n",
           fn, bytes, bytes == 16 ? "cg" : "ca", type);
     }
+    case CHelper::kCpAsync4OrZero:
+      // One float of base[index] when `valid`, else a zero, asynchronously (cp.async reads src-size
+      // bytes and zero-fills the rest of the 4; an invalid index is never read, nor formed).
+      return fmt::format(
+          "{} void at_cp_async_4_or_zero(float* dst, const float* base, long long index, bool valid) {{\n"
+          "#if __CUDA_ARCH__ >= 800\n"
+          "  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));\n"
+          "  const float* src = base + (valid ? index : 0);\n"
+          "  asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4, %2;\\n\" :: \"r\"(s), \"l\"(src), \"r\"(valid ? 4 : 0) : \"memory\");\n"
+          "#else\n"
+          "  *dst = valid ? base[index] : 0.0f;\n"
+          "#endif\n"
+          "}}\n",
+          fn);
     case CHelper::kCpAsyncWait:
       // Closes this thread's group of asynchronous copies and waits until at most N groups are in flight.
       return fmt::format(

@@ -48,7 +48,7 @@ enum class CHelper : int {
   kFloorDivI32, kFloorModI32, kFloorDivI64, kFloorModI64,
   kMinI32, kMaxI32, kMinI64, kMaxI64, kMinF32, kMaxF32, kMinF64, kMaxF64,
   kSigmoidF32, kSigmoidF64, kRsqrtF32, kRsqrtF64, kAlloc,
-  kCpAsync4, kCpAsync8, kCpAsync16, kCpAsyncWait,  // CUDA only
+  kCpAsync4, kCpAsync8, kCpAsync16, kCpAsync4OrZero, kCpAsyncWait,  // CUDA only
 };
 
 // Prints expressions; code generators derive from it and print statements. The first failure is

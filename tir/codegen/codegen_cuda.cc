@@ -356,6 +356,13 @@ class CudaEmitter : public CFamilyPrinter {
           Use(CHelper::kCpAsync4);
           return;
         }
+        if (const auto* sel = ZeroFilledCopy(op)) {
+          const auto* src = As<BufferLoadNode>(sel->true_value);
+          Line(fmt::format("at_cp_async_4_or_zero(&{}, {}, {}, {});", EmitIndexed(op->buffer, op->indices).text,
+                           BufName(src->buffer), EmitExpr(src->indices[0]).text, EmitExpr(sel->cond).text));
+          Use(CHelper::kCpAsync4OrZero);
+          return;
+        }
         Line(fmt::format("{} = {};", EmitIndexed(op->buffer, op->indices).text, EmitExpr(op->value).text));
         return;
       }
@@ -369,12 +376,21 @@ class CudaEmitter : public CFamilyPrinter {
   // The global load a store into an async_fill buffer copies, when the store can be an asynchronous
   // copy (of one float, or of a vector whose alignment the caller checked).
   static const BufferLoadNode* AsyncCopySource(const BufferStoreNode* st) {
-    const auto* src = As<BufferLoadNode>(st->value);
-    if (!st->buffer->async_fill || !src || src->buffer->scope != Scope::kGlobal || st->indices.size() != 1 ||
-        src->indices.size() != 1 || st->buffer->dtype != DType::kFloat32 || src->buffer->dtype != DType::kFloat32) {
-      return nullptr;
-    }
-    return src;
+    return CopiesOneGlobalFloat(st, st->value) ? As<BufferLoadNode>(st->value) : nullptr;
+  }
+  static bool CopiesOneGlobalFloat(const BufferStoreNode* st, const Expr& value) {
+    const auto* src = As<BufferLoadNode>(value);
+    return st->buffer->async_fill && src && src->buffer->scope == Scope::kGlobal && st->indices.size() == 1 &&
+           src->indices.size() == 1 && st->buffer->dtype == DType::kFloat32 && src->buffer->dtype == DType::kFloat32;
+  }
+  // A store into an async_fill buffer of `cond ? global[i] : 0.0f` (a padded input's copy): one
+  // asynchronous copy that writes zero where `cond` is false (cp.async's zero fill), so that padded
+  // copies overlap the computation as plain ones do instead of stalling on their loads.
+  static const SelectNode* ZeroFilledCopy(const BufferStoreNode* st) {
+    const auto* sel = As<SelectNode>(st->value);
+    if (!sel || !CopiesOneGlobalFloat(st, sel->true_value)) return nullptr;
+    const auto* zero = As<FloatImmNode>(sel->false_value);
+    return zero && zero->value == 0.0 ? sel : nullptr;
   }
 
   // Block-level code that writes memory: run by one thread of the block.
