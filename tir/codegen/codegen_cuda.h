@@ -29,7 +29,9 @@
 //    `at_cp_async_wait<N>()`: cp.async.commit_group, then cp.async.wait_group N.
 //  - A store into an async_fill buffer (shared, double-buffered) whose value is a plain float32 load
 //    of a global buffer is an asynchronous copy, `at_cp_async_4/8/16(&dst, &src)` (cp.async; a plain
-//    copy before sm_80): scalar, or one per vectorized loop that qualifies for a vector store.
+//    copy before sm_80): scalar, or one per vectorized loop that qualifies for a vector store. A
+//    scalar store of `cond ? global[i] : 0.0f` there (a padded input's copy) is
+//    `at_cp_async_4_or_zero(&dst, global, i, cond)`: cp.async that zero-fills where cond is false.
 //  - Unrolling: we rely on `#pragma unroll` (no count) on loops with constant trip counts, which
 //    NVRTC unrolls completely; it is put on every loop CudaFullyUnrolls says so: unrolled loops, and
 //    rolled loops of extent <= 64 whose variable indexes a local array, so that local arrays are
