@@ -5,6 +5,13 @@
 // timed as the speed ceiling. This is the data for the open decision on gemm-4096 (docs/BENCHMARKS.md);
 // nothing in autotune generates such kernels.
 //
+// The tensor core's additions into its accumulator are reported to truncate rather than round to
+// nearest (Ootomo and Yokota, 2022; the first run of this program: 3xTF32 summed in the mma's
+// accumulator was 8x further from float64 than the FMA kernels), so the kernels can also sum outside
+// it, as those authors propose: each
+// k-step's (or k-tile's) products are summed by the mma from zero and added into the float32
+// accumulator with an FADD, which rounds to nearest.
+//
 // `tf32x3 DIR` writes A, B and every kernel's C to DIR as raw float32 for scripts/gemm4096/tf32x3.py,
 // which computes the float64 reference and times torch.matmul on the same inputs.
 #include <algorithm>
@@ -63,7 +70,9 @@ __device__ __forceinline__ void MmaTf32(float (&d)[4], const uint32_t (&a)[4], c
 // mma tiles. Within a k-tile the mma's k index is permuted (the sum does not care): at step s, lane
 // (g, t)'s two k values are 8s + 2t and 8s + 2t + 1, so its A fragment of a row is one 64-bit shared
 // load. Row pitches (BK + 8, BN + 4 floats) keep those loads and B's 32-bit ones free of bank conflicts.
-template <int BM, int BN, int WARPS_M, int WARPS_N, int STAGES, int PASSES, int MIN_BLOCKS>
+enum Sum { kInMma = 0, kPerStep = 1, kPerTile = 2 };  // where the products are summed (see the top)
+
+template <int BM, int BN, int WARPS_M, int WARPS_N, int STAGES, int PASSES, int MIN_BLOCKS, int SUM>
 __global__ void __launch_bounds__(WARPS_M* WARPS_N * 32, MIN_BLOCKS)
     k_tf32(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int N, int K) {
   constexpr int BK = 32, kThreads = WARPS_M * WARPS_N * 32;
@@ -112,6 +121,15 @@ __global__ void __launch_bounds__(WARPS_M* WARPS_N * 32, MIN_BLOCKS)
     CommitCopies();
   }
   for (int kt = 0; kt < kTiles; ++kt) {
+    float tile_acc[SUM == kPerTile ? MT : 1][SUM == kPerTile ? NT : 1][4];
+    if constexpr (SUM == kPerTile) {
+#pragma unroll
+      for (int i = 0; i < MT; ++i)
+#pragma unroll
+        for (int j = 0; j < NT; ++j)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) tile_acc[i][j][e] = 0.f;
+    }
     WaitCopies<STAGES - 2>();  // k-tile kt has landed
     __syncthreads();           // ... for every thread, and k-tile kt - 1's slot is no longer read
     if (kt + STAGES - 1 < kTiles) fill(kt + STAGES - 1, (kt + STAGES - 1) % STAGES);
@@ -139,12 +157,26 @@ __global__ void __launch_bounds__(WARPS_M* WARPS_N * 32, MIN_BLOCKS)
       for (int i = 0; i < MT; ++i)
 #pragma unroll
         for (int j = 0; j < NT; ++j) {
+          float step_acc[4] = {0.f, 0.f, 0.f, 0.f};
+          float(&sum)[4] = SUM == kInMma ? acc[i][j] : SUM == kPerStep ? step_acc : tile_acc[SUM == kPerTile ? i : 0][SUM == kPerTile ? j : 0];
           if constexpr (PASSES == 3) {  // the small products first, so they are not lost in the big one
-            MmaTf32(acc[i][j], a_small[i], b_big[j]);
-            MmaTf32(acc[i][j], a_big[i], b_small[j]);
+            MmaTf32(sum, a_small[i], b_big[j]);
+            MmaTf32(sum, a_big[i], b_small[j]);
           }
-          MmaTf32(acc[i][j], a_big[i], b_big[j]);
+          MmaTf32(sum, a_big[i], b_big[j]);
+          if constexpr (SUM == kPerStep) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) acc[i][j][e] += step_acc[e];
+          }
         }
+    }
+    if constexpr (SUM == kPerTile) {
+#pragma unroll
+      for (int i = 0; i < MT; ++i)
+#pragma unroll
+        for (int j = 0; j < NT; ++j)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) acc[i][j][e] += tile_acc[i][j][e];
     }
   }
 #pragma unroll
@@ -165,10 +197,10 @@ struct Variant {
   int smem;
 };
 
-template <int BM, int BN, int WM, int WN, int STAGES, int PASSES, int MINB>
+template <int BM, int BN, int WM, int WN, int STAGES, int PASSES, int MINB, int SUM = kInMma>
 Variant Tf32(const std::string& name, const std::string& file, int n) {
   const int smem = STAGES * (BM * 40 + 32 * (BN + 4)) * 4;
-  return {name, file, k_tf32<BM, BN, WM, WN, STAGES, PASSES, MINB>, dim3(n / BN, n / BM), dim3(WM * WN * 32), smem};
+  return {name, file, k_tf32<BM, BN, WM, WN, STAGES, PASSES, MINB, SUM>, dim3(n / BN, n / BM), dim3(WM * WN * 32), smem};
 }
 
 void Save(const std::string& path, const float* device, size_t n) {
@@ -213,6 +245,11 @@ int main(int argc, char** argv) {
       Tf32<128, 256, 2, 4, 2, 3, 1>("3xTF32 128x256, 8 warps of 64x64, 2 stages", "C_3x_128x256_w8.bin", n),
       Tf32<256, 128, 4, 2, 2, 3, 1>("3xTF32 256x128, 8 warps of 64x64, 2 stages", "C_3x_256x128_w8.bin", n),
       Tf32<128, 128, 2, 4, 3, 3, 2>("3xTF32 128x128, 8 warps of 64x32, 3 st., minb 2", "C_3x_128x128_w8m2.bin", n),
+      Tf32<256, 128, 4, 2, 2, 3, 1, kPerStep>("3xTF32 256x128 w8 64x64, 2 st., sum per k-step", "C_3x_256x128_w8_step.bin", n),
+      Tf32<128, 128, 2, 2, 3, 3, 1, kPerStep>("3xTF32 128x128 w4 64x64, 3 st., sum per k-step", "C_3x_128x128_w4_step.bin", n),
+      Tf32<128, 128, 2, 4, 3, 3, 1, kPerStep>("3xTF32 128x128 w8 64x32, 3 st., sum per k-step", "C_3x_128x128_w8_step.bin", n),
+      Tf32<128, 128, 2, 4, 3, 3, 1, kPerTile>("3xTF32 128x128 w8 64x32, 3 st., sum per k-tile", "C_3x_128x128_w8_tile.bin", n),
+      Tf32<128, 128, 4, 2, 3, 3, 1, kPerTile>("3xTF32 128x128 w8 32x64, 3 st., sum per k-tile", "C_3x_128x128_w8t_tile.bin", n),
       Tf32<128, 128, 2, 4, 3, 1, 2>("1xTF32 128x128, 8 warps of 64x32, 3 st., minb 2", "C_1x_128x128_w8m2.bin", n),
       Tf32<128, 128, 2, 2, 3, 1, 1>("1xTF32 128x128, 4 warps of 64x64, 3 stages", "C_1x_128x128_w4.bin", n),
   };
