@@ -70,6 +70,26 @@ __device__ __forceinline__ void MmaTf32(float (&d)[4], const uint32_t (&a)[4], c
 // mma tiles. Within a k-tile the mma's k index is permuted (the sum does not care): at step s, lane
 // (g, t)'s two k values are 8s + 2t and 8s + 2t + 1, so its A fragment of a row is one 64-bit shared
 // load. Row pitches (BK + 8, BN + 4 floats) keep those loads and B's 32-bit ones free of bank conflicts.
+template <int MT, int NT>
+__device__ __forceinline__ void Zero(float (&acc)[MT][NT][4]) {
+#pragma unroll
+  for (int i = 0; i < MT; ++i)
+#pragma unroll
+    for (int j = 0; j < NT; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
+}
+
+template <int MT, int NT>
+__device__ __forceinline__ void AddInto(float (&acc)[MT][NT][4], const float (&part)[MT][NT][4]) {
+#pragma unroll
+  for (int i = 0; i < MT; ++i)
+#pragma unroll
+    for (int j = 0; j < NT; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[i][j][e] += part[i][j][e];
+}
+
 enum Sum { kInMma = 0, kPerStep = 1, kPerTile = 2 };  // where the products are summed (see the top)
 
 template <int BM, int BN, int WARPS_M, int WARPS_N, int STAGES, int PASSES, int MIN_BLOCKS, int SUM>
@@ -107,12 +127,7 @@ __global__ void __launch_bounds__(WARPS_M* WARPS_N * 32, MIN_BLOCKS)
   };
 
   float acc[MT][NT][4];
-#pragma unroll
-  for (int i = 0; i < MT; ++i)
-#pragma unroll
-    for (int j = 0; j < NT; ++j)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
+  Zero(acc);
 
   const int kTiles = K / BK;
 #pragma unroll
@@ -122,14 +137,7 @@ __global__ void __launch_bounds__(WARPS_M* WARPS_N * 32, MIN_BLOCKS)
   }
   for (int kt = 0; kt < kTiles; ++kt) {
     float tile_acc[SUM == kPerTile ? MT : 1][SUM == kPerTile ? NT : 1][4];
-    if constexpr (SUM == kPerTile) {
-#pragma unroll
-      for (int i = 0; i < MT; ++i)
-#pragma unroll
-        for (int j = 0; j < NT; ++j)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) tile_acc[i][j][e] = 0.f;
-    }
+    if constexpr (SUM == kPerTile) Zero(tile_acc);
     WaitCopies<STAGES - 2>();  // k-tile kt has landed
     __syncthreads();           // ... for every thread, and k-tile kt - 1's slot is no longer read
     if (kt + STAGES - 1 < kTiles) fill(kt + STAGES - 1, (kt + STAGES - 1) % STAGES);
@@ -170,14 +178,7 @@ __global__ void __launch_bounds__(WARPS_M* WARPS_N * 32, MIN_BLOCKS)
           }
         }
     }
-    if constexpr (SUM == kPerTile) {
-#pragma unroll
-      for (int i = 0; i < MT; ++i)
-#pragma unroll
-        for (int j = 0; j < NT; ++j)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) acc[i][j][e] += tile_acc[i][j][e];
-    }
+    if constexpr (SUM == kPerTile) AddInto(acc, tile_acc);
   }
 #pragma unroll
   for (int i = 0; i < MT; ++i)
