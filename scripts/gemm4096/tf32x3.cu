@@ -14,26 +14,18 @@
 //
 // `tf32x3 DIR` writes A, B and every kernel's C to DIR as raw float32 for scripts/gemm4096/tf32x3.py,
 // which computes the float64 reference and times torch.matmul on the same inputs.
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include <cuda_runtime.h>
 
+#include "timing.cuh"
 #include "helpers.inc"  // the generated kernel's helpers (scripts/gemm4096/variants build)
 #include "v0_body.inc"  // the generated FMA kernel, k_generated
 
 namespace {
-
-void Check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-    std::exit(1);
-  }
-}
 
 __device__ __forceinline__ void CopyAsync16(float* dst, const float* src) {
   const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
@@ -232,10 +224,10 @@ int main(int argc, char** argv) {
   Check(cudaMalloc(&C, elems * 4), "malloc");
   Check(cudaMalloc(&flush, 256 << 20), "malloc");
   srand(1);
-  for (auto& x : h) x = (rand() / static_cast<float>(RAND_MAX)) * 2 - 1;
+  FillUniform(h);
   Check(cudaMemcpy(A, h.data(), elems * 4, cudaMemcpyHostToDevice), "copy");
   Save(dir + "/A.bin", A, elems);
-  for (auto& x : h) x = (rand() / static_cast<float>(RAND_MAX)) * 2 - 1;
+  FillUniform(h);
   Check(cudaMemcpy(B, h.data(), elems * 4, cudaMemcpyHostToDevice), "copy");
   Save(dir + "/B.bin", B, elems);
 
@@ -254,32 +246,14 @@ int main(int argc, char** argv) {
       Tf32<128, 128, 2, 4, 3, 1, 2>("1xTF32 128x128, 8 warps of 64x32, 3 st., minb 2", "C_1x_128x128_w8m2.bin", n),
       Tf32<128, 128, 2, 2, 3, 1, 1>("1xTF32 128x128, 4 warps of 64x64, 3 stages", "C_1x_128x128_w4.bin", n),
   };
-  cudaEvent_t e0, e1;
-  Check(cudaEventCreate(&e0), "event");
-  Check(cudaEventCreate(&e1), "event");
   // The generated FMA kernel (autotune's tuned gemm-4096 schedule), timed first, same method.
-  auto time_launch = [&](auto&& launch, const char* name) {
-    std::vector<float> ms;
-    for (int r = 0; r < 25; ++r) {
-      Check(cudaMemset(flush, r, 256 << 20), "flush");
-      Check(cudaEventRecord(e0), "record");
-      launch();
-      Check(cudaEventRecord(e1), "record");
-      Check(cudaEventSynchronize(e1), name);
-      float t;
-      Check(cudaEventElapsedTime(&t, e0, e1), "elapsed");
-      if (r >= 3) ms.push_back(t);
-    }
-    std::sort(ms.begin(), ms.end());
-    return static_cast<double>(ms[ms.size() / 2]);
-  };
   {
     Check(cudaFuncSetAttribute(k_generated, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536), "attr");
     Check(cudaMemset(C, 0, elems * 4), "clear");
     k_generated<<<1024, 128, 65536>>>(A, B, C);
     Check(cudaDeviceSynchronize(), "generated");
     Save(dir + "/C_generated.bin", C, elems);
-    const double med = time_launch([&] { k_generated<<<1024, 128, 65536>>>(A, B, C); }, "generated");
+    const double med = MedianMs([&] { k_generated<<<1024, 128, 65536>>>(A, B, C); }, flush, "generated");
     cudaFuncAttributes fa;
     Check(cudaFuncGetAttributes(&fa, k_generated), "attrs");
     int blocks = 0;
@@ -297,7 +271,7 @@ int main(int argc, char** argv) {
     v.kernel<<<v.grid, v.block, v.smem>>>(A, B, C, n, n);
     Check(cudaDeviceSynchronize(), v.name.c_str());
     Save(dir + "/" + v.file, C, elems);
-    const double med = time_launch([&] { v.kernel<<<v.grid, v.block, v.smem>>>(A, B, C, n, n); }, v.name.c_str());
+    const double med = MedianMs([&] { v.kernel<<<v.grid, v.block, v.smem>>>(A, B, C, n, n); }, flush, v.name.c_str());
     std::printf("%-46s regs %3d  blocks/SM %d  median %.4f ms  %6.1f TFLOP/s  spills %zu B  -> %s\n",
                 v.name.c_str(), fa.numRegs, blocks, med, 2.0 * elems * n / med / 1e9, fa.localSizeBytes,
                 v.file.c_str());

@@ -10,6 +10,7 @@
 #include <string>
 #include <cuda_runtime.h>
 
+#include "timing.cuh"
 #include "helpers.inc"  // the generated kernel's helpers (scripts/gemm4096/variants)
 #include "v0_body.inc"  // the generated kernel, renamed k_generated
 
@@ -241,29 +242,23 @@ __global__ void __launch_bounds__(256, 1) k_cublaslike(const float* __restrict__
 
 using Kernel = void (*)(const float*, const float*, float*);
 
-static void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::printf("%s: %s\n", what, cudaGetErrorString(e));
-    std::exit(1);
-  }
-}
-
 // `gemm_variants sustain I S`: variant I launched back to back for S seconds (for the clock and
 // power the GPU holds under it, sampled outside by nvidia-smi); no timing printed.
 int main(int argc, char** argv) {
   const bool sustain = argc == 4 && std::string(argv[1]) == "sustain";
   const size_t n = 4096ull * 4096ull;
   std::vector<float> h(n);
-  float *A, *B, *C, *R, *flush;
-  check(cudaMalloc(&A, n * 4), "malloc");
-  check(cudaMalloc(&B, n * 4), "malloc");
-  check(cudaMalloc(&C, n * 4), "malloc");
-  check(cudaMalloc(&R, n * 4), "malloc");
-  check(cudaMalloc(&flush, 256 << 20), "malloc");
+  float *A, *B, *C, *R;
+  unsigned char* flush;
+  Check(cudaMalloc(&A, n * 4), "malloc");
+  Check(cudaMalloc(&B, n * 4), "malloc");
+  Check(cudaMalloc(&C, n * 4), "malloc");
+  Check(cudaMalloc(&R, n * 4), "malloc");
+  Check(cudaMalloc(&flush, 256 << 20), "malloc");
   srand(1);
-  for (auto& x : h) x = (rand() / (float)RAND_MAX) * 2 - 1;
+  FillUniform(h);
   cudaMemcpy(A, h.data(), n * 4, cudaMemcpyHostToDevice);
-  for (auto& x : h) x = (rand() / (float)RAND_MAX) * 2 - 1;
+  FillUniform(h);
   cudaMemcpy(B, h.data(), n * 4, cudaMemcpyHostToDevice);
 
   constexpr int kTransSmem = 2 * 32 * 132 * 4 + 2 * 16384;        // k_trans: two stages of A (padded) and B
@@ -290,78 +285,48 @@ int main(int argc, char** argv) {
     // product (2.59 waves): A and C padded to 38 tile rows so that 1188 blocks stay in bounds. If
     // 1024 blocks take about as long as 1188, the last, partly filled wave costs a whole one.
     float *Abig, *Cbig;
-    check(cudaMalloc(&Abig, 38ull * 128 * 4096 * 4), "malloc");
-    check(cudaMalloc(&Cbig, 38ull * 128 * 4096 * 4), "malloc");
+    Check(cudaMalloc(&Abig, 38ull * 128 * 4096 * 4), "malloc");
+    Check(cudaMalloc(&Cbig, 38ull * 128 * 4096 * 4), "malloc");
     cudaMemcpy(Abig, A, n * 4, cudaMemcpyDeviceToDevice);
     cudaMemset(Abig + n, 0, 6ull * 128 * 4096 * 4);
-    check(cudaFuncSetAttribute(k_generated, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536), "attr");
-    cudaEvent_t w0, w1;
-    cudaEventCreate(&w0);
-    cudaEventCreate(&w1);
+    Check(cudaFuncSetAttribute(k_generated, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536), "attr");
     for (int blocks : {132, 264, 396, 528, 660, 792, 924, 1024, 1056, 1188}) {
-      std::vector<float> ms;
-      for (int r = 0; r < 25; ++r) {
-        cudaMemset(flush, r, 256 << 20);
-        cudaEventRecord(w0);
-        k_generated<<<blocks, 128, 65536>>>(Abig, B, Cbig);
-        cudaEventRecord(w1);
-        cudaEventSynchronize(w1);
-        float t;
-        cudaEventElapsedTime(&t, w0, w1);
-        if (r >= 3) ms.push_back(t);
-      }
-      check(cudaDeviceSynchronize(), "waves");
-      std::sort(ms.begin(), ms.end());
-      std::printf("generated, %4d blocks (%.2f waves of 396): median %.4f ms\n", blocks, blocks / 396.0, ms[ms.size() / 2]);
+      const double med = MedianMs([&] { k_generated<<<blocks, 128, 65536>>>(Abig, B, Cbig); }, flush, "waves");
+      std::printf("generated, %4d blocks (%.2f waves of 396): median %.4f ms\n", blocks, blocks / 396.0, med);
     }
     return 0;
   }
   if (sustain) {
     V& v = vs.at(std::stoul(argv[2]));
-    check(cudaFuncSetAttribute(v.k, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem), "attr");
+    Check(cudaFuncSetAttribute(v.k, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem), "attr");
     const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(std::stod(argv[3]));
     int launches = 0;
     while (std::chrono::steady_clock::now() < end) {
       for (int i = 0; i < 20; ++i) v.k<<<v.blocks, v.threads, v.smem>>>(A, B, C);
       launches += 20;
-      check(cudaDeviceSynchronize(), v.name);
+      Check(cudaDeviceSynchronize(), v.name);
     }
     std::printf("sustained %s: %d launches\n", v.name, launches);
     return 0;
   }
-  cudaEvent_t e0, e1;
-  cudaEventCreate(&e0);
-  cudaEventCreate(&e1);
   std::vector<float> ref(n), out(n);
   for (size_t vi = 0; vi < vs.size(); ++vi) {
     V& v = vs[vi];
-    check(cudaFuncSetAttribute(v.k, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem), "attr");
+    Check(cudaFuncSetAttribute(v.k, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem), "attr");
     int blocks = 0;
     cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, v.k, v.threads, v.smem);
     cudaFuncAttributes fa;
     cudaFuncGetAttributes(&fa, v.k);
     cudaMemset(C, 0, n * 4);
     v.k<<<v.blocks, v.threads, v.smem>>>(A, B, vi == 0 ? R : C);
-    check(cudaDeviceSynchronize(), v.name);
+    Check(cudaDeviceSynchronize(), v.name);
     double err = 0;
     if (vi > 0) {
       cudaMemcpy(ref.data(), R, n * 4, cudaMemcpyDeviceToHost);
       cudaMemcpy(out.data(), C, n * 4, cudaMemcpyDeviceToHost);
       for (size_t i = 0; i < n; ++i) err = std::max(err, (double)std::fabs(ref[i] - out[i]));
     }
-    std::vector<float> ms;
-    for (int r = 0; r < 25; ++r) {
-      cudaMemset(flush, r, 256 << 20);
-      cudaEventRecord(e0);
-      v.k<<<v.blocks, v.threads, v.smem>>>(A, B, C);
-      cudaEventRecord(e1);
-      cudaEventSynchronize(e1);
-      float t;
-      cudaEventElapsedTime(&t, e0, e1);
-      if (r >= 3) ms.push_back(t);
-    }
-    std::sort(ms.begin(), ms.end());
-    double med = ms[ms.size() / 2];
+    const double med = MedianMs([&] { v.k<<<v.blocks, v.threads, v.smem>>>(A, B, C); }, flush, v.name);
     std::printf("%-42s regs %3d  blocks/SM %d  median %.4f ms  %.1f TFLOP/s  max|diff| %.2e\n", v.name, fa.numRegs,
                 blocks, med, 2.0 * n * 4096 / med / 1e9, err);
   }
