@@ -1,7 +1,7 @@
 """Accuracy and the peers for scripts/gemm4096/tf32x3.cu: reads DIR/A.bin, DIR/B.bin and every
 DIR/C_*.bin that tf32x3 wrote, compares each with a float64 product of the same inputs, then times
 torch.matmul with TF32 off (cuBLAS's FMA kernel) and on, with the method tf32x3 uses (L2 flushed,
-CUDA events, median of 22 after 3 warm-ups), and checks their answers the same way.
+CUDA events, median of 22 after 3 warm-ups: torch_matmul.median_ms), and checks their answers the same way.
 
 Errors: "max rel" is max |C - C64| / max |C64|; "frob" is ||C - C64|| / ||C64||; "max vs bound" is
 max |C - C64| / (|A| |B|)_ij, the per-element error relative to what float32 rounding scales with.
@@ -12,6 +12,8 @@ import sys
 
 import numpy as np
 import torch
+
+from torch_matmul import median_ms  # the same timing as the other gemm-4096 experiments
 
 d = sys.argv[1]
 n = 4096
@@ -38,17 +40,7 @@ for f in sorted(glob.glob(os.path.join(d, "C_*.bin"))):
     report(os.path.basename(f), c)
 
 flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
-e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
 for tf32 in (False, True):
     torch.backends.cuda.matmul.allow_tf32 = tf32
-    ms = []
-    for r in range(25):
-        flush.fill_(r)
-        e0.record()
-        c = torch.matmul(a, b)
-        e1.record()
-        e1.synchronize()
-        if r >= 3:
-            ms.append(e0.elapsed_time(e1))
-    ms.sort()
-    report(f"torch.matmul, TF32 {'on' if tf32 else 'off'}", c, ms[len(ms) // 2])
+    ms = median_ms(lambda: torch.matmul(a, b), flush)
+    report(f"torch.matmul, TF32 {'on' if tf32 else 'off'}", torch.matmul(a, b), ms)
