@@ -82,15 +82,21 @@ __device__ __forceinline__ void AddInto(float (&acc)[MT][NT][4], const float (&p
       for (int e = 0; e < 4; ++e) acc[i][j][e] += part[i][j][e];
 }
 
+// The k-tile and the padded row pitches of the shared tiles (see k_tf32), and the bytes of all stages.
+constexpr int kBk = 32;
+__host__ __device__ constexpr int PitchA() { return kBk + 8; }
+__host__ __device__ constexpr int PitchB(int bn) { return bn + 4; }
+constexpr int SharedBytes(int bm, int bn, int stages) { return stages * (bm * PitchA() + kBk * PitchB(bn)) * 4; }
+
 enum Sum { kInMma = 0, kPerStep = 1, kPerTile = 2 };  // where the products are summed (see the top)
 
 template <int BM, int BN, int WARPS_M, int WARPS_N, int STAGES, int PASSES, int MIN_BLOCKS, int SUM>
 __global__ void __launch_bounds__(WARPS_M* WARPS_N * 32, MIN_BLOCKS)
     k_tf32(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int N, int K) {
-  constexpr int BK = 32, kThreads = WARPS_M * WARPS_N * 32;
+  constexpr int BK = kBk, kThreads = WARPS_M * WARPS_N * 32;
   constexpr int kWarpM = BM / WARPS_M, kWarpN = BN / WARPS_N;
   constexpr int MT = kWarpM / 16, NT = kWarpN / 8;
-  constexpr int LDA = BK + 8, LDB = BN + 4;
+  constexpr int LDA = PitchA(), LDB = PitchB(BN);
   constexpr int kStageA = BM * LDA, kStageB = BK * LDB;
   static_assert(BM * BK / 4 % kThreads == 0 && BK * BN / 4 % kThreads == 0, "whole 16-byte copies a thread");
   extern __shared__ __align__(16) float smem[];
@@ -192,7 +198,7 @@ struct Variant {
 
 template <int BM, int BN, int WM, int WN, int STAGES, int PASSES, int MINB, int SUM = kInMma>
 Variant Tf32(const std::string& name, const std::string& file, int n) {
-  const int smem = STAGES * (BM * 40 + 32 * (BN + 4)) * 4;
+  const int smem = SharedBytes(BM, BN, STAGES);
   return {name, file, k_tf32<BM, BN, WM, WN, STAGES, PASSES, MINB, SUM>, dim3(n / BN, n / BM), dim3(WM * WN * 32), smem};
 }
 
