@@ -62,6 +62,13 @@ class ForgetUnrollDepth : public tir::IRMutator {
 
 // Equal for two lowered functions that generate the same code (a 64-bit hash: a collision, which
 // would drop one distinct candidate, is not worth a guard).
+// The GPU's limits as the search checks candidates: the defaults, with its cap on unrolled code.
+tir::GpuLimits SearchLimits(const EvolutionConfig& config) {
+  tir::GpuLimits limits;
+  limits.max_unrolled_statements = config.max_unrolled_statements;
+  return limits;
+}
+
 size_t ProgramHash(const tir::PrimFunc& f) { return tir::StructuralHash(ForgetUnrollDepth().Mutate(f.body)); }
 
 // Candidates of one family (EvolutionConfig::max_per_family) share threads per block, shared memory
@@ -176,11 +183,10 @@ class Pool {
         target_(target),
         threads_(threads),
         model_(model),
+        limits_(SearchLimits(config)),
         distinct_programs_(config.distinct_programs),
         sketches_(config.sketches),
-        stats_(stats) {
-    limits_.max_unrolled_statements = config.max_unrolled_statements;
-  }
+        stats_(stats) {}
 
   bool Seen(const std::string& hash) const { return seen_.count(hash) > 0; }
 
@@ -505,6 +511,16 @@ EvolutionarySearch::EvolutionarySearch(const tir::Workload& workload, tir::Targe
 void EvolutionarySearch::MarkProposed(const tir::Schedule& schedule) {
   if (!config_.distinct_programs) return;
   if (auto f = tir::Lower(schedule.state())) proposed_programs_.insert(ProgramHash(*f));
+}
+
+bool EvolutionarySearch::Adopt(const tir::Schedule& schedule) {
+  auto f = tir::Lower(schedule.state());
+  if (!f) return false;
+  if (target_ == tir::TargetKind::kCuda) {
+    if (!tir::CheckGpuValidity(*f, SearchLimits(config_))) return false;
+  }
+  if (!config_.distinct_programs) return true;
+  return proposed_programs_.insert(ProgramHash(*f)).second;
 }
 
 std::vector<Candidate> EvolutionarySearch::NextBatch(int n, CostModel& model,

@@ -96,6 +96,12 @@ class EvolutionarySearch {
   // program is not proposed by this search.
   void MarkProposed(const tir::Schedule& schedule);
 
+  // A schedule from outside this search's space walk (a trace of another shape replayed on this
+  // workload, search/transfer_seeds.h): true when it passes the search's own checks (it lowers; on
+  // cuda, the GPU validity check with the cap on unrolled code) and, with distinct_programs, its
+  // program was not proposed before; it is then marked proposed. A false one is never measured.
+  bool Adopt(const tir::Schedule& schedule);
+
   // Counters for progress and tests.
   struct Stats {
     int64_t sampled = 0;    // fresh samples drawn

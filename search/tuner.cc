@@ -17,6 +17,7 @@
 #include "db/record.h"
 #include "measure/compile_slots.h"
 #include "search/default_schedule.h"
+#include "search/transfer_seeds.h"
 #include "search/measure_record.h"
 #include "search/task_scheduler.h"
 #include "search/training_records.h"
@@ -95,6 +96,7 @@ struct TaskState {
   std::unordered_set<std::string> measured;  // trace hashes measured on this target: database + this job
   std::unordered_set<std::string> in_flight; // proposed, not yet measured (rounds out or ahead)
   std::vector<MeasuredSchedule> best;        // fastest first, at most kBestKept
+  std::vector<TransferredSchedule> transfer; // other shapes' schedules for the first round (then cleared)
   double best_ms = kInf;                     // the reported best (this device only)
 };
 
@@ -278,6 +280,13 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
         AddBest(st.best, MeasuredSchedule{rec.median_ms, std::move(*replayed[k]), rec.trace_hash});
       }
     }
+    // A shape new to this target starts from what its neighbours found (the same architecture's
+    // records, as the seeds above).
+    if (config_.transfer > 0 && st.best.empty()) {
+      auto others = db_.BestOfEachWorkload(st.workload.op, query, kTransferPerShape);
+      if (!others) return MakeError(fmt::format("reading '{}': {}", db_.path(), others.error().message));
+      st.transfer = NearestShapeSchedules(st.workload, target, *others);
+    }
     st.search.emplace(st.workload, target, config_.evolution, TaskSeed(config_.seed, i));
     st.started = true;
     return {};
@@ -320,6 +329,17 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
           st.search->MarkProposed(def);
           batch.push_back(Candidate{std::move(def), std::move(hash), 0});
         }
+        for (auto& t : st.transfer) {
+          if (static_cast<int>(batch.size()) >= n || report.transferred >= config_.transfer) break;
+          std::string hash = db::HashTraceJson(t.schedule.trace().ToJson().dump());
+          if (proposed.count(hash) || !st.search->Adopt(t.schedule)) continue;
+          proposed.insert(hash);
+          ++report.transferred;
+          auto& from = report.transferred_from;
+          if (std::find(from.begin(), from.end(), t.from) == from.end()) from.push_back(t.from);
+          batch.push_back(Candidate{std::move(t.schedule), std::move(hash), 0});
+        }
+        st.transfer.clear();
       }
       if (static_cast<int>(batch.size()) < n) {
         std::vector<tir::Schedule> best_schedules;

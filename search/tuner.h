@@ -3,7 +3,8 @@
 // or a scripted fake in tests), stores every result in the database in one transaction, updates the
 // cost model, and records the best-so-far curve. With `overlap_rounds` the next round is built and
 // the one after it proposed while this one is measured. The first batch of a task includes its default
-// schedule, so the best found is never slower than the default. Traces measured on this target in
+// schedule, so the best found is never slower than the default, and the best schedules of the
+// nearest other shapes in the database, replayed on this one. Traces measured on this target in
 // any earlier job (the database) are never measured again, so re-running a job resumes it.
 #pragma once
 
@@ -40,6 +41,10 @@ struct TuneConfig {
   // as soon as it is built instead of when its round's last compile is done, so the GPU works while
   // a round's slowest kernels still compile.
   bool stream_runs = false;
+  // Schedules of other shapes in a task's first round (search/transfer_seeds.h): up to this many of
+  // the fastest traces of the nearest shapes of the same operator stored in the database, replayed on
+  // the task's shape, for a task with no valid record of its own on this target yet. 0: none.
+  int transfer = 16;
 };
 
 // Per task, what `autotune tune --json` reports.
@@ -63,6 +68,8 @@ struct TaskReport {
                                  // measured): the rest is each candidate's fixed cost
   int cached_builds = 0;         // trials whose kernel was in the build cache (a program measured
                                  // before: of this job, or of an earlier one with the same cache)
+  int transferred = 0;           // trials of schedules of other shapes (TuneConfig::transfer)
+  std::vector<std::string> transferred_from;  // the shapes they came from (canonical text, nearest first)
   std::string best_trace_json;   // "" when nothing valid
   std::vector<double> curve;     // best-so-far latency (ms) after each measured batch of this job
 };

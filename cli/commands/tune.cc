@@ -57,6 +57,7 @@ struct TuneOptions {
   int batch_size = 64;
   int population = 0;  // 0: EvolutionConfig's default
   int min_per_sketch = search::EvolutionConfig{}.min_per_sketch;
+  int transfer = search::TuneConfig{}.transfer;
   std::vector<std::string> sketches;  // --sketches (split at commas by CLI11); empty: the default set
   std::string db_file = "autotune.db";
   // The learned model by default: of six H200 suite cases tuned for 1000 trials, random ranking ended
@@ -187,6 +188,15 @@ void PrintTable(std::FILE* to, const std::vector<search::TaskReport>& reports) {
   fmt::print(to, "{:<{}}  {:>10}  {:>9}  {:>6}\n", "weighted total", width, total > 0 ? fmt::format("{:.4f}", total) : "-",
              "", trials);
   if (failed > 0) fmt::print(to, "({} of {} candidates failed: build errors, crashes, timeouts or wrong answers)\n", failed, trials);
+  int transferred = 0, tasks_transferred = 0;
+  for (const auto& r : reports) {
+    transferred += r.transferred;
+    tasks_transferred += r.transferred > 0;
+  }
+  if (transferred > 0) {
+    fmt::print(to, "({} of the trials of {} task{} were the best schedules of nearby shapes in the database, adapted: "
+               "--transfer)\n", transferred, tasks_transferred, tasks_transferred == 1 ? "" : "s");
+  }
 }
 
 // DIR/<op>_<first 12 hex digits of the key>.cu|.c for every task with a valid schedule; returns the
@@ -243,6 +253,8 @@ json Report(const TuneOptions& o, const MeasureTarget& target, const std::vector
               {"build_cpu_seconds", r.build_cpu_seconds},
               {"timed_seconds", r.timed_seconds},
               {"cached_builds", r.cached_builds},
+              {"transferred", r.transferred},
+              {"transferred_from", r.transferred_from},
               {"best_trace", r.best_trace_json.empty() ? json(nullptr) : json::parse(r.best_trace_json)},
               {"curve", curve}};
     if (!r.spec.name.empty()) t["name"] = r.spec.name;
@@ -260,6 +272,7 @@ json Report(const TuneOptions& o, const MeasureTarget& target, const std::vector
           {"trials_budget", o.trials},
           {"batch_size", o.batch_size},
           {"min_per_sketch", o.min_per_sketch},
+          {"transfer", o.transfer},
           {"sketches", o.sketches.empty() ? json(nullptr) : json(fmt::format("{}", fmt::join(o.sketches, ",")))},
           {"screen_ratio", o.config.screen_ratio},
           {"interrupted", interrupted},
@@ -324,6 +337,11 @@ CommandRun AddTuneCommand(CLI::App& app) {
                   "each round measures at least this many of the model's best candidates of every sketch (e.g. "
                   "split-K and not), so that a start model that favours one sketch does not hide the others "
                   "(0: off)")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
+  cmd->add_option("--transfer", o->transfer,
+                  "a task with no record of its own on this target starts with up to this many of the best "
+                  "schedules of the nearest other shapes of its operator in --db, adapted to its shape (0: none)")
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
   std::string sketch_names;
@@ -452,6 +470,7 @@ CommandRun AddTuneCommand(CLI::App& app) {
     tc.evolution.sketches = o->sketches;
     if (o->population > 0) tc.evolution.population = o->population;
     tc.evolution.min_per_sketch = o->min_per_sketch;
+    tc.transfer = o->transfer;
 
     fmt::print(stderr, "autotune: tuning {} task{} on {}: {} trials in rounds of {}, database '{}'\n", tasks.size(),
                tasks.size() == 1 ? "" : "s", target.info.Text(), o->trials, o->batch_size, o->db_file);

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <mutex>
 #include <nlohmann/json.hpp>
 
@@ -23,15 +22,6 @@ namespace {
 
 // Failed queries are remembered too (a compiler asks again and again), up to this many distinct ones.
 constexpr size_t kMaxCachedFailures = 1 << 16;
-
-double ShapeDistance(const tir::ShapeParams& a, const tir::ShapeParams& b) {
-  double d = 0;
-  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
-    d += std::abs(std::log(static_cast<double>(std::max<int64_t>(a[i].second, 1))) -
-                  std::log(static_cast<double>(std::max<int64_t>(b[i].second, 1))));
-  }
-  return d;
-}
 
 Result<tir::Trace> ParseTrace(const TuningRecord& r) {
   try {
@@ -136,7 +126,7 @@ std::shared_ptr<const KernelLookup::Entry> KernelLookup::Answer(const tir::Workl
     a.latency_ms = r.median_ms;
     a.gflops = r.gflops;
     a.estimated_latency_ms = exact || r.gflops <= 0 ? r.median_ms : w.flops / (r.gflops * 1e6);
-    a.shape_distance = exact ? 0 : ShapeDistance(w.shape, r.workload.shape);
+    a.shape_distance = exact ? 0 : tir::ShapeDistance(w.shape, r.workload.shape);
     a.trace_json = sch.trace().ToJson().dump();
     return e;
   };
@@ -183,7 +173,7 @@ std::shared_ptr<const KernelLookup::Entry> KernelLookup::Answer(const tir::Workl
       const TuningRecord& first = records_[list.front()];
       if (first.workload.epilogue != w.epilogue || key == w.Key()) continue;
       const bool on_target = std::any_of(list.begin(), list.end(), [&](size_t i) { return target->Matches(records_[i].target); });
-      if (on_target) neighbours.push_back({ShapeDistance(w.shape, first.workload.shape), &list});
+      if (on_target) neighbours.push_back({tir::ShapeDistance(w.shape, first.workload.shape), &list});
     }
   }
   std::sort(neighbours.begin(), neighbours.end(), [](const Neighbour& a, const Neighbour& b) { return a.distance < b.distance; });

@@ -141,7 +141,7 @@ TEST(TuneCli, Help) {
   auto r = RunCli("tune --help");
   EXPECT_EQ(r.status, 0);
   for (const char* opt : {"--op", "--tasks", "--network", "--trials", "--batch-size", "--db", "--json", "--out",
-                          "--screen-ratio"}) {
+                          "--screen-ratio", "--transfer"}) {
     EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
   }
 }
@@ -209,6 +209,33 @@ TEST(TuneCli, RerunResumesWithoutMeasuringAgain) {
   EXPECT_EQ(json::parse(stats.out)["records"], 12) << "the second run measured only new traces";
   EXPECT_LE(j["tasks"][0]["best_latency_ms"].get<double>(), first_best);
   CheckBestAgainstDatabase(j["tasks"][0], db_path);
+}
+
+// A shape new to the database starts from the best schedules of the shapes tuned there before.
+TEST(TuneCli, ANewShapeStartsFromTheShapesTunedBeforeUnlessTransferIsZero) {
+  const std::string db_path = Fresh("transfer.db"), report = Fresh("transfer.json");
+  const std::string common = kFast + " --trials 8 --batch-size 8 --db " + db_path + " --json " + report;
+  auto first = RunCli("tune --op gemm --shape M=32,N=48,K=32" + common);
+  ASSERT_EQ(first.status, 0) << first.err;
+  EXPECT_EQ(ReadJson(report)["tasks"][0]["transferred"], 0) << "nothing to transfer from yet";
+
+  auto second = RunCli("tune --op gemm --shape M=32,N=48,K=64" + common);
+  ASSERT_EQ(second.status, 0) << second.err;
+  json j = ReadJson(report);
+  EXPECT_EQ(j["transfer"], 16);
+  const json& task = j["tasks"][0];
+  EXPECT_GT(task["transferred"].get<int>(), 0) << task.dump();
+  EXPECT_LE(task["transferred"].get<int>(), 8);
+  EXPECT_EQ(task["transferred_from"], json::array({"gemm[M=32,N=48,K=32]"}));
+  EXPECT_NE(second.out.find("--transfer"), std::string::npos) << second.out;
+  CheckBestAgainstDatabase(task, db_path);
+
+  auto third = RunCli("tune --op gemm --shape M=32,N=48,K=128 --transfer 0" + common);
+  ASSERT_EQ(third.status, 0) << third.err;
+  j = ReadJson(report);
+  EXPECT_EQ(j["transfer"], 0);
+  EXPECT_EQ(j["tasks"][0]["transferred"], 0);
+  EXPECT_EQ(third.out.find("--transfer"), std::string::npos) << third.out;
 }
 
 TEST(TuneCli, SigintStoresTheBatchWritesTheReportAndExits130) {

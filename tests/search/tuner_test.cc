@@ -26,6 +26,7 @@
 #include "search/default_schedule.h"
 #include "search/measure_record.h"
 #include "search/tuner.h"
+#include "tir/schedule/replay_on_shape.h"
 #include "tir/codegen/codegen_c.h"
 #include "tir/ops/operator.h"
 #include "tests/temp_path.h"
@@ -447,6 +448,81 @@ TEST(Tuner, RecordsOfAnotherDeviceSeedTheSearchButAreNotReportedAsTheBest) {
   RunJob(job, path, Config(4, 8, 4), {kGemm});
   EXPECT_EQ(job.reports[0].trials, 8);
   EXPECT_GT(job.reports[0].best_latency_ms, 0.0001);
+}
+
+// Stores a valid record of `spec` measured at `ms` with a random schedule of `seed`; returns its trace.
+tir::Trace StoreRecord(const std::string& path, const TuneTaskSpec& spec, uint64_t seed, double ms) {
+  auto w = tir::MakeWorkload(spec.op, spec.shape, spec.epilogue);
+  EXPECT_TRUE(w);
+  auto sch = RandomSchedule(*w, tir::TargetKind::kCpu, seed);
+  EXPECT_TRUE(sch);
+  measure::MeasureResult result;
+  result.latencies_ms = {ms};
+  result.median_ms = ms;
+  result.correct = true;
+  auto db = OpenDb(path);
+  EXPECT_TRUE(db->CommitBatch({MakeTuningRecord(*w, sch->trace(), TestTarget(), result, nullptr)}));
+  return sch->trace();
+}
+
+const TuneTaskSpec kNearGemm = Task("gemm", "M=64,N=48,K=64");
+const TuneTaskSpec kFarGemm = Task("gemm", "M=512,N=512,K=512");
+
+std::set<std::string> HashesOf(const std::vector<db::TuningRecord>& records, const TuneTaskSpec& spec) {
+  auto w = tir::MakeWorkload(spec.op, spec.shape, spec.epilogue);
+  EXPECT_TRUE(w);
+  std::set<std::string> out;
+  for (const auto& r : records) {
+    if (r.workload.key == w->Key()) out.insert(r.trace_hash);
+  }
+  return out;
+}
+
+TEST(Tuner, ANewShapeStartsWithTheBestSchedulesOfTheNearestShapes) {
+  const std::string path = TempDb("transfer");
+  const tir::Trace fastest = StoreRecord(path, kNearGemm, 11, 0.5);
+  StoreRecord(path, kNearGemm, 12, 0.7);
+  StoreRecord(path, kFarGemm, 13, 0.1);
+  Job job;
+  RunJob(job, path, Config(5, 8, 8), {kGemm});
+  const TaskReport& r = job.reports[0];
+  EXPECT_EQ(r.trials, 8);
+  EXPECT_GE(r.transferred, 2);
+  EXPECT_LE(r.transferred, 3);
+  ASSERT_FALSE(r.transferred_from.empty());
+  EXPECT_EQ(r.transferred_from.front(), "gemm[M=64,N=48,K=64]");  // the nearest shape first
+  // The nearest shape's fastest trace, adapted to this shape, was measured in the first round.
+  auto w = tir::MakeWorkload(kGemm.op, kGemm.shape);
+  ASSERT_TRUE(w);
+  auto adapted = tir::ReplayOnShape(*w, tir::TargetKind::kCpu, fastest);
+  ASSERT_TRUE(adapted) << adapted.error().message;
+  EXPECT_TRUE(HashesOf(Records(path), kGemm).count(db::HashTraceJson(adapted->trace().ToJson().dump())));
+}
+
+TEST(Tuner, TransferZeroAndAShapeWithRecordsOfItsOwnTakeNoOtherShapesSchedules) {
+  const std::string path = TempDb("no_transfer");
+  StoreRecord(path, kNearGemm, 11, 0.5);
+  TuneConfig off = Config(5, 8, 8);
+  off.transfer = 0;
+  Job first;
+  RunJob(first, path, off, {kGemm});
+  EXPECT_EQ(first.reports[0].transferred, 0);
+  EXPECT_TRUE(first.reports[0].transferred_from.empty());
+  Job resumed;  // the task has valid records of its own now
+  RunJob(resumed, path, Config(5, 8, 8), {kGemm});
+  EXPECT_EQ(resumed.reports[0].trials, 8);
+  EXPECT_EQ(resumed.reports[0].transferred, 0);
+}
+
+TEST(Tuner, TransferIsCappedByItsSetting) {
+  const std::string path = TempDb("transfer_cap");
+  for (uint64_t seed = 20; seed < 28; ++seed) StoreRecord(path, kNearGemm, seed, 0.1 * static_cast<double>(seed));
+  TuneConfig c = Config(5, 12, 12);
+  c.transfer = 3;
+  Job job;
+  RunJob(job, path, c, {kGemm});
+  EXPECT_EQ(job.reports[0].trials, 12);
+  EXPECT_EQ(job.reports[0].transferred, 3);
 }
 
 // Records what the tuner teaches it, and whether it was asked to rank before it was taught.

@@ -1,6 +1,8 @@
 #include "tir/ops/operator.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <fmt/format.h>
 #include <map>
 
@@ -129,6 +131,15 @@ std::string ShapeText(const ShapeParams& shape) {
   std::string s;
   for (size_t i = 0; i < shape.size(); ++i) s += fmt::format("{}{}={}", i ? "," : "", shape[i].first, shape[i].second);
   return s;
+}
+
+double ShapeDistance(const ShapeParams& a, const ShapeParams& b) {
+  double d = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    d += std::abs(std::log(static_cast<double>(std::max<int64_t>(a[i].second, 1))) -
+                  std::log(static_cast<double>(std::max<int64_t>(b[i].second, 1))));
+  }
+  return d;
 }
 
 std::string Workload::CanonicalText() const {

@@ -22,6 +22,9 @@ struct ComputeDAG;
 using ShapeParams = std::vector<std::pair<std::string, int64_t>>;
 // "M=128,N=64,K=32": what --shape takes back.
 std::string ShapeText(const ShapeParams& shape);
+// How far apart two shapes of one operator are: the sum over their parameters of |log a - log b|, so
+// that doubling any one dimension counts the same at every size.
+double ShapeDistance(const ShapeParams& a, const ShapeParams& b);
 
 struct Workload {
   std::string op;
