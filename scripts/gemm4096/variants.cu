@@ -86,6 +86,83 @@ __global__ void __launch_bounds__(128, MINB) k_variant(const float* __restrict__
         C[ti * 524288 + (t >> 4) * 65536 + i3 * 4096 + tj * 128 + ij * 64 + (t & 15) * 4 + j3] = acc[ij * 64 + i3 * 4 + j3];
 }
 
+// The generated kernel's tile (128 x 128, k-tile 32, 16 x 8 outputs a thread) with its inner loop
+// written the way CUTLASS's thread-level SIMT product is: a k's fragments loaded into registers
+// first (A as 64-bit pairs of k, B as two 128-bit pieces), then the outer product in an order that
+// decides which operand consecutive FMAs share. ORDER 0: row by row; 1: row by row, every other row
+// backwards (serpentine, so the turn reuses B's register too); 2: column by column, serpentine. The
+// order shapes ptxas's operand-reuse flags and register banks, which the generated code leaves to it.
+template <int STAGES, int UNROLL, int ORDER, int MINB>
+__global__ void __launch_bounds__(128, MINB) k_order(const float* __restrict__ A, const float* __restrict__ B,
+                                                     float* __restrict__ C) {
+  extern __shared__ __align__(16) float sm[];
+  float* As = sm;
+  float* Bs = sm + STAGES * 4096;
+  const int ti = blockIdx.x >> 5, tj = blockIdx.x & 31;
+  const int t = threadIdx.x;
+  float acc[128];
+#pragma unroll
+  for (int i = 0; i < 128; ++i) acc[i] = 0.f;
+  auto fill = [&](int kt, int st) {
+    for (int a = 0; a < 8; ++a)
+      at_cp_async_16(&As[st * 4096 + a * 512 + t * 4], &A[ti * 524288 + a * 65536 + (t >> 3) * 4096 + kt * 32 + (t & 7) * 4]);
+    for (int b = 0; b < 8; ++b)
+      at_cp_async_16(&Bs[st * 4096 + b * 512 + t * 4], &B[kt * 131072 + b * 16384 + (t >> 5) * 4096 + tj * 128 + (t & 31) * 4]);
+  };
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    fill(s, s);
+    commit();
+  }
+  for (int kt = 0; kt < 128; ++kt) {
+    if (kt + STAGES - 1 < 128) fill(kt + STAGES - 1, (kt + STAGES - 1) % STAGES);
+    commit();
+    wait_only<STAGES - 1>();
+    __syncthreads();
+    const float* a = As + (kt % STAGES) * 4096 + (t >> 4) * 512;
+    const float* b = Bs + (kt % STAGES) * 4096 + (t & 15) * 4;
+#pragma unroll UNROLL
+    for (int k1 = 0; k1 < 16; ++k1) {
+      float2 af[16];
+      float bf[2][8];
+#pragma unroll
+      for (int i = 0; i < 16; ++i) af[i] = *reinterpret_cast<const float2*>(a + i * 32 + k1 * 2);
+#pragma unroll
+      for (int k2 = 0; k2 < 2; ++k2)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+          *reinterpret_cast<float4*>(&bf[k2][h * 4]) = *reinterpret_cast<const float4*>(b + (k1 * 2 + k2) * 128 + h * 64);
+#pragma unroll
+      for (int k2 = 0; k2 < 2; ++k2) {
+        if constexpr (ORDER == 2) {
+#pragma unroll
+          for (int n = 0; n < 8; ++n)
+#pragma unroll
+            for (int m = 0; m < 16; ++m) {
+              const int i = (n & 1) ? 15 - m : m;
+              acc[(n >> 2) * 64 + i * 4 + (n & 3)] += (k2 ? af[i].y : af[i].x) * bf[k2][n];
+            }
+        } else {
+#pragma unroll
+          for (int i = 0; i < 16; ++i)
+#pragma unroll
+            for (int m = 0; m < 8; ++m) {
+              const int n = (ORDER == 1 && (i & 1)) ? 7 - m : m;
+              acc[(n >> 2) * 64 + i * 4 + (n & 3)] += (k2 ? af[i].y : af[i].x) * bf[k2][n];
+            }
+        }
+      }
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int i = 0; i < 16; ++i)
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+      *reinterpret_cast<float4*>(&C[(ti * 128 + (t >> 4) * 16 + i) * 4096 + tj * 128 + h * 64 + (t & 15) * 4]) =
+          make_float4(acc[h * 64 + i * 4], acc[h * 64 + i * 4 + 1], acc[h * 64 + i * 4 + 2], acc[h * 64 + i * 4 + 3]);
+}
+
 __device__ __forceinline__ void cp_async_4(float* dst, const float* src) {
   unsigned d = (unsigned)__cvta_generic_to_shared(dst);
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(d), "l"(src) : "memory");
@@ -279,6 +356,12 @@ int main(int argc, char** argv) {
       {"cuBLAS's shape, fragments double-buffered", k_cublaslike<1>, kCublasLikeSmem, 512, 256},
       {"A k-major, unroll 8, minb 3", k_trans<8, 3>, kTransSmem},
       {"A k-major, fragments double-buffered, minb 2", k_trans<32, 2, 1>, kTransSmem},
+      {"fragments first, rows, unroll 1", k_order<2, 1, 0, 3>, 65536},
+      {"fragments first, rows serpentine, unroll 1", k_order<2, 1, 1, 3>, 65536},
+      {"fragments first, columns serpentine, unroll 1", k_order<2, 1, 2, 3>, 65536},
+      {"fragments first, rows serpentine, unroll 2, minb 1", k_order<2, 2, 1, 1>, 65536},
+      {"fragments first, rows serpentine, 3 stages, minb 2", k_order<3, 2, 1, 2>, 3 * 32768},
+      {"fragments first, rows serpentine, 3 stages, unroll 1", k_order<3, 1, 1, 2>, 3 * 32768},
   };
   if (argc == 2 && std::string(argv[1]) == "waves") {
     // The generated kernel on 1 to 3 full waves of 132 SMs x 3 blocks and on the 1024 blocks of the
