@@ -356,12 +356,7 @@ int main(int argc, char** argv) {
       {"cuBLAS's shape, fragments double-buffered", k_cublaslike<1>, kCublasLikeSmem, 512, 256},
       {"A k-major, unroll 8, minb 3", k_trans<8, 3>, kTransSmem},
       {"A k-major, fragments double-buffered, minb 2", k_trans<32, 2, 1>, kTransSmem},
-      {"fragments first, rows, unroll 1", k_order<2, 1, 0, 3>, 65536},
-      {"fragments first, rows serpentine, unroll 1", k_order<2, 1, 1, 3>, 65536},
-      {"fragments first, columns serpentine, unroll 1", k_order<2, 1, 2, 3>, 65536},
-      {"fragments first, rows serpentine, unroll 2, minb 1", k_order<2, 2, 1, 1>, 65536},
-      {"fragments first, rows serpentine, 3 stages, minb 2", k_order<3, 2, 1, 2>, 3 * 32768},
-      {"fragments first, rows serpentine, 3 stages, unroll 1", k_order<3, 1, 1, 2>, 3 * 32768},
+      {"fragments first, rows serpentine", k_order<2, 1, 1, 3>, 65536},
   };
   if (argc == 2 && std::string(argv[1]) == "waves") {
     // The generated kernel on 1 to 3 full waves of 132 SMs x 3 blocks and on the 1024 blocks of the
