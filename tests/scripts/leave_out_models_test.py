@@ -87,6 +87,22 @@ class LeaveOutModels(unittest.TestCase):
         self.assertIn("importing them again", third.stderr)
         self.assertIn("imported cpu.jsonl.xz", third.stderr)
 
+    def test_databases_hold_the_best_records_of_the_other_workloads_of_the_operator(self):
+        out = self.tmp / "seeds"
+        p = run("--out", str(out), *self.args, "--cases", "g16,c2", "--databases")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("g16: ", p.stderr)
+        self.assertRegex(p.stderr, r"g16\.db: [1-4] records of 1 other workloads")  # g8's best, at most 4
+        self.assertRegex(p.stderr, r"c2\.db: 0 records of 0 other workloads")      # c1 is its layer
+        exported = subprocess.run([AUTOTUNE, "db", "export", "--db", str(out / "g16.db"), "--out", "-"], check=True,
+                                  capture_output=True, timeout=60).stdout.decode()
+        records = [json.loads(l) for l in exported.splitlines() if l.strip()]
+        self.assertTrue(records)
+        self.assertEqual({(r["workload"]["op"], r["workload"]["shape"]["M"]) for r in records}, {("gemm", 8)})
+        self.assertTrue(all(r["error_kind"] == "NONE" and r["correct"] for r in records))
+        self.assertEqual(sorted(f.name for f in out.iterdir() if f.suffix in (".db", ".model")),
+                         ["c2.db", "c2.model", "g16.db", "g16.model"])
+
     def test_bad_input_is_one_line(self):
         for args, text in ((["--out", str(self.tmp / "m2"), *self.args, "--cases", "zzz"], "unknown case zzz"),
                            (["--out", str(self.tmp / "m3"), *self.args, "--records", str(self.tmp)], "no *.jsonl.xz"),
