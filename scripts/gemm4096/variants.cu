@@ -29,7 +29,15 @@ __device__ __forceinline__ void wait_only() {
 }
 __device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 
-template <int STAGES, int UNROLL, int MINB>
+// The generated kernel's tile (128 x 128, k-tile 32, 16 x 8 outputs a thread) with STAGES cp.async
+// stages, the k loop unrolled UNROLL times and MINB blocks per SM asked of ptxas. ORDER picks the
+// inner loop: -1, the generated one (reduction split 16 x 2, the 2 inside the spatial loops); else
+// the way CUTLASS's thread-level SIMT product is written, a k's fragments loaded into registers first
+// (A as 64-bit pairs of k, B as two 128-bit pieces), then the outer product row by row (0) or row by
+// row with every other row backwards (1, serpentine: the turn reuses B's register too). The order
+// shapes ptxas's operand-reuse flags and register banks. (Column by column, serpentine, was measured
+// too: docs/BENCHMARKS.md, twenty-fourth session; its code is in ed6cbe0.)
+template <int STAGES, int UNROLL, int MINB, int ORDER = -1>
 __global__ void __launch_bounds__(128, MINB) k_variant(const float* __restrict__ A, const float* __restrict__ B,
                                                  float* __restrict__ C) {
   extern __shared__ __align__(16) float sm[];
@@ -60,89 +68,33 @@ __global__ void __launch_bounds__(128, MINB) k_variant(const float* __restrict__
     const float* b = Bs + (kt % STAGES) * 4096 + (t & 15) * 4;
 #pragma unroll UNROLL
     for (int k1 = 0; k1 < 16; ++k1) {
+      if constexpr (ORDER < 0) {
 #pragma unroll
-      for (int i0 = 0; i0 < 8; ++i0)
+        for (int i0 = 0; i0 < 8; ++i0)
 #pragma unroll
-        for (int j0 = 0; j0 < 2; ++j0)
+          for (int j0 = 0; j0 < 2; ++j0)
 #pragma unroll
-          for (int k2 = 0; k2 < 2; ++k2)
+            for (int k2 = 0; k2 < 2; ++k2)
 #pragma unroll
-            for (int i1 = 0; i1 < 2; ++i1)
+              for (int i1 = 0; i1 < 2; ++i1)
 #pragma unroll
-              for (int j1 = 0; j1 < 2; ++j1)
+                for (int j1 = 0; j1 < 2; ++j1)
 #pragma unroll
-                for (int ij = 0; ij < 2; ++ij)
-                  acc[ij * 64 + i0 * 8 + i1 * 4 + j0 * 2 + j1] +=
-                      a[i0 * 64 + i1 * 32 + k1 * 2 + k2] * b[k1 * 256 + k2 * 128 + ij * 64 + j0 * 2 + j1];
-    }
-    __syncthreads();
-  }
+                  for (int ij = 0; ij < 2; ++ij)
+                    acc[ij * 64 + i0 * 8 + i1 * 4 + j0 * 2 + j1] +=
+                        a[i0 * 64 + i1 * 32 + k1 * 2 + k2] * b[k1 * 256 + k2 * 128 + ij * 64 + j0 * 2 + j1];
+      } else {
+        float2 af[16];
+        float bf[2][8];
 #pragma unroll
-  for (int i3 = 0; i3 < 16; ++i3)
+        for (int i = 0; i < 16; ++i) af[i] = *reinterpret_cast<const float2*>(a + i * 32 + k1 * 2);
 #pragma unroll
-    for (int j3 = 0; j3 < 4; ++j3)
+        for (int k2 = 0; k2 < 2; ++k2)
 #pragma unroll
-      for (int ij = 0; ij < 2; ++ij)
-        C[ti * 524288 + (t >> 4) * 65536 + i3 * 4096 + tj * 128 + ij * 64 + (t & 15) * 4 + j3] = acc[ij * 64 + i3 * 4 + j3];
-}
-
-// The generated kernel's tile (128 x 128, k-tile 32, 16 x 8 outputs a thread) with its inner loop
-// written the way CUTLASS's thread-level SIMT product is: a k's fragments loaded into registers
-// first (A as 64-bit pairs of k, B as two 128-bit pieces), then the outer product in an order that
-// decides which operand consecutive FMAs share. ORDER 0: row by row; 1: row by row, every other row
-// backwards (serpentine, so the turn reuses B's register too); 2: column by column, serpentine. The
-// order shapes ptxas's operand-reuse flags and register banks, which the generated code leaves to it.
-template <int STAGES, int UNROLL, int ORDER, int MINB>
-__global__ void __launch_bounds__(128, MINB) k_order(const float* __restrict__ A, const float* __restrict__ B,
-                                                     float* __restrict__ C) {
-  extern __shared__ __align__(16) float sm[];
-  float* As = sm;
-  float* Bs = sm + STAGES * 4096;
-  const int ti = blockIdx.x >> 5, tj = blockIdx.x & 31;
-  const int t = threadIdx.x;
-  float acc[128];
+          for (int h = 0; h < 2; ++h)
+            *reinterpret_cast<float4*>(&bf[k2][h * 4]) = *reinterpret_cast<const float4*>(b + (k1 * 2 + k2) * 128 + h * 64);
 #pragma unroll
-  for (int i = 0; i < 128; ++i) acc[i] = 0.f;
-  auto fill = [&](int kt, int st) {
-    for (int a = 0; a < 8; ++a)
-      at_cp_async_16(&As[st * 4096 + a * 512 + t * 4], &A[ti * 524288 + a * 65536 + (t >> 3) * 4096 + kt * 32 + (t & 7) * 4]);
-    for (int b = 0; b < 8; ++b)
-      at_cp_async_16(&Bs[st * 4096 + b * 512 + t * 4], &B[kt * 131072 + b * 16384 + (t >> 5) * 4096 + tj * 128 + (t & 31) * 4]);
-  };
-#pragma unroll
-  for (int s = 0; s < STAGES - 1; ++s) {
-    fill(s, s);
-    commit();
-  }
-  for (int kt = 0; kt < 128; ++kt) {
-    if (kt + STAGES - 1 < 128) fill(kt + STAGES - 1, (kt + STAGES - 1) % STAGES);
-    commit();
-    wait_only<STAGES - 1>();
-    __syncthreads();
-    const float* a = As + (kt % STAGES) * 4096 + (t >> 4) * 512;
-    const float* b = Bs + (kt % STAGES) * 4096 + (t & 15) * 4;
-#pragma unroll UNROLL
-    for (int k1 = 0; k1 < 16; ++k1) {
-      float2 af[16];
-      float bf[2][8];
-#pragma unroll
-      for (int i = 0; i < 16; ++i) af[i] = *reinterpret_cast<const float2*>(a + i * 32 + k1 * 2);
-#pragma unroll
-      for (int k2 = 0; k2 < 2; ++k2)
-#pragma unroll
-        for (int h = 0; h < 2; ++h)
-          *reinterpret_cast<float4*>(&bf[k2][h * 4]) = *reinterpret_cast<const float4*>(b + (k1 * 2 + k2) * 128 + h * 64);
-#pragma unroll
-      for (int k2 = 0; k2 < 2; ++k2) {
-        if constexpr (ORDER == 2) {
-#pragma unroll
-          for (int n = 0; n < 8; ++n)
-#pragma unroll
-            for (int m = 0; m < 16; ++m) {
-              const int i = (n & 1) ? 15 - m : m;
-              acc[(n >> 2) * 64 + i * 4 + (n & 3)] += (k2 ? af[i].y : af[i].x) * bf[k2][n];
-            }
-        } else {
+        for (int k2 = 0; k2 < 2; ++k2)
 #pragma unroll
           for (int i = 0; i < 16; ++i)
 #pragma unroll
@@ -150,7 +102,6 @@ __global__ void __launch_bounds__(128, MINB) k_order(const float* __restrict__ A
               const int n = (ORDER == 1 && (i & 1)) ? 7 - m : m;
               acc[(n >> 2) * 64 + i * 4 + (n & 3)] += (k2 ? af[i].y : af[i].x) * bf[k2][n];
             }
-        }
       }
     }
     __syncthreads();
@@ -356,7 +307,7 @@ int main(int argc, char** argv) {
       {"cuBLAS's shape, fragments double-buffered", k_cublaslike<1>, kCublasLikeSmem, 512, 256},
       {"A k-major, unroll 8, minb 3", k_trans<8, 3>, kTransSmem},
       {"A k-major, fragments double-buffered, minb 2", k_trans<32, 2, 1>, kTransSmem},
-      {"fragments first, rows serpentine", k_order<2, 1, 1, 3>, 65536},
+      {"fragments first, rows serpentine", k_variant<2, 1, 3, 1>, 65536},
   };
   if (argc == 2 && std::string(argv[1]) == "waves") {
     // The generated kernel on 1 to 3 full waves of 132 SMs x 3 blocks and on the 1024 blocks of the

@@ -424,34 +424,10 @@ TEST(Tuner, SameSeedSameMeasurementsDifferentSeedDifferent) {
   EXPECT_NE(a, c);
 }
 
-// Stores a valid kGemm record of a random schedule (`seed`) measured at `ms` on "Other CPU", a
-// device with the test target's architecture.
-void StoreRecordOfAnotherDevice(const std::string& path, uint64_t seed, double ms) {
-  auto w = tir::MakeWorkload(kGemm.op, kGemm.shape);
-  ASSERT_TRUE(w);
-  auto sch = RandomSchedule(*w, tir::TargetKind::kCpu, seed);
-  ASSERT_TRUE(sch);
-  measure::MeasureResult result;
-  result.latencies_ms = {ms};
-  result.median_ms = ms;
-  result.correct = true;
-  db::TargetInfo other = TestTarget();
-  other.device = "Other CPU";
-  auto db = OpenDb(path);
-  ASSERT_TRUE(db->CommitBatch({MakeTuningRecord(*w, sch->trace(), other, result, nullptr)}));
-}
-
-TEST(Tuner, RecordsOfAnotherDeviceSeedTheSearchButAreNotReportedAsTheBest) {
-  const std::string path = TempDb("other_device");
-  StoreRecordOfAnotherDevice(path, 77, 0.0001);
-  Job job;
-  RunJob(job, path, Config(4, 8, 4), {kGemm});
-  EXPECT_EQ(job.reports[0].trials, 8);
-  EXPECT_GT(job.reports[0].best_latency_ms, 0.0001);
-}
-
-// Stores a valid record of `spec` measured at `ms` with a random schedule of `seed`; returns its trace.
-tir::Trace StoreRecord(const std::string& path, const TuneTaskSpec& spec, uint64_t seed, double ms) {
+// Stores a valid record of `spec` measured at `ms` on `target` with a random schedule of `seed`;
+// returns its trace.
+tir::Trace StoreRecord(const std::string& path, const TuneTaskSpec& spec, uint64_t seed, double ms,
+                       const db::TargetInfo& target = TestTarget()) {
   auto w = tir::MakeWorkload(spec.op, spec.shape, spec.epilogue);
   EXPECT_TRUE(w);
   auto sch = RandomSchedule(*w, tir::TargetKind::kCpu, seed);
@@ -461,8 +437,25 @@ tir::Trace StoreRecord(const std::string& path, const TuneTaskSpec& spec, uint64
   result.median_ms = ms;
   result.correct = true;
   auto db = OpenDb(path);
-  EXPECT_TRUE(db->CommitBatch({MakeTuningRecord(*w, sch->trace(), TestTarget(), result, nullptr)}));
+  EXPECT_TRUE(db->CommitBatch({MakeTuningRecord(*w, sch->trace(), target, result, nullptr)}));
   return sch->trace();
+}
+
+// Stores a valid kGemm record of a random schedule (`seed`) measured at `ms` on "Other CPU", a
+// device with the test target's architecture.
+void StoreRecordOfAnotherDevice(const std::string& path, uint64_t seed, double ms) {
+  db::TargetInfo other = TestTarget();
+  other.device = "Other CPU";
+  StoreRecord(path, kGemm, seed, ms, other);
+}
+
+TEST(Tuner, RecordsOfAnotherDeviceSeedTheSearchButAreNotReportedAsTheBest) {
+  const std::string path = TempDb("other_device");
+  StoreRecordOfAnotherDevice(path, 77, 0.0001);
+  Job job;
+  RunJob(job, path, Config(4, 8, 4), {kGemm});
+  EXPECT_EQ(job.reports[0].trials, 8);
+  EXPECT_GT(job.reports[0].best_latency_ms, 0.0001);
 }
 
 const TuneTaskSpec kNearGemm = Task("gemm", "M=64,N=48,K=64");
