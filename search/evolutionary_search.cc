@@ -60,8 +60,6 @@ class ForgetUnrollDepth : public tir::IRMutator {
   }
 };
 
-// Equal for two lowered functions that generate the same code (a 64-bit hash: a collision, which
-// would drop one distinct candidate, is not worth a guard).
 // The GPU's limits as the search checks candidates: the defaults, with its cap on unrolled code.
 tir::GpuLimits SearchLimits(const EvolutionConfig& config) {
   tir::GpuLimits limits;
@@ -69,6 +67,8 @@ tir::GpuLimits SearchLimits(const EvolutionConfig& config) {
   return limits;
 }
 
+// Equal for two lowered functions that generate the same code (a 64-bit hash: a collision, which
+// would drop one distinct candidate, is not worth a guard).
 size_t ProgramHash(const tir::PrimFunc& f) { return tir::StructuralHash(ForgetUnrollDepth().Mutate(f.body)); }
 
 // Candidates of one family (EvolutionConfig::max_per_family) share threads per block, shared memory

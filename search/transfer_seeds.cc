@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <map>
-#include <nlohmann/json.hpp>
 
+#include "search/training_records.h"
 #include "tir/schedule/replay_on_shape.h"
 
 namespace autotune::search {
@@ -42,9 +42,7 @@ std::vector<TransferredSchedule> NearestShapeSchedules(const tir::Workload& work
     for (const Neighbour* n : nearest) {
       if (rank >= static_cast<int>(n->records.size())) continue;
       const db::TuningRecord& r = *n->records[rank];
-      auto json = nlohmann::json::parse(r.trace_json, nullptr, /*allow_exceptions=*/false);
-      if (json.is_discarded()) continue;
-      auto trace = tir::Trace::FromJson(json);
+      auto trace = ParseStoredTrace(r.trace_json);
       if (!trace) continue;
       auto sch = tir::ReplayOnShape(workload, target, *trace);
       if (!sch) continue;
