@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
+#include <string_view>
 
 #include "search/rules/schedule_rule.h"
 
@@ -35,6 +37,26 @@ const std::vector<SketchSpec>& BuiltinSketches() {
 const SketchSpec* FindSketch(const std::string& name) {
   for (const auto& s : BuiltinSketches()) {
     if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+const SketchSpec* SketchOfTrace(const Trace& trace, TargetKind target) {
+  std::set<std::string_view> kinds;
+  for (const Instruction& inst : trace.instructions()) kinds.insert(inst.kind);
+  // The rules whose marks the trace holds.
+  std::set<std::string> made_by;
+  for (const std::string& name : ScheduleRuleNames()) {
+    const std::string_view mark = FindScheduleRule(name)->Mark();
+    if (!mark.empty() && kinds.count(mark)) made_by.insert(name);
+  }
+  for (const auto& s : BuiltinSketches()) {
+    if (s.target != target) continue;
+    std::set<std::string> marked_rules;
+    for (const std::string& name : s.rules) {
+      if (!FindScheduleRule(name)->Mark().empty()) marked_rules.insert(name);
+    }
+    if (marked_rules == made_by) return &s;
   }
   return nullptr;
 }

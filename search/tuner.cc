@@ -7,6 +7,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <optional>
@@ -95,10 +96,22 @@ struct TaskState {
   std::optional<EvolutionarySearch> search;
   std::unordered_set<std::string> measured;  // trace hashes measured on this target: database + this job
   std::unordered_set<std::string> in_flight; // proposed, not yet measured (rounds out or ahead)
-  std::vector<MeasuredSchedule> best;        // fastest first, at most kBestKept
+  std::vector<MeasuredSchedule> best;        // fastest first, at most kBestKept, of the searched sketches
+  std::function<bool(const tir::Schedule&)> searched;  // whether a schedule is of a sketch the job searches
   std::vector<TransferredSchedule> transfer; // other shapes' schedules for the first round (then cleared)
   double best_ms = kInf;                     // the reported best (this device only)
 };
+
+// Whether a schedule of `workload` is of one of the sketches a job searches (`sketches`; empty: the
+// default ones) as they are offered for it.
+std::function<bool(const tir::Schedule&)> SearchedSketchTest(const tir::Workload& workload, tir::TargetKind target,
+                                                           const std::vector<std::string>& sketches) {
+  std::vector<const SketchSpec*> offered = ApplicableSketches(tir::Schedule(workload, target), sketches);
+  return [offered = std::move(offered), target](const tir::Schedule& sch) {
+    const SketchSpec* s = SketchOfTrace(sch.trace(), target);
+    return std::find(offered.begin(), offered.end(), s) != offered.end() && s != nullptr;
+  };
+}
 
 // Inserts a valid measured schedule into `best` (fastest first, ties in arrival order), keeping
 // at most kBestKept.
@@ -265,6 +278,9 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
       model_.Update(st.workload, known, known_ms);
       reports[i].model_seconds += Seconds(model_start);
     }
+    // Only traces of the sketches this job searches seed it (`--sketches`); the others still teach
+    // the model above and count as the best found.
+    st.searched = SearchedSketchTest(st.workload, target, config_.evolution.sketches);
     for (size_t k = 0; k < stored->size(); ++k) {
       if (!usable(k)) continue;
       const db::TuningRecord& rec = (*stored)[k];
@@ -276,7 +292,7 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
         reports[i].best_gflops = st.workload.flops / (rec.median_ms * 1e6);
         reports[i].best_trace_json = rec.trace_json;
       }
-      if (st.best.size() < static_cast<size_t>(kBestKept)) {
+      if (st.best.size() < static_cast<size_t>(kBestKept) && st.searched(*replayed[k])) {
         AddBest(st.best, MeasuredSchedule{rec.median_ms, std::move(*replayed[k]), rec.trace_hash});
       }
     }
@@ -286,6 +302,7 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
       auto others = db_.BestOfEachWorkload(st.workload.op, query, kTransferPerShape);
       if (!others) return MakeError(fmt::format("reading '{}': {}", db_.path(), others.error().message));
       st.transfer = NearestShapeSchedules(st.workload, target, *others);
+      std::erase_if(st.transfer, [&](const TransferredSchedule& t) { return !st.searched(t.schedule); });
     }
     st.search.emplace(st.workload, target, config_.evolution, TaskSeed(config_.seed, i));
     st.started = true;
@@ -416,7 +433,11 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
         report.best_gflops = st.workload.flops / (r.median_ms * 1e6);
         report.best_trace_json = records[idx].trace_json;
       }
-      AddBest(st.best, MeasuredSchedule{r.median_ms, batch[k].schedule, batch[k].trace_hash});
+      // The default schedule of the first round may be of a sketch the job does not search: it is a
+      // floor for the best, not a parent.
+      if (st.searched(batch[k].schedule)) {
+        AddBest(st.best, MeasuredSchedule{r.median_ms, batch[k].schedule, batch[k].trace_hash});
+      }
     }
     report.curve.push_back(std::isfinite(st.best_ms) ? st.best_ms : 0);
     scheduler.Record(round.task, st.best_ms, report.trials);

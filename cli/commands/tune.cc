@@ -340,8 +340,9 @@ CommandRun AddTuneCommand(CLI::App& app) {
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
   cmd->add_option("--transfer", o->transfer,
-                  "a task with no record of its own on this target starts with up to this many of the best "
-                  "schedules of the nearest other shapes of its operator in --db, adapted to its shape (0: none)")
+                  "a task with no record of its own on this target (of the searched sketches) starts with up to this "
+                  "many of the best schedules of the nearest other shapes of its operator in --db, adapted to its "
+                  "shape (0: none)")
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
   std::string sketch_names;
@@ -349,7 +350,8 @@ CommandRun AddTuneCommand(CLI::App& app) {
     sketch_names += fmt::format("{}{}{}", sketch_names.empty() ? "" : ", ", s.name, s.by_default ? "" : " (only when named)");
   }
   cmd->add_option("--sketches", o->sketches,
-                  "comma-separated schedule structures to search instead of the default ones: " + sketch_names)
+                  "comma-separated schedule structures to search instead of the default ones (only their schedules "
+                  "seed the search; the first round still measures the default schedule): " + sketch_names)
       ->delimiter(',');
   cmd->add_option("--cost-model", o->cost_model,
                   "xgboost: learned from this job's measurements, on top of --model's (without one, random until 32 "

@@ -58,6 +58,9 @@ class ScheduleRule {
     return true;
   }
   virtual Result<void> Apply(tir::Schedule& sch, SketchContext& ctx) const = 0;
+  // The instruction kind that this rule, and no other, puts into a trace (empty: none), so that a
+  // stored trace tells which sketch made it (SketchOfTrace).
+  virtual std::string_view Mark() const { return {}; }
 };
 
 // A rule that applies to one target only.

@@ -200,6 +200,36 @@ TEST(Sketches, RandomSchedulesDrawEveryOfferedSketch) {
   EXPECT_GT(plain, 5);
 }
 
+// SketchOfTrace tells every sketch's schedules apart, whatever their sampled decisions, on every
+// operator kind; a trace with no rule's mark counts as the target's first sketch.
+TEST(Sketches, EveryScheduleIsKnownAsTheSketchThatMadeIt) {
+  const std::vector<std::pair<std::string, std::string>> workloads = {
+      {"gemm", "M=2048,N=1024,K=1024"}, {"gemm", "M=16,N=4096,K=4096"}, {"conv2d", kLateConv},
+      {"conv2d", "N=16,C=64,H=56,W=56,K=64,R=3,S=3,pad=1"}, {"conv2d", "N=1,C=256,H=56,W=56,K=64,R=1,S=1"},
+      {"conv2d", "N=1,C=32,H=112,W=112,K=32,R=3,S=3,pad=1,groups=32"}, {"batch_matmul", "B=12,M=128,N=128,K=64"}};
+  std::vector<std::string> every;
+  for (const auto& s : BuiltinSketches()) every.push_back(s.name);
+  std::set<std::string> seen;
+  for (TargetKind target : {TargetKind::kCuda, TargetKind::kCpu}) {
+    for (const auto& [op, shape] : workloads) {
+      tir::Workload w = Make(op, shape);
+      for (const SketchSpec* s : ApplicableSketches(tir::Schedule(w, target), every)) {
+        seen.insert(s->name);
+        tir::Schedule hand_picked(w, target);
+        ASSERT_TRUE(ApplySketch(hand_picked, *s, DefaultDecisions(tir::Schedule(w, target), *s)));
+        EXPECT_EQ(SketchOfTrace(hand_picked.trace(), target), s) << s->name << " " << op << " " << shape;
+        for (uint64_t seed = 1; seed <= 30; ++seed) {
+          auto sch = RandomScheduleOfSketch(w, *s, seed);
+          if (!sch) continue;
+          EXPECT_EQ(SketchOfTrace(sch->trace(), target), s) << s->name << " " << op << " " << shape << " seed " << seed;
+        }
+      }
+    }
+    EXPECT_EQ(SketchOfTrace(tir::Trace(), target), FindSketch(target == TargetKind::kCuda ? "cuda.tiled" : "cpu.tiled"));
+  }
+  EXPECT_EQ(seen.size(), BuiltinSketches().size());  // every sketch was checked
+}
+
 TEST(Sketches, RandomSchedulesReachEveryBlockSizeClass) {
   // A batch-16 convolution: drawn without a block size class, 4 of 120 samples had 512 or more
   // threads per block (97 fewer than 256); with the classes 11 (86). (The tiled sketch: the im2col

@@ -426,18 +426,26 @@ TEST(Tuner, SameSeedSameMeasurementsDifferentSeedDifferent) {
 
 // Stores a valid record of `spec` measured at `ms` on `target` with a random schedule of `seed`;
 // returns its trace.
+// Stores a valid record of `spec` with `trace` measured at `ms`.
+void StoreTrace(const std::string& path, const TuneTaskSpec& spec, const tir::Trace& trace, double ms,
+                const db::TargetInfo& target = TestTarget()) {
+  auto w = tir::MakeWorkload(spec.op, spec.shape, spec.epilogue);
+  EXPECT_TRUE(w);
+  measure::MeasureResult result;
+  result.latencies_ms = {ms};
+  result.median_ms = ms;
+  result.correct = true;
+  auto db = OpenDb(path);
+  EXPECT_TRUE(db->CommitBatch({MakeTuningRecord(*w, trace, target, result, nullptr)}));
+}
+
 tir::Trace StoreRecord(const std::string& path, const TuneTaskSpec& spec, uint64_t seed, double ms,
                        const db::TargetInfo& target = TestTarget()) {
   auto w = tir::MakeWorkload(spec.op, spec.shape, spec.epilogue);
   EXPECT_TRUE(w);
   auto sch = RandomSchedule(*w, tir::TargetKind::kCpu, seed);
   EXPECT_TRUE(sch);
-  measure::MeasureResult result;
-  result.latencies_ms = {ms};
-  result.median_ms = ms;
-  result.correct = true;
-  auto db = OpenDb(path);
-  EXPECT_TRUE(db->CommitBatch({MakeTuningRecord(*w, sch->trace(), target, result, nullptr)}));
+  StoreTrace(path, spec, sch->trace(), ms, target);
   return sch->trace();
 }
 
@@ -516,6 +524,44 @@ TEST(Tuner, TransferIsCappedByItsSetting) {
   RunJob(job, path, c, {kGemm});
   EXPECT_EQ(job.reports[0].trials, 12);
   EXPECT_EQ(job.reports[0].transferred, 3);
+}
+
+// A gemm schedule of no cpu sketch: its reduction split (sampled) and rfactor-ed (the split-K rule's mark).
+tir::Trace PartialSumsTrace(const TuneTaskSpec& spec) {
+  auto w = tir::MakeWorkload(spec.op, spec.shape, spec.epilogue);
+  EXPECT_TRUE(w);
+  tir::Schedule sch(*w, tir::TargetKind::kCpu);
+  auto stage = sch.GetStage("C");
+  EXPECT_TRUE(stage);
+  auto loops = sch.GetLoops(*stage);
+  EXPECT_TRUE(loops && loops->size() == 3u);
+  auto factors = sch.SamplePerfectTile((*loops)[2], 2, 16);  // a decision, so the search could breed it
+  EXPECT_TRUE(factors);
+  auto parts = sch.Split((*loops)[2], {(*factors)[0], (*factors)[1]});
+  EXPECT_TRUE(parts) << parts.error().message;
+  EXPECT_TRUE(sch.RFactor(*stage, (*parts)[0]));
+  EXPECT_EQ(SketchOfTrace(sch.trace(), tir::TargetKind::kCpu), nullptr);
+  return sch.trace();
+}
+
+bool HasRFactor(const db::TuningRecord& r) { return r.trace_json.find("\"rfactor\"") != std::string::npos; }
+
+TEST(Tuner, OnlyTracesOfTheSearchedSketchesSeedTheSearch) {
+  const std::string path = TempDb("transfer_sketches");
+  StoreTrace(path, kGemm, PartialSumsTrace(kGemm), 0.01);  // the task's own, fastest, of no searched sketch
+  StoreTrace(path, kNearGemm, PartialSumsTrace(kNearGemm), 0.01);
+  StoreRecord(path, kNearGemm, 11, 0.5);
+  Job job;
+  RunJob(job, path, Config(5, 48, 8), {kGemm});
+  const TaskReport& r = job.reports[0];
+  EXPECT_EQ(r.trials, 48);
+  EXPECT_DOUBLE_EQ(r.best_latency_ms, 0.01);  // still the best found on this device
+  // Its own record seeds nothing, so the task counts as new and takes the neighbour's cpu.tiled
+  // schedule, but not the neighbour's faster partial sums.
+  EXPECT_EQ(r.transferred, 1);
+  int with_rfactor = 0;
+  for (const auto& rec : Records(path)) with_rfactor += HasRFactor(rec);
+  EXPECT_EQ(with_rfactor, 2);  // the two stored: nothing bred from them, nothing transferred
 }
 
 // Records what the tuner teaches it, and whether it was asked to rank before it was taught.
