@@ -67,6 +67,24 @@ tir::GpuLimits SearchLimits(const EvolutionConfig& config) {
   return limits;
 }
 
+// A schedule as the search admits it: lowered, and on cuda within `limits` (its usage with it).
+struct CheckedProgram {
+  tir::PrimFunc func;
+  std::optional<tir::GpuUsage> usage;  // cuda only
+};
+std::optional<CheckedProgram> LowerAndCheck(const tir::Schedule& sch, tir::TargetKind target,
+                                            const tir::GpuLimits& limits) {
+  auto f = tir::Lower(sch.state());
+  if (!f) return std::nullopt;
+  CheckedProgram out{std::move(*f), std::nullopt};
+  if (target == tir::TargetKind::kCuda) {
+    auto usage = tir::CheckGpuValidity(out.func, limits);
+    if (!usage) return std::nullopt;
+    out.usage = *usage;
+  }
+  return out;
+}
+
 // Equal for two lowered functions that generate the same code (a 64-bit hash: a collision, which
 // would drop one distinct candidate, is not worth a guard).
 size_t ProgramHash(const tir::PrimFunc& f) { return tir::StructuralHash(ForgetUnrollDepth().Mutate(f.body)); }
@@ -357,17 +375,12 @@ class Pool {
   // Lowering is what makes the search expensive; the GPU check and the model's summary are cheap
   // after it. Pure: runs on any thread (the tir code has no global mutable state).
   bool Valid(const tir::Schedule& sch, Prepared& p) const {
-    auto f = tir::Lower(sch.state());
-    if (!f) return false;
-    if (target_ == tir::TargetKind::kCuda) {
-      auto usage = tir::CheckGpuValidity(*f, limits_);
-      if (!usage) return false;
-      p.family = FamilyOf(*usage);
-    }
-    p.summary = model_.Summarize(*f);
-    p.code_hash = ProgramHash(*f);
+    auto program = LowerAndCheck(sch, target_, limits_);
+    if (!program) return false;
+    p.summary = model_.Summarize(program->func);
+    p.code_hash = ProgramHash(program->func);
     p.sketch = StructureHash(sch.trace());
-    if (target_ != tir::TargetKind::kCuda) p.family = p.code_hash;
+    p.family = program->usage ? FamilyOf(*program->usage) : p.code_hash;
     return true;
   }
 
@@ -514,13 +527,9 @@ void EvolutionarySearch::MarkProposed(const tir::Schedule& schedule) {
 }
 
 bool EvolutionarySearch::Adopt(const tir::Schedule& schedule) {
-  auto f = tir::Lower(schedule.state());
-  if (!f) return false;
-  if (target_ == tir::TargetKind::kCuda) {
-    if (!tir::CheckGpuValidity(*f, SearchLimits(config_))) return false;
-  }
-  if (!config_.distinct_programs) return true;
-  return proposed_programs_.insert(ProgramHash(*f)).second;
+  auto program = LowerAndCheck(schedule, target_, SearchLimits(config_));
+  if (!program) return false;
+  return !config_.distinct_programs || proposed_programs_.insert(ProgramHash(program->func)).second;
 }
 
 std::vector<Candidate> EvolutionarySearch::NextBatch(int n, CostModel& model,
