@@ -668,7 +668,7 @@ std::vector<Candidate> EvolutionarySearch::NextBatch(int n, CostModel& model,
   for (size_t j = 0; j < k; ++j) {
     std::swap(rest[j], rest[rng_.UniformInt(static_cast<int64_t>(j), static_cast<int64_t>(rest.size()) - 1)]);
     const auto& e = pool.archive()[rest[j]];
-    auto trace = tir::Trace::FromJson(nlohmann::json::parse(e.trace_json));
+    auto trace = tir::Trace::FromJsonText(e.trace_json);
     AUTOTUNE_CHECK(trace.ok(), "an archived trace must parse");
     auto sch = tir::Schedule::Replay(workload_, target_, *trace);
     AUTOTUNE_CHECK(sch.ok(), "an archived candidate must replay as it did before");

@@ -35,15 +35,9 @@ std::vector<float> FeaturesOfTrace(const PendingRecord& rec) {
 
 }  // namespace
 
-Result<tir::Trace> ParseStoredTrace(const std::string& trace_json) {
-  auto j = nlohmann::json::parse(trace_json, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return MakeError("the stored trace is not valid JSON");
-  return tir::Trace::FromJson(j);
-}
-
 Result<tir::Schedule> ReplayStoredTrace(const std::string& trace_json, const tir::Workload& workload,
                                         tir::TargetKind target) {
-  auto trace = ParseStoredTrace(trace_json);
+  auto trace = tir::Trace::FromJsonText(trace_json);
   if (!trace) return trace.error();
   return tir::Schedule::Replay(workload, target, *trace);
 }

@@ -19,9 +19,6 @@ struct TrainingFilter {
   std::set<std::string> leave_out;  // workload keys (tir::Workload::Key) whose records are skipped
 };
 
-// A stored record's trace (its trace_json) parsed; an error when it is not JSON or not a trace.
-Result<tir::Trace> ParseStoredTrace(const std::string& trace_json);
-
 // A stored record's trace (its trace_json) replayed on `workload`; an error when it no longer parses
 // or replays (a record of an older schedule space). Pure: runs on any thread.
 Result<tir::Schedule> ReplayStoredTrace(const std::string& trace_json, const tir::Workload& workload,

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "search/training_records.h"
+#include "tir/schedule/trace.h"
 #include "tir/schedule/replay_on_shape.h"
 
 namespace autotune::search {
@@ -42,7 +42,7 @@ std::vector<TransferredSchedule> NearestShapeSchedules(const tir::Workload& work
     for (const Neighbour* n : nearest) {
       if (rank >= static_cast<int>(n->records.size())) continue;
       const db::TuningRecord& r = *n->records[rank];
-      auto trace = ParseStoredTrace(r.trace_json);
+      auto trace = tir::Trace::FromJsonText(r.trace_json);
       if (!trace) continue;
       auto sch = tir::ReplayOnShape(workload, target, *trace);
       if (!sch) continue;

@@ -211,7 +211,7 @@ std::vector<std::string> WriteKernels(const std::string& dir, const std::vector<
     const auto& r = reports[i];
     if (r.best_trace_json.empty()) continue;
     auto w = tir::MakeWorkload(r.spec.op, r.spec.shape, r.spec.epilogue);
-    auto trace = w ? tir::Trace::FromJson(json::parse(r.best_trace_json)) : Result<tir::Trace>(w.error());
+    auto trace = w ? tir::Trace::FromJsonText(r.best_trace_json) : Result<tir::Trace>(w.error());
     auto sch = trace ? tir::Schedule::Replay(*w, target, *trace) : Result<tir::Schedule>(trace.error());
     auto src = sch ? db::GenerateKernelSource(*sch) : Result<db::KernelSource>(sch.error());
     if (!src) {

@@ -24,11 +24,9 @@ namespace {
 constexpr size_t kMaxCachedFailures = 1 << 16;
 
 Result<tir::Trace> ParseTrace(const TuningRecord& r) {
-  try {
-    return tir::Trace::FromJson(nlohmann::json::parse(r.trace_json));
-  } catch (const std::exception& e) {
-    return MakeError(fmt::format("record {}: trace is not JSON: {}", r.trace_hash.substr(0, 12), e.what()));
-  }
+  auto trace = tir::Trace::FromJsonText(r.trace_json);
+  if (!trace) return MakeError(fmt::format("record {}: {}", r.trace_hash.substr(0, 12), trace.error().message));
+  return trace;
 }
 
 std::unique_ptr<KernelLookup::Entry> Failure(LookupStatus status, std::string message) {

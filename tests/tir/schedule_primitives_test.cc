@@ -293,11 +293,13 @@ TEST(SchedulePrimitives, IllegalStepsAreErrors) {
 TEST(SchedulePrimitives, BadTracesAreErrors) {
   Workload w = Make("gemm", kGemm);
   auto replay = [&](const std::string& text) {
-    auto t = Trace::FromJson(nlohmann::json::parse(text));
+    auto t = Trace::FromJsonText(text);
     if (!t) return t.error().message;
     auto s = Schedule::Replay(w, TargetKind::kCpu, *t);
     return s ? std::string("ok") : s.error().message;
   };
+  EXPECT_NE(replay(R"({"instructions": [)").find("not valid JSON"), std::string::npos);  // no throw
+  EXPECT_NE(replay("").find("not valid JSON"), std::string::npos);
   EXPECT_NE(replay(R"({"instructions": 3})").find("\"instructions\" array"), std::string::npos);
   EXPECT_NE(replay(R"({"instructions": [{"kind": "teleport"}]})").find("unknown kind 'teleport'"), std::string::npos);
   EXPECT_NE(replay(R"({"instructions": [{"kind": "get_loops", "inputs": ["s9"], "outputs": []}]})")

@@ -31,6 +31,12 @@ json Trace::ToJson() const {
   return {{"format_version", kTraceFormatVersion}, {"instructions", std::move(insts)}};
 }
 
+Result<Trace> Trace::FromJsonText(const std::string& text) {
+  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return MakeError("the trace is not valid JSON");
+  return FromJson(j);
+}
+
 Result<Trace> Trace::FromJson(const json& j) {
   if (!j.is_object() || !j.contains("instructions") || !j["instructions"].is_array()) {
     return MakeError("trace JSON must be an object with an \"instructions\" array");

@@ -36,6 +36,8 @@ class Trace {
 
   nlohmann::json ToJson() const;
   static Result<Trace> FromJson(const nlohmann::json& j);
+  // The same from JSON text (a stored record's trace); text that is not JSON is an error, not a throw.
+  static Result<Trace> FromJsonText(const std::string& text);
   std::string ToText() const;  // one instruction a line, for humans
 
  private:
