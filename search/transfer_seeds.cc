@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <map>
 
-#include "tir/schedule/trace.h"
 #include "tir/schedule/replay_on_shape.h"
+#include "tir/schedule/trace.h"
 
 namespace autotune::search {
 

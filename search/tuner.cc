@@ -19,6 +19,7 @@
 #include "measure/compile_slots.h"
 #include "search/default_schedule.h"
 #include "search/measure_record.h"
+#include "search/sketch.h"
 #include "search/task_scheduler.h"
 #include "search/training_records.h"
 #include "search/transfer_seeds.h"
@@ -109,7 +110,7 @@ std::function<bool(const tir::Schedule&)> SearchedSketchTest(const tir::Workload
   std::vector<const SketchSpec*> offered = ApplicableSketches(tir::Schedule(workload, target), sketches);
   return [offered = std::move(offered), target](const tir::Schedule& sch) {
     const SketchSpec* s = SketchOfTrace(sch.trace(), target);
-    return std::find(offered.begin(), offered.end(), s) != offered.end() && s != nullptr;
+    return s != nullptr && std::find(offered.begin(), offered.end(), s) != offered.end();
   };
 }
 
