@@ -14,7 +14,9 @@
 #include "db/database.h"
 #include "db/jsonl.h"
 #include "db/merge.h"
+#include "search/sketch.h"
 #include "tir/ops/operator.h"
+#include "tir/schedule/trace.h"
 
 namespace autotune::cli {
 
@@ -83,9 +85,18 @@ CommandRun AddStats(CLI::App& parent) {
 
 // ---- top ------------------------------------------------------------------------------------------
 
+// The sketch that made a record's schedule (search::SketchOfTrace), or "-" for a trace that no longer
+// parses or that no built-in sketch of its target makes.
+std::string SketchNameOf(const db::TuningRecord& r) {
+  auto trace = tir::Trace::FromJsonText(r.trace_json);
+  auto kind = tir::ParseTargetKind(r.target.kind);
+  const search::SketchSpec* s = trace && kind ? search::SketchOfTrace(*trace, *kind) : nullptr;
+  return s ? s->name : "-";
+}
+
 CommandRun AddTop(CLI::App& parent) {
   struct Options {
-    std::string db, op, shape, epilogue, target;
+    std::string db, op, shape, epilogue, target, sketch;
     int n = 10;
     bool json = false;
   };
@@ -97,8 +108,16 @@ CommandRun AddTop(CLI::App& parent) {
   cmd->add_option("--epilogue", o->epilogue, "fused epilogue: none, bias, relu or bias,relu");
   cmd->add_option("--target", o->target, "cpu, cuda, or kind:arch such as cuda:sm_90 (default: every target)");
   cmd->add_option("-n", o->n, "how many records")->check(CLI::Range(1, 1000000));
+  cmd->add_option("--sketch", o->sketch,
+                  "only records whose schedule this sketch made (e.g. cuda.split_k; `tune --help` lists them), to "
+                  "compare schedule structures");
   cmd->add_flag("--json", o->json, "print JSON (with each record's trace) instead of a table");
   return [o]() {
+    if (!o->sketch.empty() && !search::FindSketch(o->sketch)) {
+      std::string known;
+      for (const auto& s : search::BuiltinSketches()) known += (known.empty() ? "" : ", ") + s.name;
+      throw UserError{fmt::format("unknown sketch '{}' in --sketch (known: {})", o->sketch, known)};
+    }
     // The workload is rebuilt as the tuner made it, so the key is the one its records are stored under.
     auto w = tir::MakeWorkload(o->op, o->shape, o->epilogue);
     if (!w) throw UserError{w.error().message};
@@ -111,49 +130,66 @@ CommandRun AddTop(CLI::App& parent) {
     auto database = OpenDatabase(o->db, db::OpenMode::kReadOnly);
     const std::string key = w->Key();
     std::vector<db::TuningRecord> best;
+    std::vector<std::string> sketches;  // of `best`'s records
     for (const auto& q : queries) {
-      auto some = Check(database->Best(key, q, o->n));
-      best.insert(best.end(), some.begin(), some.end());
+      // With --sketch every valid record is read, so the filter does not stop at the first n.
+      auto some = Check(database->Best(key, q, o->sketch.empty() ? o->n : 0));
+      for (auto& r : some) {
+        std::string sketch = SketchNameOf(r);
+        if (!o->sketch.empty() && sketch != o->sketch) continue;
+        best.push_back(std::move(r));
+        sketches.push_back(std::move(sketch));
+      }
     }
     // Every target's best, fastest first (stable: each query's order is kept for equal medians).
-    std::stable_sort(best.begin(), best.end(), [](const auto& a, const auto& b) { return a.median_ms < b.median_ms; });
-    if (static_cast<int>(best.size()) > o->n) best.resize(o->n);
+    std::vector<size_t> order(best.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return best[a].median_ms < best[b].median_ms; });
+    if (static_cast<int>(order.size()) > o->n) order.resize(o->n);
     std::optional<db::TargetQuery> filter;
     if (!o->target.empty()) filter = queries[0];
     const auto counts = Check(database->CountRecords(key, filter));
     const std::string where = o->target.empty() ? "any target" : o->target;
+    const std::string of_sketch = o->sketch.empty() ? "" : fmt::format(", sketch {}", o->sketch);
 
     if (o->json) {
       json records = json::array();
       int rank = 0;
-      for (const auto& r : best) {
+      for (size_t i : order) {
+        const db::TuningRecord& r = best[i];
         records.push_back({{"rank", ++rank},
                            {"median_ms", r.median_ms},
                            {"gflops", r.gflops},
                            {"target", TargetJson(r.target)},
                            {"measured_at", r.measured_at},
+                           {"sketch", sketches[i]},
                            {"trace_hash", r.trace_hash},
                            {"trace", json::parse(r.trace_json, nullptr, false)}});
       }
       fmt::print("{}\n", json{{"workload", w->CanonicalText()},
                               {"key", key},
                               {"target", where},
+                              {"sketch", o->sketch.empty() ? json(nullptr) : json(o->sketch)},
+                              {"valid_of_sketch", o->sketch.empty() ? json(nullptr) : json(best.size())},
                               {"records", records},
                               {"valid", counts.valid},
                               {"invalid", counts.invalid()}}
                              .dump(2));
       return 0;
     }
-    if (best.empty()) {
-      fmt::print("{} on {}: no valid records\n", w->CanonicalText(), where);
+    if (order.empty()) {
+      fmt::print("{} on {}{}: no valid records\n", w->CanonicalText(), where, of_sketch);
     } else {
-      fmt::print("{} on {}: {} valid records, best {}\n\n", w->CanonicalText(), where, counts.valid, best.size());
-      fmt::print("{:>4}  {:>12}  {:>10}  {:<12}  {:<20}  {}\n", "rank", "median ms", "GFLOP/s", "target", "measured at",
-                 "trace");
+      const std::string valid = o->sketch.empty() ? fmt::format("{} valid records", counts.valid)
+                                                  : fmt::format("{} valid records of the sketch", best.size());
+      fmt::print("{} on {}{}: {}, best {}\n\n", w->CanonicalText(), where, of_sketch, valid, order.size());
+      fmt::print("{:>4}  {:>12}  {:>10}  {:<12}  {:<20}  {:<20}  {}\n", "rank", "median ms", "GFLOP/s", "target",
+                 "sketch", "measured at", "trace");
       int rank = 0;
-      for (const auto& r : best) {
-        fmt::print("{:>4}  {:>12.6f}  {:>10.2f}  {:<12}  {:<20}  {}\n", ++rank, r.median_ms, r.gflops,
-                   r.target.ShortText(), r.measured_at, r.trace_hash.substr(0, 12));
+      for (size_t i : order) {
+        const db::TuningRecord& r = best[i];
+        fmt::print("{:>4}  {:>12.6f}  {:>10.2f}  {:<12}  {:<20}  {:<20}  {}\n", ++rank, r.median_ms, r.gflops,
+                   r.target.ShortText(), sketches[i], r.measured_at, r.trace_hash.substr(0, 12));
       }
     }
     fmt::print("{} invalid records (failed or wrong answers) of this workload on {}\n", counts.invalid(), where);

@@ -11,6 +11,8 @@
 
 #include "db/database.h"
 #include "tests/cli/run_cli.h"
+#include "search/default_schedule.h"
+#include "search/sketch.h"
 #include "tests/db/db_test_util.h"
 
 namespace autotune::db {
@@ -94,6 +96,47 @@ TEST(DbCli, TopRanksValidRecordsAndCountsInvalidOnes) {
   EXPECT_NE(none.out.find("no valid records"), std::string::npos) << none.out;
 }
 
+// A gemm with a long reduction on cuda: schedules of the tiled and the split-K sketch side by side.
+TEST(DbCli, TopNamesEachRecordsSketchAndKeepsOneWhenAsked) {
+  const std::string path = TempPath("sketches.db");
+  const tir::Workload w = Gemm("M=16,N=4096,K=4096");
+  std::vector<TuningRecord> records;
+  for (const char* name : {"cuda.split_k", "cuda.tiled"}) {  // split-K the slower: 2.0 ms and more
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+      auto sch = search::RandomScheduleOfSketch(w, *search::FindSketch(name), seed);
+      ASSERT_TRUE(sch) << sch.error().message;
+      const double ms = (name[5] == 's' ? 2.0 : 1.0) + 0.1 * static_cast<double>(seed);
+      records.push_back(MakeRecord(*sch, CudaTarget(), ms));
+    }
+  }
+  {
+    auto db = TuningDatabase::Open(path);
+    ASSERT_TRUE(db);
+    ASSERT_TRUE((*db)->CommitBatch(records));
+  }
+  const std::string shape = " --op gemm --shape M=16,N=4096,K=4096";
+  auto all = RunCli("db top --db " + path + shape + " -n 4");
+  ASSERT_EQ(all.status, 0) << all.err;
+  EXPECT_NE(all.out.find("6 valid records, best 4"), std::string::npos) << all.out;
+  EXPECT_NE(all.out.find("cuda.tiled"), std::string::npos) << all.out;
+  EXPECT_NE(all.out.find("cuda.split_k"), std::string::npos) << all.out;  // rank 4
+
+  auto split = RunCli("db top --json --db " + path + shape + " --sketch cuda.split_k -n 2");
+  ASSERT_EQ(split.status, 0) << split.err;
+  const json j = json::parse(split.out);
+  ASSERT_EQ(j["records"].size(), 2u);  // past the three faster tiled records
+  for (const auto& r : j["records"]) EXPECT_EQ(r["sketch"], "cuda.split_k");
+  EXPECT_DOUBLE_EQ(j["records"][0]["median_ms"].get<double>(), 2.1);
+  EXPECT_EQ(j["target"], "any target");
+  EXPECT_EQ(j["sketch"], "cuda.split_k");
+  EXPECT_EQ(j["valid_of_sketch"], 3);
+  EXPECT_EQ(j["valid"], 6);
+
+  auto none = RunCli("db top --db " + path + shape + " --sketch cuda.im2col");
+  ASSERT_EQ(none.status, 0) << none.err;
+  EXPECT_NE(none.out.find("no valid records"), std::string::npos) << none.out;
+}
+
 TEST(DbCli, ExportImportRoundTripAndMerge) {
   const std::string a = MakeDb("a.db"), b = TempPath("b.db"), c = TempPath("c.db");
   const std::string first = TempPath("first.jsonl"), second = TempPath("second.jsonl");
@@ -148,6 +191,7 @@ TEST(DbCli, UserErrorsExitWithTwoAndOneLine) {
       {"db merge --db " + text + " " + good, "not an SQLite database"},
       {"db top --db " + good + " --op gemm --shape M=0,N=4", "M"},
       {"db top --db " + good + " --op gemm --shape M=4,N=4,K=4 --target gpu", "unknown target 'gpu'"},
+      {"db top --db " + good + " " + kShape + " --sketch cuda.tiles", "unknown sketch 'cuda.tiles'"},
       {"db import --db " + TempPath("new.db") + " --in " + TempPath("no.jsonl"), "cannot read"},
       {"db", "subcommand"},
   };
