@@ -41,6 +41,12 @@ const SketchSpec* FindSketch(const std::string& name) {
   return nullptr;
 }
 
+std::string BuiltinSketchNames() {
+  std::string names;
+  for (const auto& s : BuiltinSketches()) names += (names.empty() ? "" : ", ") + s.name;
+  return names;
+}
+
 const SketchSpec* SketchOfTrace(const Trace& trace, TargetKind target) {
   std::set<std::string_view> kinds;
   for (const Instruction& inst : trace.instructions()) kinds.insert(inst.kind);

@@ -44,6 +44,8 @@ const std::vector<SketchSpec>& BuiltinSketches();
 std::vector<const SketchSpec*> ApplicableSketches(const tir::Schedule& fresh, const std::vector<std::string>& chosen = {});
 // The sketch of this name, or null.
 const SketchSpec* FindSketch(const std::string& name);
+// Every built-in sketch's name, comma-separated, for messages about an unknown one.
+std::string BuiltinSketchNames();
 // The built-in sketch of `target` that made `trace`: the one whose marked rules (ScheduleRule::Mark)
 // are exactly those whose marks the trace holds (a trace without marks, e.g. a hand-written one,
 // counts as the target's first sketch); null when none is. A job searching some sketches seeds its

@@ -114,9 +114,8 @@ CommandRun AddTop(CLI::App& parent) {
   cmd->add_flag("--json", o->json, "print JSON (with each record's trace) instead of a table");
   return [o]() {
     if (!o->sketch.empty() && !search::FindSketch(o->sketch)) {
-      std::string known;
-      for (const auto& s : search::BuiltinSketches()) known += (known.empty() ? "" : ", ") + s.name;
-      throw UserError{fmt::format("unknown sketch '{}' in --sketch (known: {})", o->sketch, known)};
+      throw UserError{
+          fmt::format("unknown sketch '{}' in --sketch (known: {})", o->sketch, search::BuiltinSketchNames())};
     }
     // The workload is rebuilt as the tuner made it, so the key is the one its records are stored under.
     auto w = tir::MakeWorkload(o->op, o->shape, o->epilogue);

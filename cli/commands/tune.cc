@@ -289,9 +289,7 @@ void CheckSketchNames(const std::vector<std::string>& names, const std::string& 
   for (const std::string& name : names) {
     const search::SketchSpec* s = search::FindSketch(name);
     if (!s) {
-      std::string known;
-      for (const auto& b : search::BuiltinSketches()) known += (known.empty() ? "" : ", ") + b.name;
-      throw UserError{fmt::format("unknown sketch '{}' in --sketches (known: {})", name, known)};
+      throw UserError{fmt::format("unknown sketch '{}' in --sketches (known: {})", name, search::BuiltinSketchNames())};
     }
     if (target != "auto" && tir::TargetKindName(s->target) != target) {
       throw UserError{fmt::format("sketch '{}' is for the {} target, not {}", name, tir::TargetKindName(s->target), target)};
