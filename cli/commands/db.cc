@@ -128,23 +128,23 @@ CommandRun AddTop(CLI::App& parent) {
     }
     auto database = OpenDatabase(o->db, db::OpenMode::kReadOnly);
     const std::string key = w->Key();
-    std::vector<db::TuningRecord> best;
-    std::vector<std::string> sketches;  // of `best`'s records
+    struct Ranked {
+      db::TuningRecord record;
+      std::string sketch;
+    };
+    std::vector<Ranked> best;
     for (const auto& q : queries) {
       // With --sketch every valid record is read, so the filter does not stop at the first n.
-      auto some = Check(database->Best(key, q, o->sketch.empty() ? o->n : 0));
-      for (auto& r : some) {
+      for (auto& r : Check(database->Best(key, q, o->sketch.empty() ? o->n : 0))) {
         std::string sketch = SketchNameOf(r);
-        if (!o->sketch.empty() && sketch != o->sketch) continue;
-        best.push_back(std::move(r));
-        sketches.push_back(std::move(sketch));
+        if (o->sketch.empty() || sketch == o->sketch) best.push_back({std::move(r), std::move(sketch)});
       }
     }
+    const size_t matching = best.size();
     // Every target's best, fastest first (stable: each query's order is kept for equal medians).
-    std::vector<size_t> order(best.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return best[a].median_ms < best[b].median_ms; });
-    if (static_cast<int>(order.size()) > o->n) order.resize(o->n);
+    std::stable_sort(best.begin(), best.end(),
+                     [](const Ranked& a, const Ranked& b) { return a.record.median_ms < b.record.median_ms; });
+    if (static_cast<int>(best.size()) > o->n) best.resize(o->n);
     std::optional<db::TargetQuery> filter;
     if (!o->target.empty()) filter = queries[0];
     const auto counts = Check(database->CountRecords(key, filter));
@@ -154,14 +154,13 @@ CommandRun AddTop(CLI::App& parent) {
     if (o->json) {
       json records = json::array();
       int rank = 0;
-      for (size_t i : order) {
-        const db::TuningRecord& r = best[i];
+      for (const auto& [r, sketch] : best) {
         records.push_back({{"rank", ++rank},
                            {"median_ms", r.median_ms},
                            {"gflops", r.gflops},
                            {"target", TargetJson(r.target)},
                            {"measured_at", r.measured_at},
-                           {"sketch", sketches[i]},
+                           {"sketch", sketch},
                            {"trace_hash", r.trace_hash},
                            {"trace", json::parse(r.trace_json, nullptr, false)}});
       }
@@ -169,26 +168,25 @@ CommandRun AddTop(CLI::App& parent) {
                               {"key", key},
                               {"target", where},
                               {"sketch", o->sketch.empty() ? json(nullptr) : json(o->sketch)},
-                              {"valid_of_sketch", o->sketch.empty() ? json(nullptr) : json(best.size())},
+                              {"valid_of_sketch", o->sketch.empty() ? json(nullptr) : json(matching)},
                               {"records", records},
                               {"valid", counts.valid},
                               {"invalid", counts.invalid()}}
                              .dump(2));
       return 0;
     }
-    if (order.empty()) {
+    if (best.empty()) {
       fmt::print("{} on {}{}: no valid records\n", w->CanonicalText(), where, of_sketch);
     } else {
       const std::string valid = o->sketch.empty() ? fmt::format("{} valid records", counts.valid)
-                                                  : fmt::format("{} valid records of the sketch", best.size());
-      fmt::print("{} on {}{}: {}, best {}\n\n", w->CanonicalText(), where, of_sketch, valid, order.size());
+                                                  : fmt::format("{} valid records of the sketch", matching);
+      fmt::print("{} on {}{}: {}, best {}\n\n", w->CanonicalText(), where, of_sketch, valid, best.size());
       fmt::print("{:>4}  {:>12}  {:>10}  {:<12}  {:<20}  {:<20}  {}\n", "rank", "median ms", "GFLOP/s", "target",
                  "sketch", "measured at", "trace");
       int rank = 0;
-      for (size_t i : order) {
-        const db::TuningRecord& r = best[i];
+      for (const auto& [r, sketch] : best) {
         fmt::print("{:>4}  {:>12.6f}  {:>10.2f}  {:<12}  {:<20}  {:<20}  {}\n", ++rank, r.median_ms, r.gflops,
-                   r.target.ShortText(), sketches[i], r.measured_at, r.trace_hash.substr(0, 12));
+                   r.target.ShortText(), sketch, r.measured_at, r.trace_hash.substr(0, 12));
       }
     }
     fmt::print("{} invalid records (failed or wrong answers) of this workload on {}\n", counts.invalid(), where);
