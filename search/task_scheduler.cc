@@ -14,12 +14,19 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 }  // namespace
 
 TaskScheduler::TaskScheduler(std::vector<double> weights)
-    : weights_(std::move(weights)), history_(weights_.size()), finished_(weights_.size(), false) {
+    : weights_(std::move(weights)), history_(weights_.size()), finished_(weights_.size(), false),
+      out_(weights_.size(), 0) {
   for (double w : weights_) AUTOTUNE_CHECK(std::isfinite(w) && w > 0, "task weights must be positive");
+}
+
+void TaskScheduler::Start(int task) {
+  AUTOTUNE_CHECK(task >= 0 && task < static_cast<int>(weights_.size()), "TaskScheduler::Start: no such task");
+  ++out_[task];
 }
 
 void TaskScheduler::Record(int task, double best_latency_ms, int trials) {
   AUTOTUNE_CHECK(task >= 0 && task < static_cast<int>(weights_.size()), "TaskScheduler::Record: no such task");
+  if (out_[task] > 0) --out_[task];
   AUTOTUNE_CHECK(!std::isnan(best_latency_ms) && best_latency_ms >= 0, "TaskScheduler::Record: bad latency");
   auto& h = history_[task];
   AUTOTUNE_CHECK(trials >= (h.empty() ? 0 : h.back().first), "TaskScheduler::Record: trials went down");
@@ -35,7 +42,7 @@ void TaskScheduler::Finish(int task) {
 
 int TaskScheduler::Rounds(int task) const {
   AUTOTUNE_CHECK(task >= 0 && task < static_cast<int>(weights_.size()), "TaskScheduler::Rounds: no such task");
-  return static_cast<int>(history_[task].size());
+  return static_cast<int>(history_[task].size()) + out_[task];
 }
 
 double TaskScheduler::WeightedLatency() const {
@@ -59,12 +66,14 @@ double TaskScheduler::WorstKnownLatency() const {
 
 bool TaskScheduler::HasPriority(int task) const {
   const auto& h = history_[task];
-  return h.empty() || (std::isinf(h.back().second) && static_cast<int>(h.size()) < kNoResultPriorityRounds);
+  if (h.empty()) return out_[task] == 0;  // rule 1; with its first round out, it waits for the result
+  return std::isinf(h.back().second) && Rounds(task) < kNoResultPriorityRounds;
 }
 
 double TaskScheduler::Gain(int task, double worst_known) const {
   const auto& h = history_[task];
-  const double rounds = static_cast<double>(h.size());
+  const double recorded = static_cast<double>(h.size());
+  const double rounds = static_cast<double>(Rounds(task));
   const auto [trials, latency] = h.back();
   if (std::isinf(latency)) {
     // No latency after its priority rounds: optimism alone, with the worst latency we know.
@@ -78,7 +87,7 @@ double TaskScheduler::Gain(int task, double worst_known) const {
   double recent = 0;
   if (h[last].first > h[start].first) {
     const double per_trial = (h[start].second - latency) / (h[last].first - h[start].first);
-    recent = per_trial * (trials / rounds);  // times the trials of one of its rounds
+    recent = per_trial * (trials / recorded);  // times the trials of one of its rounds
   }
   const double optimistic = latency / rounds;
   return weights_[task] * (recent + kOptimism * optimistic);
@@ -87,6 +96,7 @@ double TaskScheduler::Gain(int task, double worst_known) const {
 double TaskScheduler::ExpectedGain(int task) const {
   AUTOTUNE_CHECK(task >= 0 && task < static_cast<int>(weights_.size()), "TaskScheduler::ExpectedGain: no such task");
   if (HasPriority(task)) return kInf;
+  if (history_[task].empty()) return 0;  // its first round is out: nothing known yet
   return Gain(task, WorstKnownLatency());
 }
 
@@ -94,33 +104,35 @@ int TaskScheduler::Next() const {
   const int n = static_cast<int>(weights_.size());
   // Rule 1: first rounds, in order.
   for (int i = 0; i < n; ++i) {
-    if (!finished_[i] && history_[i].empty()) return i;
+    if (!finished_[i] && Rounds(i) == 0) return i;
   }
-  // Rule 2: tasks without a latency, for their first few rounds; the fewest rounds first.
+  // Rule 2: tasks known to have no latency, for their first few rounds; the fewest rounds first.
   int pick = -1;
   for (int i = 0; i < n; ++i) {
-    if (finished_[i] || !HasPriority(i)) continue;
-    if (pick < 0 || history_[i].size() < history_[pick].size()) pick = i;
+    if (finished_[i] || history_[i].empty() || !HasPriority(i)) continue;
+    if (pick < 0 || Rounds(i) < Rounds(pick)) pick = i;
   }
   if (pick >= 0) return pick;
   const double worst = WorstKnownLatency();
-  if (std::isinf(worst)) {
-    // No task has a latency at all: share the rounds evenly.
+  if (!std::isinf(worst)) {
+    // Rule 3: the largest expected gain of the tasks with a result; strict > keeps ties at the lower
+    // index.
+    double best_gain = -1;
     for (int i = 0; i < n; ++i) {
-      if (finished_[i]) continue;
-      if (pick < 0 || history_[i].size() < history_[pick].size()) pick = i;
+      if (finished_[i] || history_[i].empty()) continue;
+      const double gain = Gain(i, worst);
+      if (gain > best_gain) {
+        best_gain = gain;
+        pick = i;
+      }
     }
-    return pick;
+    if (pick >= 0) return pick;
   }
-  // Rule 3: the largest expected gain; strict > keeps ties at the lower index.
-  double best_gain = -1;
+  // No task has a latency at all, or every unfinished one waits for its first result: share the
+  // rounds evenly.
   for (int i = 0; i < n; ++i) {
     if (finished_[i]) continue;
-    const double gain = Gain(i, worst);
-    if (gain > best_gain) {
-      best_gain = gain;
-      pick = i;
-    }
+    if (pick < 0 || Rounds(i) < Rounds(pick)) pick = i;
   }
   return pick;
 }

@@ -2,13 +2,20 @@
 // expected to reduce the weighted total latency (sum of weight * best latency) the most, after every
 // task got a first round (Ansor's gradient-based task scheduler is the reference point).
 //
+// A round counts from when it is proposed (Start), not only once its result is in (Record): with
+// overlapping rounds, two or three are out at once, and a rule that saw only recorded rounds would
+// give a task whose first round is still being measured its second and third at once. (It did: a
+// 16-layer network of 2,000 trials in rounds of 64 gave the first ten layers three rounds each and
+// the last five none.)
+//
 // The rule Next() follows, deterministic (no randomness; ties go to the lower index), over the
 // tasks that are not finished:
-//  1. A task that has had no round yet: the first such task, in order.
+//  1. A task that has had no round yet (none proposed): the first such task, in order.
 //  2. A task with no valid latency yet (+infinity) that has had fewer than kNoResultPriorityRounds
 //     rounds: the one with the fewest rounds. Such a task makes the objective infinite, so it gets a
 //     few rounds before anything else, but not forever: a workload whose every candidate fails must
-//     not eat the budget of the others.
+//     not eat the budget of the others. A task none of whose rounds is recorded yet is not known to
+//     lack a latency: it waits for its first result.
 //  3. Otherwise the task with the largest expected reduction of weight * latency from one more
 //     round: weight * (recent + kOptimism * optimistic), where
 //       recent     = the backward-window gradient: the drop of its best latency per trial over its
@@ -18,10 +25,12 @@
 //                    at its average rate so far (Ansor's forward estimate). It shrinks as the task gets
 //                    rounds, so a stalled task still gets one now and then, and is never starved.
 //     Ansor adds the two with weights 0.2 and 0.8; we weight the optimistic term by 0.1 so that a task
-//     that is improving gets more rounds than a stalled one of the same weight.
+//     that is improving gets more rounds than a stalled one of the same weight. Rounds still out
+//     count in `rounds so far` (their gain is not known yet, but they are spent).
 //     A task still without a latency after its priority rounds competes with the optimistic term
 //     alone, using as its latency the largest best latency of any task (the worst case we know);
-//     when no task has a latency at all, the unfinished task with the fewest rounds goes next.
+//     when no task has a latency at all, the unfinished task with the fewest rounds goes next, and so
+//     does it when every unfinished task waits for its first result.
 #pragma once
 
 #include <cstdint>
@@ -37,7 +46,9 @@ class TaskScheduler {
 
   // The task of the next round; -1 when every task is finished (see Finish).
   int Next() const;
-  // After a round of `task`: its best latency so far (ms; +infinity while nothing valid was
+  // A round of `task` was proposed; it counts as a round whose result is not in until its Record.
+  void Start(int task);
+  // After a round of `task` (ends one started round, if any): its best latency so far (ms; +infinity while nothing valid was
   // measured) and the trials it has used in all (never fewer than before). A best latency above
   // the one recorded before (a re-measured best that came out slower) keeps the earlier one.
   void Record(int task, double best_latency_ms, int trials);
@@ -47,7 +58,7 @@ class TaskScheduler {
   // Finished tasks count with their last best latency.
   double WeightedLatency() const;
 
-  // Rounds recorded for `task` so far.
+  // Rounds of `task` so far: recorded and still out.
   int Rounds(int task) const;
   // What rule 3 above expects one more round of `task` to gain (weight * ms); +infinity for a task
   // that rules 1 or 2 would pick; 0 for a task without a latency while no task has one. For progress
@@ -62,6 +73,7 @@ class TaskScheduler {
   std::vector<double> weights_;
   std::vector<std::vector<std::pair<int, double>>> history_;  // per task: (trials, best ms) after each round
   std::vector<bool> finished_;
+  std::vector<int> out_;  // per task: rounds started and not recorded yet
 
   double WorstKnownLatency() const;
   bool HasPriority(int task) const;  // rules 1 and 2

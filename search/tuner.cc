@@ -413,6 +413,7 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
       }
       for (const auto& c : batch) st.in_flight.insert(c.trace_hash);
       in_flight += static_cast<int>(batch.size());
+      scheduler.Start(t);
       return std::optional<Round>(std::move(round));
     }
     return std::optional<Round>();

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <deque>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -358,6 +359,59 @@ TEST(TaskScheduler, FirstRoundsGoInOrder) {
   TaskScheduler skip({1, 1, 1});
   skip.Finish(1);
   EXPECT_EQ(Simulate(skip, 3, 2, [](int, int) { return 1.0; }), (std::vector<int>{0, 2}));
+}
+
+// As Simulate, with `out` rounds started (Start) before the oldest is recorded, as the tuner does with
+// overlapping rounds.
+std::vector<int> SimulateOverlapped(TaskScheduler& s, int num_tasks, int rounds, int out, const Curve& curve,
+                                    int trials = 64) {
+  std::vector<int> order, done(num_tasks, 0);
+  std::deque<int> started;
+  auto record_oldest = [&] {
+    const int t = started.front();
+    started.pop_front();
+    ++done[t];
+    s.Record(t, curve(t, done[t]), done[t] * trials);
+  };
+  for (int r = 0; r < rounds; ++r) {
+    if (static_cast<int>(started.size()) == out) record_oldest();
+    const int t = s.Next();
+    if (t < 0) break;
+    order.push_back(t);
+    s.Start(t);
+    started.push_back(t);
+  }
+  while (!started.empty()) record_oldest();
+  return order;
+}
+
+TEST(TaskScheduler, RoundsStillOutCount) {
+  // A 16-layer network, 31 rounds, three out at once: every layer gets its first round, in order,
+  // before any gets a second.
+  TaskScheduler s(std::vector<double>(16, 1.0));
+  auto order = SimulateOverlapped(s, 16, 31, 3, [](int task, int round) { return (1.0 + task) / round; });
+  ASSERT_EQ(order.size(), 31u);
+  for (int t = 0; t < 16; ++t) EXPECT_EQ(order[t], t);
+  EXPECT_EQ(s.Rounds(0), RoundsPerTask(order, 16)[0]);
+
+  // A task whose first round is out is not known to lack a latency: the failing task 0 gets its
+  // priority rounds once its failure is in, never more than kNoResultPriorityRounds before others.
+  TaskScheduler failing({1, 1, 1});
+  auto f = SimulateOverlapped(failing, 3, 12, 3, [](int task, int round) { return task == 0 ? kInf : 1.0 / round; });
+  EXPECT_EQ((std::vector<int>(f.begin(), f.begin() + 3)), (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(std::count(f.begin(), f.begin() + 6, 0), TaskScheduler::kNoResultPriorityRounds);
+
+  // Started and not recorded, a round counts in Rounds; its gain is not known yet.
+  TaskScheduler one({1, 1});
+  one.Start(0);
+  EXPECT_EQ(one.Rounds(0), 1);
+  EXPECT_EQ(one.ExpectedGain(0), 0);
+  EXPECT_EQ(one.Next(), 1);
+  one.Start(1);
+  EXPECT_EQ(one.Next(), 0);  // both wait for their first result: the fewest rounds, the lower index
+  one.Record(0, 2.0, 64);
+  EXPECT_EQ(one.Rounds(0), 1);
+  EXPECT_DOUBLE_EQ(one.ExpectedGain(0), TaskScheduler::kOptimism * 2.0);
 }
 
 TEST(TaskScheduler, ImprovingTaskGetsMoreRoundsThanAStalledOne) {

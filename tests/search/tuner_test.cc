@@ -3,6 +3,7 @@
 // reported as BUILD_ERROR, WRONG_ANSWER or a "correct: false" result faster than anything valid.
 // Resume, several tasks under the scheduler, stopping, determinism and the choice of the best, with
 // rounds one at a time and overlapped (the next round built while this one is measured).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -350,6 +351,19 @@ TEST(Tuner, SharesTheBudgetAmongTasks) {
     EXPECT_EQ(r.spec.weight, tasks[&r - job.reports.data()].weight);
   }
   EXPECT_EQ(job.reports[2].workload, "conv2d[N=1,C=8,H=10,W=10,K=16,R=3,S=3,stride=1,pad=1,dilation=1,groups=1]+bias,relu");
+}
+
+TEST(Tuner, WithRoundsOverlappedEveryTaskGetsAFirstRoundBeforeAnyASecond) {
+  // Three rounds are out at once (two built or measured, one proposed): a task whose first round is
+  // still out must not get its second and third from the first-round rule.
+  const std::string path = TempDb("tasks_overlapped");
+  std::vector<TuneTaskSpec> tasks;
+  for (int k : {16, 32, 48, 64, 80}) tasks.push_back(Task("gemm", fmt::format("M=32,N=32,K={}", k)));
+  TuneConfig c = Config(11, 5 * 8, 8);
+  c.overlap_rounds = true;
+  Job job;
+  RunJob(job, path, c, tasks);
+  for (const auto& r : job.reports) EXPECT_EQ(r.trials, 8) << r.workload;
 }
 
 TEST(Tuner, ASmallSpaceIsExhaustedAndTheJobEnds) {
