@@ -100,7 +100,6 @@ struct TaskState {
   std::vector<MeasuredSchedule> best;        // fastest first, at most kBestKept, of the searched sketches
   std::function<bool(const tir::Schedule&)> searched;  // whether a schedule is of a sketch the job searches
   std::vector<TransferredSchedule> transfer; // other shapes' schedules for the first round (then cleared)
-  uint64_t bests_seen = 0;                   // the job's count of best changes when it last took others' bests
   double best_ms = kInf;                     // the reported best (this device only)
 };
 
@@ -113,23 +112,6 @@ std::function<bool(const tir::Schedule&)> SearchedSketchTest(const tir::Workload
     const SketchSpec* s = SketchOfTrace(sch.trace(), target);
     return s != nullptr && std::find(offered.begin(), offered.end(), s) != offered.end();
   };
-}
-
-// The fastest searched schedule of every other task of the job with `states[t]`'s operator, as the
-// records NearestShapeSchedules ranks by shape and replays.
-std::vector<db::TuningRecord> OtherTasksBests(const std::vector<TaskState>& states, size_t t) {
-  std::vector<db::TuningRecord> out;
-  for (size_t u = 0; u < states.size(); ++u) {
-    const TaskState& other = states[u];
-    if (u == t || other.best.empty() || other.workload.op != states[t].workload.op) continue;
-    db::TuningRecord r;
-    r.workload = db::WorkloadInfo::From(other.workload);
-    r.trace_json = other.best.front().schedule.trace().ToJson().dump();
-    r.median_ms = other.best.front().ms;
-    r.correct = true;
-    out.push_back(std::move(r));
-  }
-  return out;
 }
 
 // Inserts a valid measured schedule into `best` (fastest first, ties in arrival order), keeping
@@ -272,10 +254,6 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
   }
   if (tasks.empty()) return reports;
 
-  // Counts the changes of any task's fastest searched schedule, so that a task takes the others'
-  // bests (TuneConfig::share) only when there is something new among them.
-  uint64_t best_changes = 0;
-
   // Reads what earlier jobs measured and makes the task's search, on the task's first round.
   auto start_task = [&](size_t i) -> Result<void> {
     TaskState& st = states[i];
@@ -319,7 +297,6 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
         AddBest(st.best, MeasuredSchedule{rec.median_ms, std::move(*replayed[k]), rec.trace_hash});
       }
     }
-    if (!st.best.empty()) ++best_changes;
     // A shape new to this target starts from what its neighbours found (the same architecture's
     // records, as the seeds above).
     if (config_.transfer > 0 && st.best.empty()) {
@@ -381,18 +358,6 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
           batch.push_back(Candidate{std::move(t.schedule), std::move(hash), 0});
         }
         st.transfer.clear();
-      } else if (config_.share > 0 && st.bests_seen != best_changes) {
-        st.bests_seen = best_changes;
-        int taken = 0;
-        for (auto& t : NearestShapeSchedules(st.workload, target, OtherTasksBests(states, round.task))) {
-          if (static_cast<int>(batch.size()) >= n || taken >= config_.share) break;
-          std::string hash = db::HashTraceJson(t.schedule.trace().ToJson().dump());
-          if (proposed.count(hash) || !st.searched(t.schedule) || !st.search->Adopt(t.schedule)) continue;
-          proposed.insert(hash);
-          ++taken;
-          ++report.shared;
-          batch.push_back(Candidate{std::move(t.schedule), std::move(hash), 0});
-        }
       }
       if (static_cast<int>(batch.size()) < n) {
         std::vector<tir::Schedule> best_schedules;
@@ -473,9 +438,7 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
       // The default schedule of the first round may be of a sketch the job does not search: it is a
       // floor for the best, not a parent.
       if (st.searched(batch[k].schedule)) {
-        const bool fastest = st.best.empty() || r.median_ms < st.best.front().ms;
         AddBest(st.best, MeasuredSchedule{r.median_ms, batch[k].schedule, batch[k].trace_hash});
-        if (fastest) ++best_changes;
       }
     }
     report.curve.push_back(std::isfinite(st.best_ms) ? st.best_ms : 0);

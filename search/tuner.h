@@ -45,12 +45,6 @@ struct TuneConfig {
   // the fastest traces of the nearest shapes of the same operator stored in the database, replayed on
   // the task's shape, for a task with no valid record of its own on this target yet. 0: none.
   int transfer = 16;
-  // After its first round, each round of a task also measures up to this many of the current best
-  // schedules of the job's other tasks of its operator (the nearest shapes first, as for `transfer`),
-  // replayed on its shape, when one of them is new: what one layer of a network finds, its
-  // neighbours try. With an empty database every task starts before any other has a result, so
-  // `transfer` alone gives them nothing. 0: none.
-  int share = 2;
 };
 
 // Per task, what `autotune tune --json` reports.
@@ -76,7 +70,6 @@ struct TaskReport {
                                  // before: of this job, or of an earlier one with the same cache)
   int transferred = 0;           // trials of schedules of other shapes (TuneConfig::transfer)
   std::vector<std::string> transferred_from;  // the shapes they came from (canonical text, nearest first)
-  int shared = 0;                // trials of the job's other tasks' best schedules (TuneConfig::share)
   std::string best_trace_json;   // "" when nothing valid
   std::vector<double> curve;     // best-so-far latency (ms) after each measured batch of this job
 };

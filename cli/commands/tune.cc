@@ -58,7 +58,6 @@ struct TuneOptions {
   int population = 0;  // 0: EvolutionConfig's default
   int min_per_sketch = search::EvolutionConfig{}.min_per_sketch;
   int transfer = search::TuneConfig{}.transfer;
-  int share = search::TuneConfig{}.share;
   std::vector<std::string> sketches;  // --sketches (split at commas by CLI11); empty: the default set
   std::string db_file = "autotune.db";
   // The learned model by default: of six H200 suite cases tuned for 1000 trials, random ranking ended
@@ -189,20 +188,14 @@ void PrintTable(std::FILE* to, const std::vector<search::TaskReport>& reports) {
   fmt::print(to, "{:<{}}  {:>10}  {:>9}  {:>6}\n", "weighted total", width, total > 0 ? fmt::format("{:.4f}", total) : "-",
              "", trials);
   if (failed > 0) fmt::print(to, "({} of {} candidates failed: build errors, crashes, timeouts or wrong answers)\n", failed, trials);
-  int transferred = 0, tasks_transferred = 0, shared = 0, tasks_shared = 0;
+  int transferred = 0, tasks_transferred = 0;
   for (const auto& r : reports) {
     transferred += r.transferred;
     tasks_transferred += r.transferred > 0;
-    shared += r.shared;
-    tasks_shared += r.shared > 0;
   }
   if (transferred > 0) {
     fmt::print(to, "({} of the trials of {} task{} were the best schedules of nearby shapes in the database, adapted: "
                "--transfer)\n", transferred, tasks_transferred, tasks_transferred == 1 ? "" : "s");
-  }
-  if (shared > 0) {
-    fmt::print(to, "({} of the trials of {} task{} were other tasks' best schedules, adapted: --share)\n", shared,
-               tasks_shared, tasks_shared == 1 ? "" : "s");
   }
 }
 
@@ -262,7 +255,6 @@ json Report(const TuneOptions& o, const MeasureTarget& target, const std::vector
               {"cached_builds", r.cached_builds},
               {"transferred", r.transferred},
               {"transferred_from", r.transferred_from},
-              {"shared", r.shared},
               {"best_trace", r.best_trace_json.empty() ? json(nullptr) : json::parse(r.best_trace_json)},
               {"curve", curve}};
     if (!r.spec.name.empty()) t["name"] = r.spec.name;
@@ -281,7 +273,6 @@ json Report(const TuneOptions& o, const MeasureTarget& target, const std::vector
           {"batch_size", o.batch_size},
           {"min_per_sketch", o.min_per_sketch},
           {"transfer", o.transfer},
-          {"share", o.share},
           {"sketches", o.sketches.empty() ? json(nullptr) : json(fmt::format("{}", fmt::join(o.sketches, ",")))},
           {"screen_ratio", o.config.screen_ratio},
           {"interrupted", interrupted},
@@ -350,12 +341,6 @@ CommandRun AddTuneCommand(CLI::App& app) {
                   "a task with no record of its own on this target (of the searched sketches) starts with up to this "
                   "many of the best schedules of the nearest other shapes of its operator in --db, adapted to its "
                   "shape (0: none)")
-      ->check(CLI::Range(0, 100000))
-      ->capture_default_str();
-  cmd->add_option("--share", o->share,
-                  "after its first round, each round of a task also measures up to this many of the current best "
-                  "schedules of the job's other tasks of its operator (nearest shapes first), adapted to its shape, "
-                  "when one is new (0: none)")
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
   std::string sketch_names;
@@ -486,7 +471,6 @@ CommandRun AddTuneCommand(CLI::App& app) {
     if (o->population > 0) tc.evolution.population = o->population;
     tc.evolution.min_per_sketch = o->min_per_sketch;
     tc.transfer = o->transfer;
-    tc.share = o->share;
 
     fmt::print(stderr, "autotune: tuning {} task{} on {}: {} trials in rounds of {}, database '{}'\n", tasks.size(),
                tasks.size() == 1 ? "" : "s", target.info.Text(), o->trials, o->batch_size, o->db_file);

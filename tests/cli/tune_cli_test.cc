@@ -223,9 +223,7 @@ TEST(TuneCli, ANewShapeStartsFromTheShapesTunedBeforeUnlessTransferIsZero) {
   ASSERT_EQ(second.status, 0) << second.err;
   json j = ReadJson(report);
   EXPECT_EQ(j["transfer"], 16);
-  EXPECT_EQ(j["share"], 2);
   const json& task = j["tasks"][0];
-  EXPECT_EQ(task["shared"], 0) << "the only task: no other task's best to share";
   EXPECT_GT(task["transferred"].get<int>(), 0) << task.dump();
   EXPECT_LE(task["transferred"].get<int>(), 8);
   EXPECT_EQ(task["transferred_from"], json::array({"gemm[M=32,N=48,K=32]"}));

@@ -540,57 +540,6 @@ TEST(Tuner, TransferIsCappedByItsSetting) {
   EXPECT_EQ(job.reports[0].transferred, 3);
 }
 
-// The hashes of `from`'s valid records replayed on `to`'s shape.
-std::set<std::string> ReplayedHashes(const std::vector<db::TuningRecord>& records, const TuneTaskSpec& from,
-                                     const TuneTaskSpec& to) {
-  auto wf = tir::MakeWorkload(from.op, from.shape, from.epilogue);
-  auto wt = tir::MakeWorkload(to.op, to.shape, to.epilogue);
-  EXPECT_TRUE(wf && wt);
-  std::set<std::string> out;
-  for (const auto& r : records) {
-    if (r.workload.key != wf->Key() || !r.valid()) continue;
-    auto trace = tir::Trace::FromJsonText(r.trace_json);
-    EXPECT_TRUE(trace);
-    if (auto sch = tir::ReplayOnShape(*wt, tir::TargetKind::kCpu, *trace)) {
-      out.insert(db::HashTraceJson(sch->trace().ToJson().dump()));
-    }
-  }
-  return out;
-}
-
-TEST(Tuner, EachRoundTakesTheOtherTasksNewBestsOfItsOperator) {
-  const TuneTaskSpec bmm = Task("batch_matmul", "B=2,M=16,N=32,K=16");
-  const std::vector<TuneTaskSpec> tasks = {kGemm, kNearGemm, bmm};
-  const std::string path = TempDb("share");
-  TuneConfig c = Config(5, 96, 8);
-  c.transfer = 0;  // an empty database has nothing to transfer anyway; only what the job finds is shared
-  c.share = 2;
-  Job job;
-  RunJob(job, path, c, tasks);
-  ASSERT_EQ(job.reports.size(), 3u);
-  const auto records = Records(path);
-  int shared = 0;
-  for (int i = 0; i < 2; ++i) {
-    const TaskReport& r = job.reports[i];
-    shared += r.shared;
-    const int rounds = (r.trials + c.batch_size - 1) / c.batch_size;
-    EXPECT_LE(r.shared, c.share * std::max(0, rounds - 1)) << i;  // at most `share` a round, none in the first
-    // Every shared trial is a record of the other gemm replayed on this shape.
-    const std::set<std::string> replays = ReplayedHashes(records, tasks[1 - i], tasks[i]);
-    int replayed = 0;
-    for (const auto& h : HashesOf(records, tasks[i])) replayed += replays.count(h) > 0;
-    EXPECT_GE(replayed, r.shared) << i;
-  }
-  EXPECT_GT(shared, 0);
-  EXPECT_EQ(job.reports[2].shared, 0);  // the only task of its operator
-
-  const std::string off_path = TempDb("share_off");
-  c.share = 0;
-  Job off;
-  RunJob(off, off_path, c, tasks);
-  for (const auto& r : off.reports) EXPECT_EQ(r.shared, 0);
-}
-
 // A gemm schedule of no cpu sketch: its reduction split (sampled) and rfactor-ed (the split-K rule's mark).
 tir::Trace PartialSumsTrace(const TuneTaskSpec& spec) {
   auto w = tir::MakeWorkload(spec.op, spec.shape, spec.epilogue);
