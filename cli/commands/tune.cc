@@ -474,6 +474,13 @@ CommandRun AddTuneCommand(CLI::App& app) {
 
     fmt::print(stderr, "autotune: tuning {} task{} on {}: {} trials in rounds of {}, database '{}'\n", tasks.size(),
                tasks.size() == 1 ? "" : "s", target.info.Text(), o->trials, o->batch_size, o->db_file);
+    if (static_cast<size_t>(o->trials) < tasks.size()) {
+      fmt::print(stderr, "autotune: warning: {} trials for {} tasks: the last {} get none (no kernel); every task needs one\n",
+                 o->trials, tasks.size(), tasks.size() - static_cast<size_t>(o->trials));
+    } else if (static_cast<size_t>(o->trials) < tasks.size() * static_cast<size_t>(o->batch_size)) {
+      fmt::print(stderr, "autotune: {} trials for {} tasks: first rounds of about {} instead of {}, so that every task gets one\n",
+                 o->trials, tasks.size(), o->trials / static_cast<int>(tasks.size()), o->batch_size);
+    }
     InstallStopSignals(
         "\nautotune: interrupted: storing the batch in flight, then writing the report (Ctrl-C again to quit now)\n");
     Progress progress(tasks.size());

@@ -189,6 +189,28 @@ TEST(TuneCli, TaskFileWithTwoWorkloads) {
   EXPECT_NE(r.out.find("weighted total"), std::string::npos) << r.out;
 }
 
+// A budget short of a full round per task (a network at the default --trials) reaches every task.
+TEST(TuneCli, ABudgetShortOfARoundPerTaskStillReachesEveryTask) {
+  const std::string tasks = TempPath("three_tasks.json"), report = Fresh("three_tasks_report.json");
+  std::ofstream(tasks) << R"([{"op": "gemm", "shape": "M=16,N=32,K=16"}, {"op": "gemm", "shape": "M=16,N=32,K=32"},
+                              {"op": "gemm", "shape": "M=16,N=32,K=48"}])";
+  auto r = RunCli("tune --tasks " + tasks + kFast + " --trials 6 --batch-size 4 --db " + Fresh("three.db") +
+                  " --json " + report);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("6 trials for 3 tasks: first rounds of about 2 instead of 4"), std::string::npos) << r.err;
+  json j = ReadJson(report);
+  for (const auto& t : j["tasks"]) EXPECT_EQ(t["trials"], 2) << t.dump();
+  EXPECT_TRUE(j["total"]["weighted_latency_ms"].is_number());
+
+  r = RunCli("tune --tasks " + tasks + kFast + " --trials 2 --db " + Fresh("three_short.db") + " --json " + report);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: 2 trials for 3 tasks: the last 1 get none"), std::string::npos) << r.err;
+  j = ReadJson(report);
+  EXPECT_EQ(j["tasks"][0]["trials"], 1);
+  EXPECT_EQ(j["tasks"][2]["trials"], 0);
+  EXPECT_TRUE(j["total"]["weighted_latency_ms"].is_null());
+}
+
 TEST(TuneCli, RerunResumesWithoutMeasuringAgain) {
   const std::string db_path = Fresh("resume.db"), report = Fresh("resume.json");
   const std::string cmd = "tune --op gemm --shape M=16,N=16,K=32" + kFast + " --trials 6 --batch-size 3 --db " + db_path +

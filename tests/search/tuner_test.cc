@@ -366,6 +366,24 @@ TEST(Tuner, WithRoundsOverlappedEveryTaskGetsAFirstRoundBeforeAnyASecond) {
   for (const auto& r : job.reports) EXPECT_EQ(r.trials, 8) << r.workload;
 }
 
+TEST(Tuner, ABudgetShortOfAFullRoundPerTaskGivesEveryTaskASmallerFirstRound) {
+  std::vector<TuneTaskSpec> tasks;
+  for (int k : {16, 32, 48, 64, 80}) tasks.push_back(Task("gemm", fmt::format("M=32,N=32,K={}", k)));
+  for (bool overlap : {false, true}) {
+    TuneConfig c = Config(11, 5 * 4 + 2, 8);  // 22 trials: not a round of 8 each
+    c.overlap_rounds = overlap;
+    Job job;
+    RunJob(job, TempDb(fmt::format("tasks_short_{}", overlap)), c, tasks);
+    EXPECT_EQ(TotalTrials(job.reports), 22);
+    for (const auto& r : job.reports) EXPECT_GE(r.trials, 4) << r.workload << " overlap " << overlap;
+  }
+  // Fewer trials than tasks: one each while they last.
+  Job few;
+  RunJob(few, TempDb("tasks_fewer"), Config(11, 3, 8), tasks);
+  const std::vector<int> expected = {1, 1, 1, 0, 0};
+  for (size_t i = 0; i < tasks.size(); ++i) EXPECT_EQ(few.reports[i].trials, expected[i]) << i;
+}
+
 TEST(Tuner, ASmallSpaceIsExhaustedAndTheJobEnds) {
   // gemm 1x1x2 has a handful of schedules: the job ends early, having measured each once.
   const std::string path = TempDb("exhaust");
