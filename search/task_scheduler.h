@@ -48,9 +48,10 @@ class TaskScheduler {
   int Next() const;
   // A round of `task` was proposed; it counts as a round whose result is not in until its Record.
   void Start(int task);
-  // After a round of `task` (ends one started round, if any): its best latency so far (ms; +infinity while nothing valid was
-  // measured) and the trials it has used in all (never fewer than before). A best latency above
-  // the one recorded before (a re-measured best that came out slower) keeps the earlier one.
+  // After a round of `task` (it ends one started round, if any): its best latency so far (ms;
+  // +infinity while nothing valid was measured) and the trials it has used in all (never fewer than
+  // before). A best latency above the one recorded before (a re-measured best that came out slower)
+  // keeps the earlier one.
   void Record(int task, double best_latency_ms, int trials);
   // A task whose space is exhausted (nothing new to measure) gets no more rounds.
   void Finish(int task);
@@ -61,8 +62,8 @@ class TaskScheduler {
   // Rounds of `task` so far: recorded and still out.
   int Rounds(int task) const;
   // What rule 3 above expects one more round of `task` to gain (weight * ms); +infinity for a task
-  // that rules 1 or 2 would pick; 0 for a task without a latency while no task has one. For progress
-  // displays and tests.
+  // that rules 1 or 2 would pick; 0 for a task without a latency while no task has one, and for a task
+  // whose first round is still out. For progress displays and tests.
   double ExpectedGain(int task) const;
 
   static constexpr int kBackwardWindow = 3;

@@ -475,7 +475,7 @@ CommandRun AddTuneCommand(CLI::App& app) {
     fmt::print(stderr, "autotune: tuning {} task{} on {}: {} trials in rounds of {}, database '{}'\n", tasks.size(),
                tasks.size() == 1 ? "" : "s", target.info.Text(), o->trials, o->batch_size, o->db_file);
     if (static_cast<size_t>(o->trials) < tasks.size()) {
-      fmt::print(stderr, "autotune: warning: {} trials for {} tasks: the last {} get none (no kernel); every task needs one\n",
+      fmt::print(stderr, "autotune: warning: {} trials for {} tasks: the last {} get no trial (each task needs one at least)\n",
                  o->trials, tasks.size(), tasks.size() - static_cast<size_t>(o->trials));
     } else if (static_cast<size_t>(o->trials) < tasks.size() * static_cast<size_t>(o->batch_size)) {
       fmt::print(stderr, "autotune: {} trials for {} tasks: first rounds of about {} instead of {}, so that every task gets one\n",

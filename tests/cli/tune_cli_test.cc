@@ -204,7 +204,7 @@ TEST(TuneCli, ABudgetShortOfARoundPerTaskStillReachesEveryTask) {
 
   r = RunCli("tune --tasks " + tasks + kFast + " --trials 2 --db " + Fresh("three_short.db") + " --json " + report);
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.err.find("warning: 2 trials for 3 tasks: the last 1 get none"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("warning: 2 trials for 3 tasks: the last 1 get no trial"), std::string::npos) << r.err;
   j = ReadJson(report);
   EXPECT_EQ(j["tasks"][0]["trials"], 1);
   EXPECT_EQ(j["tasks"][2]["trials"], 0);
