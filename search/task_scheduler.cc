@@ -13,6 +13,10 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 }  // namespace
 
+int FirstRoundSize(int trials_left, int tasks_without_round, int batch_size) {
+  return std::min({std::max(1, batch_size), trials_left, std::max(1, trials_left / std::max(1, tasks_without_round))});
+}
+
 TaskScheduler::TaskScheduler(std::vector<double> weights)
     : weights_(std::move(weights)), history_(weights_.size()), finished_(weights_.size(), false),
       out_(weights_.size(), 0) {
@@ -109,7 +113,7 @@ int TaskScheduler::Next() const {
   // Rule 2: tasks known to have no latency, for their first few rounds; the fewest rounds first.
   int pick = -1;
   for (int i = 0; i < n; ++i) {
-    if (finished_[i] || history_[i].empty() || !HasPriority(i)) continue;
+    if (finished_[i] || !HasPriority(i)) continue;  // (a task waiting for its first result has none)
     if (pick < 0 || Rounds(i) < Rounds(pick)) pick = i;
   }
   if (pick >= 0) return pick;

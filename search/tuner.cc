@@ -333,12 +333,9 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
       const int left = config_.trials - trials_done - in_flight;
       int n = std::min(std::max(1, config_.batch_size), left);
       if (!st.default_proposed) {
-        // A first round leaves room for the first rounds of the tasks still without one: a budget
-        // too small for a full round each (a network of 24 layers, 1,000 trials in rounds of 64)
-        // gives every task a smaller first round instead of none to the last ones.
-        int waiting = 0;
+        int waiting = 0;  // tasks without a first round, this one included
         for (const TaskState& other : states) waiting += !other.default_proposed && !other.finished;
-        n = std::min(n, std::max(1, left / std::max(1, waiting)));
+        n = FirstRoundSize(left, waiting, config_.batch_size);
       }
       Round round;
       round.task = t;

@@ -38,6 +38,7 @@
 #include "search/networks.h"
 #include "search/sketch.h"
 #include "search/task_file.h"
+#include "search/task_scheduler.h"
 #include "search/tuner.h"
 #include "tir/ops/operator.h"
 
@@ -479,7 +480,8 @@ CommandRun AddTuneCommand(CLI::App& app) {
                  o->trials, tasks.size(), tasks.size() - static_cast<size_t>(o->trials));
     } else if (static_cast<size_t>(o->trials) < tasks.size() * static_cast<size_t>(o->batch_size)) {
       fmt::print(stderr, "autotune: {} trials for {} tasks: first rounds of about {} instead of {}, so that every task gets one\n",
-                 o->trials, tasks.size(), o->trials / static_cast<int>(tasks.size()), o->batch_size);
+                 o->trials, tasks.size(), search::FirstRoundSize(o->trials, static_cast<int>(tasks.size()), o->batch_size),
+                 o->batch_size);
     }
     InstallStopSignals(
         "\nautotune: interrupted: storing the batch in flight, then writing the report (Ctrl-C again to quit now)\n");
