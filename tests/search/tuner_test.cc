@@ -353,12 +353,18 @@ TEST(Tuner, SharesTheBudgetAmongTasks) {
   EXPECT_EQ(job.reports[2].workload, "conv2d[N=1,C=8,H=10,W=10,K=16,R=3,S=3,stride=1,pad=1,dilation=1,groups=1]+bias,relu");
 }
 
+// Five small gemms that differ in K: a job of several tasks of one operator.
+std::vector<TuneTaskSpec> FiveGemms() {
+  std::vector<TuneTaskSpec> tasks;
+  for (int k : {16, 32, 48, 64, 80}) tasks.push_back(Task("gemm", fmt::format("M=32,N=32,K={}", k)));
+  return tasks;
+}
+
 TEST(Tuner, WithRoundsOverlappedEveryTaskGetsAFirstRoundBeforeAnyASecond) {
   // Three rounds are out at once (two built or measured, one proposed): a task whose first round is
   // still out must not get its second and third from the first-round rule.
   const std::string path = TempDb("tasks_overlapped");
-  std::vector<TuneTaskSpec> tasks;
-  for (int k : {16, 32, 48, 64, 80}) tasks.push_back(Task("gemm", fmt::format("M=32,N=32,K={}", k)));
+  const std::vector<TuneTaskSpec> tasks = FiveGemms();
   TuneConfig c = Config(11, 5 * 8, 8);
   c.overlap_rounds = true;
   Job job;
@@ -367,8 +373,7 @@ TEST(Tuner, WithRoundsOverlappedEveryTaskGetsAFirstRoundBeforeAnyASecond) {
 }
 
 TEST(Tuner, ABudgetShortOfAFullRoundPerTaskGivesEveryTaskASmallerFirstRound) {
-  std::vector<TuneTaskSpec> tasks;
-  for (int k : {16, 32, 48, 64, 80}) tasks.push_back(Task("gemm", fmt::format("M=32,N=32,K={}", k)));
+  const std::vector<TuneTaskSpec> tasks = FiveGemms();
   for (bool overlap : {false, true}) {
     TuneConfig c = Config(11, 5 * 4 + 2, 8);  // 22 trials: not a round of 8 each
     c.overlap_rounds = overlap;
