@@ -26,5 +26,6 @@ CommandRun AddTuneCommand(CLI::App& app);
 CommandRun AddModelCommand(CLI::App& app);
 CommandRun AddWorkerCommand(CLI::App& app);
 CommandRun AddReportCommand(CLI::App& app);
+CommandRun AddNetworksCommand(CLI::App& app);
 
 }  // namespace autotune::cli

@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   add(AddDbCommand);
   add(AddLookupCommand);
   add(AddTuneCommand);
+  add(AddNetworksCommand);
   add(AddModelCommand);
   add(AddWorkerCommand);
   add(AddReportCommand);

@@ -122,4 +122,20 @@ Result<std::vector<TuneTaskSpec>> LoadTaskFile(const std::string& path) {
   return ParseTaskList(text.str(), path);
 }
 
+std::string TaskListJson(const std::vector<TuneTaskSpec>& tasks) {
+  std::string out = "[\n";
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const TuneTaskSpec& t = tasks[i];
+    // ordered_json keeps the keys in the order a reader expects: what, then how much, then which.
+    nlohmann::ordered_json entry = {{"op", t.op}, {"shape", t.shape}};
+    if (!t.epilogue.empty()) entry["epilogue"] = t.epilogue;
+    // A count of layers reads as one (2, not 2.0); a fractional weight keeps its digits.
+    if (t.weight == std::floor(t.weight) && std::fabs(t.weight) < 1e15) entry["weight"] = static_cast<int64_t>(t.weight);
+    else entry["weight"] = t.weight;
+    if (!t.name.empty()) entry["name"] = t.name;
+    out += " " + entry.dump() + (i + 1 < tasks.size() ? ",\n" : "\n");
+  }
+  return out + "]\n";
+}
+
 }  // namespace autotune::search

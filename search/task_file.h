@@ -25,5 +25,8 @@ namespace autotune::search {
 Result<std::vector<TuneTaskSpec>> LoadTaskFile(const std::string& path);
 // The same from JSON text (`origin` names it in errors).
 Result<std::vector<TuneTaskSpec>> ParseTaskList(const std::string& json_text, const std::string& origin);
+// A task list as `--tasks` reads it (one entry a line; an empty epilogue or name is left out), so that
+// a list printed by `autotune networks --json` can be edited and tuned.
+std::string TaskListJson(const std::vector<TuneTaskSpec>& tasks);
 
 }  // namespace autotune::search

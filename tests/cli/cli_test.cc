@@ -25,7 +25,7 @@ std::string TempPath(const std::string& name) {
 const char* kGemm = "--op gemm --shape M=16,N=24,K=8";
 
 TEST(Cli, HelpOnEveryCommand) {
-  for (const char* sub : {"", "ops", "show", "measure", "targets", "lookup", "db", "tune"}) {
+  for (const char* sub : {"", "ops", "show", "measure", "targets", "lookup", "db", "tune", "networks"}) {
     auto r = RunCli(std::string(sub) + " --help");
     EXPECT_EQ(r.status, 0) << sub;
     EXPECT_NE(r.out.find("Usage:"), std::string::npos) << sub;
@@ -42,6 +42,39 @@ TEST(Cli, OpsListsOperatorsAndJson) {
   EXPECT_EQ(parsed.size(), 3u);
   EXPECT_EQ(parsed[2]["params"][7]["name"], "stride");
   EXPECT_EQ(parsed[2]["params"][7]["default"], 1);
+}
+
+TEST(Cli, NetworksListsThemAndPrintsATaskList) {
+  auto list = RunCli("networks --json");
+  ASSERT_EQ(list.status, 0) << list.err;
+  auto nets = nlohmann::json::parse(list.out);
+  ASSERT_EQ(nets.size(), 4u);
+  EXPECT_EQ(nets[0]["name"], "resnet18");
+  EXPECT_EQ(nets[0]["layers"], 21);  // 20 convolutions and the classifier
+  EXPECT_NEAR(nets[0]["flops"].get<double>() / 3.64e9, 1.0, 0.03);
+
+  auto text = RunCli("networks resnet18 --batch 4");
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("N=4,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1"), std::string::npos) << text.out;
+
+  // --json is the list `tune --tasks` reads.
+  auto json = RunCli("networks bert_base --batch 2 --json");
+  ASSERT_EQ(json.status, 0) << json.err;
+  auto tasks = nlohmann::json::parse(json.out);
+  ASSERT_EQ(tasks.size(), 5u);
+  EXPECT_EQ(tasks[0]["op"], "gemm");
+  EXPECT_EQ(tasks[0]["shape"], "M=256,N=768,K=768");
+  EXPECT_EQ(tasks[0]["weight"], 48);
+}
+
+TEST(Cli, NetworksBadInputIsOneLine) {
+  for (const char* args : {"networks resnet101", "networks resnet18 --batch 0", "networks --batch x"}) {
+    auto r = RunCli(args);
+    EXPECT_EQ(r.status, 2) << args;
+    EXPECT_EQ(Lines(r.err), 1) << args << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << args;
+  }
+  EXPECT_NE(RunCli("networks resnet101").err.find("known: resnet18"), std::string::npos);
 }
 
 TEST(Cli, TargetsReportsCpuAndCuda) {

@@ -80,6 +80,28 @@ TEST(TaskFile, LoadsAFile) {
   std::filesystem::remove(path);
 }
 
+TEST(TaskFile, AWrittenListReadsBackTheSame) {
+  auto net = NetworkTasks("resnet18", 2);
+  ASSERT_TRUE(net.ok()) << net.error().message;
+  std::vector<TuneTaskSpec> tasks = *net;
+  tasks[0].weight = 0.25;  // a fractional weight keeps its digits
+  tasks[1].name.clear();   // an unnamed task stays unnamed
+  tasks[2].epilogue.clear();  // no epilogue: no key
+  const std::string text = TaskListJson(tasks);
+  EXPECT_NE(text.find(R"("weight":2,)"), std::string::npos) << text;  // a count reads as one
+  EXPECT_EQ(text.find(R"("epilogue":"")"), std::string::npos) << text;
+  auto back = ParseTaskList(text, "written");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  ASSERT_EQ(back->size(), tasks.size());
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    EXPECT_EQ((*back)[i].op, tasks[i].op) << i;
+    EXPECT_EQ((*back)[i].shape, tasks[i].shape) << i;
+    EXPECT_EQ((*back)[i].epilogue, tasks[i].epilogue) << i;
+    EXPECT_EQ((*back)[i].weight, tasks[i].weight) << i;
+    EXPECT_EQ((*back)[i].name, tasks[i].name) << i;
+  }
+}
+
 TEST(TaskFile, ErrorsNameTheFile) {
   const std::string missing = testing::TempDir() + "/no_such_dir/tasks.json";
   auto r = LoadTaskFile(missing);
