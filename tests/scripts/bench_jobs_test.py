@@ -72,6 +72,16 @@ class JobFile(unittest.TestCase):
                     self.read(text)
                 self.assertIn(expect, str(e.exception))
 
+    def test_a_network_job_has_its_layers_as_rows_and_is_unfinished_until_complete(self):
+        job = self.tmp / "w" / "net"
+        job.mkdir(parents=True)
+        (job / "network.json").write_text(json.dumps({"network": "resnet18", "complete": False,
+                                                      "layer_results": [{"layer": "conv1", "best_ms": 0.01}]}))
+        self.assertEqual(bench_jobs.bench_rows(job), [{"layer": "conv1", "best_ms": 0.01}])
+        self.assertEqual(bench_jobs.unfinished_cases(job), ["resnet18"])
+        (job / "network.json").write_text(json.dumps({"network": "resnet18", "complete": True, "layer_results": []}))
+        self.assertEqual(bench_jobs.unfinished_cases(job), [])
+
     def test_bad_input_is_one_line_and_status_two(self):
         (self.tmp / "bad.txt").write_text("a 1 --out x\n")
         (self.tmp / "good.txt").write_text("a 1 --quiet\n")

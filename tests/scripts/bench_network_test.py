@@ -119,6 +119,17 @@ class CpuFlow(unittest.TestCase):
         self.assertIn("use another --out", p.stderr)
 
 
+    def test_4_a_database_that_holds_the_budget_is_only_measured(self):
+        out = self.tmp / "measure-only"
+        args = list(self.args)
+        args[args.index("--out") + 1] = str(out)
+        p = run(*args[:args.index("--")], "--db", str(self.out / "bench.db"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("tuning bert_base", p.stderr)
+        self.assertIn("Tuning: none in this run; the database held 5 records of the layers.", p.stdout)
+        self.assertEqual(json.loads((out / "network.json").read_text())["measured"], 5)
+
+
 class Errors(unittest.TestCase):
     def one_line(self, p, text):
         self.assertEqual(p.returncode, 2, p.stderr)
