@@ -627,28 +627,6 @@ Result<TuningDatabase::RecordCounts> TuningDatabase::CountRecords(const std::str
   return Named(impl_->path, run());
 }
 
-Result<TuningDatabase::DeviceResults> TuningDatabase::ResultsOnDevice(const std::string& workload_key,
-                                                                      const TargetInfo& target) {
-  std::lock_guard lock(impl_->mu);
-  auto run = [&]() -> Result<DeviceResults> {
-    auto s = impl_->conn.Prepare(R"sql(
-      SELECT count(r.id), min(CASE WHEN r.error_kind = 'NONE' AND r.correct = 1 AND r.median_ms > 0 THEN r.median_ms END)
-      FROM records r JOIN workloads w ON w.id = r.workload_id JOIN targets t ON t.id = r.target_id
-      WHERE w.key = ?1 AND t.kind = ?2 AND t.arch = ?3 AND t.device = ?4)sql");
-    if (!s) return s.error();
-    s->Bind(1, workload_key).Bind(2, target.kind).Bind(3, target.arch).Bind(4, target.device);
-    auto row = s->Step();
-    if (!row) return row.error();
-    DeviceResults r;
-    if (*row) {
-      r.records = s->ColumnInt(0);
-      if (!s->ColumnIsNull(1)) r.best_ms = s->ColumnDouble(1);
-    }
-    return r;
-  };
-  return Named(impl_->path, run());
-}
-
 Result<std::optional<StoredCostModel>> TuningDatabase::LoadCostModel(const std::string& name) {
   std::lock_guard lock(impl_->mu);
   auto run = [&]() -> Result<std::optional<StoredCostModel>> {

@@ -103,14 +103,6 @@ class TuningDatabase {
     int64_t invalid() const { return records - valid; }
   };
   Result<RecordCounts> CountRecords(const std::string& workload_key, const std::optional<TargetQuery>& query);
-  // What a workload has on `target`'s kind, arch and device (the device the latencies compare on):
-  // its records, valid or not, and the fastest valid median (nullopt: none is valid). What a job
-  // resuming the workload starts from.
-  struct DeviceResults {
-    int64_t records = 0;
-    std::optional<double> best_ms;
-  };
-  Result<DeviceResults> ResultsOnDevice(const std::string& workload_key, const TargetInfo& target);
 
   Result<void> SaveCostModel(const StoredCostModel& model);
   Result<std::optional<StoredCostModel>> LoadCostModel(const std::string& name);

@@ -39,18 +39,6 @@ void TaskScheduler::Record(int task, double best_latency_ms, int trials) {
   h.emplace_back(trials, best_latency_ms);
 }
 
-void TaskScheduler::Resume(int task, double best_latency_ms, int trials, int rounds) {
-  AUTOTUNE_CHECK(task >= 0 && task < static_cast<int>(weights_.size()), "TaskScheduler::Resume: no such task");
-  AUTOTUNE_CHECK(history_[task].empty() && out_[task] == 0, "TaskScheduler::Resume: the task has had rounds");
-  AUTOTUNE_CHECK(rounds >= 1 && trials >= 0, "TaskScheduler::Resume: bad rounds or trials");
-  AUTOTUNE_CHECK(!std::isnan(best_latency_ms) && best_latency_ms >= 0, "TaskScheduler::Resume: bad latency");
-  // Evenly spread flat rounds: a backward window over them has no drop, the optimistic term divides
-  // by all of them.
-  for (int k = 1; k <= rounds; ++k) {
-    history_[task].emplace_back(static_cast<int>(static_cast<int64_t>(trials) * k / rounds), best_latency_ms);
-  }
-}
-
 void TaskScheduler::Finish(int task) {
   AUTOTUNE_CHECK(task >= 0 && task < static_cast<int>(weights_.size()), "TaskScheduler::Finish: no such task");
   finished_[task] = true;

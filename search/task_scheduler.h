@@ -10,7 +10,7 @@
 //
 // The rule Next() follows, deterministic (no randomness; ties go to the lower index), over the
 // tasks that are not finished:
-//  1. A task that has had no round yet (none proposed, none resumed): the first such task, in order.
+//  1. A task that has had no round yet (none proposed): the first such task, in order.
 //  2. A task with no valid latency yet (+infinity) that has had fewer than kNoResultPriorityRounds
 //     rounds: the one with the fewest rounds. Such a task makes the objective infinite, so it gets a
 //     few rounds before anything else, but not forever: a workload whose every candidate fails must
@@ -59,13 +59,6 @@ class TaskScheduler {
   // before). A best latency above the one recorded before (a re-measured best that came out slower)
   // keeps the earlier one.
   void Record(int task, double best_latency_ms, int trials);
-  // A task that earlier jobs tuned (the database holds records of it on this device) starts as if it
-  // had had `rounds` rounds that used `trials` and reached `best_latency_ms` (+infinity: nothing
-  // valid), so rule 1 passes it by and rule 3 weighs it from the start, as TVM's task scheduler
-  // restores its state from the log it resumes. The earlier curve is not known: its rounds read as
-  // flat (no recent gradient) until this job's own rounds show one. Before any round of the task;
-  // later Record calls count `trials` in.
-  void Resume(int task, double best_latency_ms, int trials, int rounds);
   // A task whose space is exhausted (nothing new to measure) gets no more rounds.
   void Finish(int task);
   // The objective: sum over tasks of weight * best latency (+infinity while a task has none).

@@ -94,7 +94,6 @@ struct TaskState {
   bool started = false;  // the database was read and the search made (on the task's first round)
   bool finished = false;
   bool default_proposed = false;  // the first round considered the default schedule
-  int prior_trials = 0;  // records of it on this device before the job: it resumes (no first-round share)
   std::optional<EvolutionarySearch> search;
   std::unordered_set<std::string> measured;  // trace hashes measured on this target: database + this job
   std::unordered_set<std::string> in_flight; // proposed, not yet measured (rounds out or ahead)
@@ -312,19 +311,6 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
   };
 
   TaskScheduler scheduler(weights);
-  // A task the database already holds results of on this device (an earlier part of this job, or
-  // another job) resumes where they left off: the scheduler weighs it by expected gain from the start
-  // instead of giving it a first round again, which would spread a resumed network job's budget
-  // evenly over its layers.
-  for (size_t i = 0; i < tasks.size(); ++i) {
-    auto prior = db_.ResultsOnDevice(states[i].key, target_info);
-    if (!prior) return MakeError(fmt::format("reading '{}': {}", db_.path(), prior.error().message));
-    if (prior->records == 0) continue;
-    states[i].prior_trials = static_cast<int>(std::min<int64_t>(prior->records, std::numeric_limits<int>::max() / 2));
-    const int64_t batch = std::max(1, config_.batch_size);
-    scheduler.Resume(static_cast<int>(i), prior->best_ms.value_or(kInf), states[i].prior_trials,
-                     static_cast<int>((states[i].prior_trials + batch - 1) / batch));
-  }
   int trials_done = 0;
   int in_flight = 0;  // candidates proposed and not yet accounted
 
@@ -346,9 +332,9 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
       }
       const int left = config_.trials - trials_done - in_flight;
       int n = std::min(std::max(1, config_.batch_size), left);
-      if (!st.default_proposed && st.prior_trials == 0) {
-        int waiting = 0;  // tasks new to the database without a first round, this one included
-        for (const TaskState& other : states) waiting += !other.default_proposed && !other.finished && other.prior_trials == 0;
+      if (!st.default_proposed) {
+        int waiting = 0;  // tasks without a first round, this one included
+        for (const TaskState& other : states) waiting += !other.default_proposed && !other.finished;
         n = FirstRoundSize(left, waiting, config_.batch_size);
       }
       Round round;
@@ -462,7 +448,7 @@ Result<std::vector<TaskReport>> Tuner::Run(const std::vector<TuneTaskSpec>& task
       }
     }
     report.curve.push_back(std::isfinite(st.best_ms) ? st.best_ms : 0);
-    scheduler.Record(round.task, st.best_ms, st.prior_trials + report.trials);
+    scheduler.Record(round.task, st.best_ms, report.trials);
     return {};
   };
 

@@ -228,18 +228,6 @@ std::vector<std::string> WriteKernels(const std::string& dir, const std::vector<
   return files;
 }
 
-// How many of the tasks the database holds no record of on this device (a workload that does not
-// build counts as new: the tuner reports it).
-size_t NewTasks(db::TuningDatabase& database, const std::vector<search::TuneTaskSpec>& tasks, const db::TargetInfo& target) {
-  size_t fresh = 0;
-  for (const auto& t : tasks) {
-    auto w = tir::MakeWorkload(t.op, t.shape, t.epilogue);
-    auto prior = w ? database.ResultsOnDevice(w->Key(), target) : Result<db::TuningDatabase::DeviceResults>(w.error());
-    fresh += !prior || prior->records == 0;
-  }
-  return fresh;
-}
-
 json Report(const TuneOptions& o, const MeasureTarget& target, const std::vector<search::TaskReport>& reports,
             const std::vector<std::string>& kernel_files, double seconds, bool interrupted) {
   json tasks = json::array();
@@ -487,19 +475,13 @@ CommandRun AddTuneCommand(CLI::App& app) {
 
     fmt::print(stderr, "autotune: tuning {} task{} on {}: {} trials in rounds of {}, database '{}'\n", tasks.size(),
                tasks.size() == 1 ? "" : "s", target.info.Text(), o->trials, o->batch_size, o->db_file);
-    // Tasks with records on this device resume (the tuner's rule); the first rounds are shared among
-    // the others.
-    const size_t fresh = NewTasks(*database, tasks, target.info);
-    if (fresh < tasks.size()) {
-      fmt::print(stderr, "autotune: {} of {} task{} resume from the database's records: their rounds go by expected gain\n",
-                 tasks.size() - fresh, tasks.size(), tasks.size() == 1 ? "" : "s");
-    }
-    if (static_cast<size_t>(o->trials) < fresh) {
-      fmt::print(stderr, "autotune: warning: {} trials for {} new tasks: the last {} get no trial (each task needs one at least)\n",
-                 o->trials, fresh, fresh - static_cast<size_t>(o->trials));
-    } else if (static_cast<size_t>(o->trials) < fresh * static_cast<size_t>(o->batch_size)) {
-      fmt::print(stderr, "autotune: {} trials for {} new tasks: first rounds of about {} instead of {}, so that every task gets one\n",
-                 o->trials, fresh, search::FirstRoundSize(o->trials, static_cast<int>(fresh), o->batch_size), o->batch_size);
+    if (static_cast<size_t>(o->trials) < tasks.size()) {
+      fmt::print(stderr, "autotune: warning: {} trials for {} tasks: the last {} get no trial (each task needs one at least)\n",
+                 o->trials, tasks.size(), tasks.size() - static_cast<size_t>(o->trials));
+    } else if (static_cast<size_t>(o->trials) < tasks.size() * static_cast<size_t>(o->batch_size)) {
+      fmt::print(stderr, "autotune: {} trials for {} tasks: first rounds of about {} instead of {}, so that every task gets one\n",
+                 o->trials, tasks.size(), search::FirstRoundSize(o->trials, static_cast<int>(tasks.size()), o->batch_size),
+                 o->batch_size);
     }
     InstallStopSignals(
         "\nautotune: interrupted: storing the batch in flight, then writing the report (Ctrl-C again to quit now)\n");

@@ -146,39 +146,6 @@ TEST(DbQuery, MeasuredTracesIgnoreDriverAndToolkitVersions) {
   EXPECT_TRUE(db->MeasuredTraceHashes(w.Key(), CpuTarget())->empty());
 }
 
-TEST(DbQuery, ResultsOnADeviceCountEveryRecordAndTheFastestValidOne) {
-  auto db = OpenNew("device_results.db");
-  const auto w = Gemm();
-  auto records = DistinctRecords(w, CudaTarget(), 3);  // medians 1.0 .. 1.2
-  records.push_back(MakeFailedRecord(w, 400, CudaTarget()));
-  TuningRecord wrong = MakeRecord(w, 401, CudaTarget(), 0.001);  // fastest, but a wrong answer
-  wrong.correct = false;
-  wrong.error_kind = "WRONG_ANSWER";
-  records.push_back(wrong);
-  TargetInfo other_gpu = CudaTarget();
-  other_gpu.device = "NVIDIA H100";
-  records.push_back(MakeRecord(w, 402, other_gpu, 0.5));  // another device's latency does not compare
-  ASSERT_TRUE(db->CommitBatch(records));
-
-  TargetInfo newer_driver = CudaTarget();
-  newer_driver.driver = "590.1";
-  auto here = db->ResultsOnDevice(w.Key(), newer_driver);
-  ASSERT_TRUE(here) << here.error().message;
-  EXPECT_EQ(here->records, 5);
-  ASSERT_TRUE(here->best_ms.has_value());
-  EXPECT_DOUBLE_EQ(*here->best_ms, 1.0);
-  EXPECT_EQ(db->ResultsOnDevice(w.Key(), other_gpu)->records, 1);
-
-  auto failed_only = OpenNew("device_results_failed.db");
-  ASSERT_TRUE(failed_only->CommitBatch({MakeFailedRecord(w, 1, CudaTarget())}));
-  auto none_valid = failed_only->ResultsOnDevice(w.Key(), CudaTarget());
-  EXPECT_EQ(none_valid->records, 1);
-  EXPECT_FALSE(none_valid->best_ms.has_value());
-  auto nothing = db->ResultsOnDevice(Gemm("M=8,N=8,K=8").Key(), CudaTarget());
-  EXPECT_EQ(nothing->records, 0);
-  EXPECT_FALSE(nothing->best_ms.has_value());
-}
-
 TEST(DbQuery, StatsPerTarget) {
   auto db = OpenNew("stats.db");
   const auto a = Gemm(), b = Gemm("M=32,N=32,K=32");

@@ -383,39 +383,6 @@ TEST(TaskScheduler, FirstRoundsGoInOrder) {
   EXPECT_EQ(Simulate(skip, 3, 2, [](int, int) { return 1.0; }), (std::vector<int>{0, 2}));
 }
 
-TEST(TaskScheduler, ResumedTasksGoByExpectedGainAndNewOnesFirst) {
-  // Tasks 0-2 were tuned before (two rounds of 64 each); task 3 is new. The new one gets its first
-  // round before anything else; then the resumed task of the largest weight * latency, not each of
-  // them in turn.
-  TaskScheduler s({1, 1, 4, 1});
-  s.Resume(0, 2.0, 128, 2);
-  s.Resume(1, 3.0, 128, 2);
-  s.Resume(2, 2.0, 128, 2);
-  EXPECT_EQ(s.Rounds(1), 2);
-  EXPECT_EQ(s.WeightedLatency(), kInf);  // task 3 has no latency yet
-  EXPECT_EQ(s.Next(), 3);
-  s.Start(3);
-  s.Record(3, 1.0, 64);
-  EXPECT_DOUBLE_EQ(s.WeightedLatency(), 2.0 + 3.0 + 4 * 2.0 + 1.0);
-  EXPECT_DOUBLE_EQ(s.ExpectedGain(2), 4 * TaskScheduler::kOptimism * 2.0 / 2);  // flat history: no recent drop
-  EXPECT_EQ(s.Next(), 2);
-  // This job's rounds add to the resumed ones: a drop now shows as a recent gradient.
-  s.Start(2);
-  s.Record(2, 1.0, 192);
-  EXPECT_EQ(s.Rounds(2), 3);
-  EXPECT_GT(s.ExpectedGain(2), 4 * TaskScheduler::kOptimism * 1.0 / 3);
-
-  // A resumed task without a valid latency still gets its priority rounds, up to the limit in all.
-  TaskScheduler failing({1, 1});
-  failing.Resume(0, kInf, 10, 1);
-  failing.Resume(1, 1.0, 64, 1);
-  EXPECT_EQ(failing.Next(), 0);
-  TaskScheduler failed_long({1, 1});
-  failed_long.Resume(0, kInf, 300, TaskScheduler::kNoResultPriorityRounds);
-  failed_long.Resume(1, 1.0, 64, 1);
-  EXPECT_EQ(failed_long.Next(), 1);
-}
-
 // As Simulate, with `out` rounds started (Start) before the oldest is recorded, as the tuner does with
 // overlapping rounds.
 std::vector<int> SimulateOverlapped(TaskScheduler& s, int num_tasks, int rounds, int out, const Curve& curve,

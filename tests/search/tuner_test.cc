@@ -389,25 +389,6 @@ TEST(Tuner, ABudgetShortOfAFullRoundPerTaskGivesEveryTaskASmallerFirstRound) {
   for (size_t i = 0; i < tasks.size(); ++i) EXPECT_EQ(few.reports[i].trials, expected[i]) << i;
 }
 
-TEST(Tuner, AResumedJobGoesByExpectedGainAndANewTaskGetsItsFirstRoundFirst) {
-  // The first job gives each of five gemms a round of 8; the second, with one heavy task and one new
-  // task, gives the new one its first round, then full rounds to where the weighted latency is,
-  // instead of a share to every task again.
-  const std::string path = TempDb("tasks_resumed");
-  std::vector<TuneTaskSpec> tasks = FiveGemms();
-  tasks[3].weight = 100;
-  Job first;
-  RunJob(first, path, Config(11, 5 * 8, 8), tasks);
-  for (const auto& r : first.reports) ASSERT_EQ(r.trials, 8) << r.workload;
-  tasks.push_back(Task("gemm", "M=32,N=32,K=96"));
-  Job second;
-  RunJob(second, path, Config(11, 3 * 8, 8), tasks);
-  std::vector<int> trials;
-  for (const auto& r : second.reports) trials.push_back(r.trials);
-  EXPECT_EQ(trials, (std::vector<int>{0, 0, 0, 16, 0, 8}));
-  EXPECT_EQ(second.runner.calls.size(), 24u);
-}
-
 TEST(Tuner, ASmallSpaceIsExhaustedAndTheJobEnds) {
   // gemm 1x1x2 has a handful of schedules: the job ends early, having measured each once.
   const std::string path = TempDb("exhaust");
