@@ -130,12 +130,7 @@ class CpuFlow(unittest.TestCase):
         self.assertEqual(json.loads((out / "network.json").read_text())["measured"], 5)
 
 
-class Errors(unittest.TestCase):
-    def one_line(self, p, text):
-        self.assertEqual(p.returncode, 2, p.stderr)
-        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
-        self.assertIn(text, p.stderr)
-
+class Errors(unittest.TestCase, support.OneLineErrors):
     def test_usage_errors(self):
         self.one_line(run("--network", "resnet18"), "--out")
         with tempfile.TemporaryDirectory() as d:

@@ -193,14 +193,7 @@ class CpuFlow(unittest.TestCase):
         self.assertEqual(state["cases"]["gemm-M=8,N=8,K=8"]["tune_parts"], 1)
 
 
-class OneLineErrors:
-    def one_line(self, p, text):
-        self.assertEqual(p.returncode, 2, p.stderr)
-        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
-        self.assertIn(text, p.stderr)
-
-
-class Errors(unittest.TestCase, OneLineErrors):
+class Errors(unittest.TestCase, support.OneLineErrors):
     def test_unknown_case(self):
         with tempfile.TemporaryDirectory() as d:
             suite = Path(d) / "suite.json"
@@ -254,7 +247,7 @@ class ReferenceCompile(unittest.TestCase):
             self.assertIsNone(seconds)
 
 
-class Models(unittest.TestCase, OneLineErrors):
+class Models(unittest.TestCase, support.OneLineErrors):
     """--models DIR: each case's tune starts from DIR/<case>.model."""
 
     def test_models_need_one_per_case_and_no_second_model(self):

@@ -31,6 +31,15 @@ def run_script(path, *args, timeout=600):
     return subprocess.run([sys.executable, str(path), *args], capture_output=True, text=True, timeout=timeout)
 
 
+class OneLineErrors:
+    """A mixin for test cases: bad input is exit status 2 and one line on stderr that says `text`."""
+
+    def one_line(self, p, text):
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        self.assertIn(text, p.stderr)
+
+
 def main(module_globals, *needs_autotune):
     """Runs the module's tests; the first argument, when it is no option, is the autotune executable
     (module_globals["AUTOTUNE"]); without it the classes named in needs_autotune are skipped."""
