@@ -325,7 +325,9 @@ TEST(TuneCli, SigintStoresTheBatchWritesTheReportAndExits130) {
   auto stats = database->Stats();
   ASSERT_TRUE(stats);
   EXPECT_EQ(stats->records, trials) << "every measured batch, the one in flight included, is stored\n" << text;
-  EXPECT_EQ(trials % 2, 0) << "batches of 2 are stored whole\n" << text;
+  // The batch in flight is stored except for a candidate whose build or run the interrupt cut short
+  // (the tuner drops those so that a resumed job measures them again): on a loaded 2-core machine its
+  // second candidate can be one, so an odd count is allowed; nothing failed is stored (below).
   ASSERT_EQ(stats->targets.size(), 1u);
   EXPECT_EQ(stats->targets[0].invalid, 0) << "no candidate was killed by the interrupt\n"
                                           << text << "\n" << j["tasks"][0].dump();
