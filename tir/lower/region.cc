@@ -43,6 +43,9 @@ Linear Decompose(const Expr& e) {
       out.AddScaled(Decompose(b->b), b->op == BinaryOp::kAdd ? 1 : -1);
       return out;
     }
+    if (b->op == BinaryOp::kFloorDiv) {  // floordiv(x, 1), e.g. a depthwise channel floordiv(k, K / groups)
+      if (const int64_t* c = AsConstInt(b->b); c && *c == 1) return Decompose(b->a);
+    }
     if (b->op == BinaryOp::kMul) {
       Linear x = Decompose(b->a), y = Decompose(b->b);
       if (y.terms.empty()) {
@@ -57,6 +60,16 @@ Linear Decompose(const Expr& e) {
   }
   out.AddTerm(e, 1);
   return out;
+}
+
+// Whether e is provably a multiple of c: every coefficient and the constant of its linear form are.
+bool MultipleOf(const Expr& e, int64_t c) {
+  const Linear lin = Decompose(e);
+  if (lin.constant % c != 0) return false;
+  for (const auto& [term, k] : lin.terms) {
+    if (k % c != 0) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -76,6 +89,23 @@ IndexRange EvalIndexRange(const Expr& index, const std::unordered_map<const VarN
     if (!any_relaxed) {
       fixed = Add(fixed, Mul(term, IntImm(coef, index->dtype)));
       continue;
+    }
+    // floordiv(x, c) of an x that mixes fixed and relaxed variables (a grouped convolution's input
+    // channel floordiv(k, K / groups) * (C / groups) + rc, with k's block part fixed): x's own range
+    // [m, m + e) gives floordiv(m, c) and at most ceil((e - 1) / c) + 1 values, where bounding x over
+    // every variable would take every group.
+    if (const auto* div = As<BinaryNode>(term); div && div->op == BinaryOp::kFloorDiv && any_fixed && coef > 0) {
+      const int64_t* c = AsConstInt(div->b);
+      if (c && *c > 0) {
+        const IndexRange x = EvalIndexRange(div->a, loops);
+        if (x.extent < (int64_t{1} << 40)) {
+          // Quotients covered: ceil(e / c) when m is a multiple of c, else one more at most.
+          const int64_t values = MultipleOf(x.min, *c) ? (x.extent + *c - 1) / *c : (x.extent - 1 + *c - 1) / *c + 1;
+          fixed = Add(fixed, Mul(FloorDiv(x.min, IntImm(*c, index->dtype)), IntImm(coef, index->dtype)));
+          hi += (values - 1) * coef;
+          continue;
+        }
+      }
     }
     // Bound the term with every variable over its range (exact for a relaxed variable alone).
     BoundAnalyzer an;
