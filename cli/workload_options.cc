@@ -7,6 +7,7 @@
 
 #include "cli/cli_error.h"
 #include "search/default_schedule.h"
+#include "search/sketch.h"
 #include "tir/ops/operator.h"
 
 namespace autotune::cli {
@@ -16,7 +17,10 @@ void WorkloadOptions::AddTo(CLI::App& cmd, bool) {
   cmd.add_option("--shape", shape, "shape parameters, e.g. M=1024,N=1024,K=1024")->required();
   cmd.add_option("--epilogue", epilogue, "fused epilogue: none, bias, relu or bias,relu");
   cmd.add_option("--target", target, "cpu or cuda");
-  cmd.add_option("--trace", trace_file, "schedule trace (JSON) to use instead of the default schedule");
+  auto* trace = cmd.add_option("--trace", trace_file, "schedule trace (JSON) to use instead of the default schedule");
+  cmd.add_option("--sketch", sketch,
+                 "the hand-picked schedule of this sketch (see `tune --help`) instead of the default schedule")
+      ->excludes(trace);
 }
 
 tir::Workload WorkloadOptions::MakeWorkload() const {
@@ -32,6 +36,18 @@ tir::TargetKind WorkloadOptions::Target() const {
 }
 
 tir::Schedule WorkloadOptions::MakeSchedule(const tir::Workload& w) const {
+  if (!sketch.empty()) {
+    const search::SketchSpec* spec = search::FindSketch(sketch);
+    if (!spec) throw UserError{fmt::format("unknown sketch '{}' (known: {})", sketch, search::BuiltinSketchNames())};
+    const tir::Schedule fresh(w, Target());
+    if (search::ApplicableSketches(fresh, {sketch}).empty()) {
+      throw UserError{fmt::format("sketch {} does not apply to {} on the {} target", sketch, w.CanonicalText(),
+                                  tir::TargetKindName(Target()))};
+    }
+    auto sch = search::HandPickedSchedule(w, *spec);
+    if (!sch) throw UserError{fmt::format("sketch {} on {}: {}", sketch, w.CanonicalText(), sch.error().message)};
+    return std::move(sch).value();
+  }
   if (trace_file.empty()) {
     auto sch = search::DefaultSchedule(w, Target());
     if (!sch) throw UserError{fmt::format("no default schedule for {}: {}", w.CanonicalText(), sch.error().message)};

@@ -1,5 +1,5 @@
 // Options shared by the commands that act on one workload and one schedule: --op, --shape,
-// --epilogue, --target and --trace, and turning them into a workload and a schedule.
+// --epilogue, --target, --trace and --sketch, and turning them into a workload and a schedule.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -17,12 +17,14 @@ struct WorkloadOptions {
   std::string epilogue;
   std::string target = "cpu";
   std::string trace_file;
+  std::string sketch;  // --sketch: that sketch's hand-picked schedule instead of the default
 
   void AddTo(CLI::App& cmd, bool with_target_default_cpu = true);
   // These throw UserError with a message that names the problem.
   tir::Workload MakeWorkload() const;
   tir::TargetKind Target() const;
-  // The schedule from --trace, or the default schedule of the workload on the target.
+  // The schedule from --trace, the hand-picked schedule of --sketch, or the default schedule of the
+  // workload on the target.
   tir::Schedule MakeSchedule(const tir::Workload& w) const;
 };
 

@@ -185,10 +185,17 @@ std::vector<Schedule> DefaultSchedules(const Workload& workload, TargetKind targ
   const Schedule fresh(workload, target);
   for (const SketchSpec* sketch : ApplicableSketches(fresh, sketches)) {
     if (sketch == FirstSketch(target)) continue;
-    Schedule sch(workload, target);
-    if (ApplySketch(sch, *sketch, DefaultDecisions(fresh, *sketch))) out.push_back(std::move(sch));
+    if (auto sch = HandPickedSchedule(workload, *sketch)) out.push_back(std::move(*sch));
   }
   return out;
+}
+
+Result<Schedule> HandPickedSchedule(const Workload& workload, const SketchSpec& sketch) {
+  if (&sketch == FirstSketch(sketch.target)) return DefaultSchedule(workload, sketch.target);
+  const Schedule fresh(workload, sketch.target);
+  Schedule sch(workload, sketch.target);
+  if (auto r = ApplySketch(sch, sketch, DefaultDecisions(fresh, sketch)); !r) return r.error();
+  return sch;
 }
 
 Result<Schedule> RandomSchedule(const Workload& workload, TargetKind target, uint64_t seed,

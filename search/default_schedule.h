@@ -28,6 +28,9 @@ SketchDecisions DefaultDecisions(const tir::Schedule& fresh, const SketchSpec& s
 // a 7x7 stride-2 convolution's input tile in shared memory), the first of the shrunk decisions that
 // fits; none fitting, the default as it is.
 Result<tir::Schedule> DefaultSchedule(const tir::Workload& workload, tir::TargetKind target);
+// One sketch's schedule with its hand-picked decisions: the default schedule for the target's first
+// sketch, else DefaultDecisions(fresh, sketch) applied (an error when the sketch does not apply).
+Result<tir::Schedule> HandPickedSchedule(const tir::Workload& workload, const SketchSpec& sketch);
 // The default schedule first, then one schedule per other sketch offered for the workload, each with
 // its hand-picked decisions (the first batch of a tuning job measures them all).
 // `sketches`: the sketches searched (empty: the default set, search/sketch.h).

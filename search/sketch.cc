@@ -6,11 +6,27 @@
 #include <set>
 #include <string_view>
 
+#include "search/rules/rule_util.h"
 #include "search/rules/schedule_rule.h"
 
 namespace autotune::search {
 
 using namespace autotune::tir;
+
+namespace {
+
+// cuda.direct's condition: at most a 7x7 window per output (depthwise up to 7x7, grouped
+// convolutions with a few channels per group). Each input element then serves only the outputs
+// whose windows cover it, few enough for L1; a gemm's or a dense convolution's element serves a
+// whole row or plane of outputs, which a shared copy feeds from one load.
+constexpr int64_t kMaxDirectReduction = 49;
+
+bool ReductionFitsAWindow(const Schedule& fresh, const SketchRoles& roles) {
+  const int id = fresh.state().FindStage(roles.main);
+  return id >= 0 && ShapeOf(fresh.state().stages[id]).reduction <= kMaxDirectReduction;
+}
+
+}  // namespace
 
 const std::vector<SketchSpec>& BuiltinSketches() {
   static const std::vector<SketchSpec> sketches = {
@@ -28,6 +44,10 @@ const std::vector<SketchSpec>& BuiltinSketches() {
        {"split_k", "im2col", "cache_write_local", "cache_read_shared", "inline_padding", "multi_level_tiling_gpu",
         "cooperative_fetch", "auto_unroll", "combine_partials"},
        false},
+      {"cuda.direct", TargetKind::kCuda,
+       {"cache_write_local", "inline_padding", "inline_epilogue", "multi_level_tiling_gpu", "auto_unroll"},
+       true,
+       ReductionFitsAWindow},
       {"cpu.tiled", TargetKind::kCpu,
        {"inline_padding", "multi_level_tiling_cpu", "epilogue_at_outer_tile", "auto_unroll"}},
   };
@@ -74,7 +94,7 @@ std::vector<const SketchSpec*> ApplicableSketches(const Schedule& fresh, const s
   for (const auto& s : BuiltinSketches()) {
     if (s.target != fresh.target()) continue;
     if (chosen.empty() ? !s.by_default : std::find(chosen.begin(), chosen.end(), s.name) == chosen.end()) continue;
-    bool all = true;
+    bool all = !s.offered || s.offered(fresh, *roles);
     for (const auto& name : s.rules) {
       const ScheduleRule* rule = FindScheduleRule(name);
       all = all && rule && rule->AppliesTo(fresh, *roles);

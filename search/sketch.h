@@ -1,6 +1,7 @@
 // Sketches: schedule structures as ordered lists of schedule rules (search/rules/), per target. The
-// table is data: a sketch is offered for a workload when every one of its rules applies, and a random
-// schedule first picks one of the offered sketches, then samples its decisions.
+// table is data: a sketch is offered for a workload when every one of its rules applies (and its own
+// condition holds, where it has one), and a random schedule first picks one of the offered sketches,
+// then samples its decisions.
 //
 //  - cuda.tiled: Ansor's SSSRRSRS structure: the accumulator in registers (cache_write local);
 //    every input read through shared memory (padding inlined into the copy); the epilogue inlined
@@ -16,6 +17,11 @@
 //    whose input read is reindexed into its im2col matrix (tir's reindex), so the shared copy holds
 //    an im2col tile, read as a gemm reads its B tile, rather than the window's box.
 //  - cuda.split_k_im2col (only when named): cuda.split_k whose partial sums read the im2col matrix.
+//  - cuda.direct: cuda.tiled without the shared copies, for reductions of at most a 7x7 window per
+//    output (depthwise convolutions): each thread reads its window straight from global memory
+//    (padding inlined into the read), so no block waits at a barrier for a copy, and the few outputs
+//    that share an input element find it in L1. On a 7x7 or 14x14 plane of a batch-1 depthwise
+//    layer, the copy's fill and barrier are most of the kernel.
 //  - cpu.tiled: SSRSRS: padding inlined, outer spatial tiles fused and parallel, innermost spatial
 //    loop vectorized, the epilogue computed per outer tile, an unroll pragma.
 #pragma once
@@ -29,12 +35,16 @@
 
 namespace autotune::search {
 
+struct SketchRoles;  // search/rules/schedule_rule.h
+
 struct SketchSpec {
   std::string name;
   tir::TargetKind target;
   std::vector<std::string> rules;  // applied in this order
   // Searched unless a job names its sketches; false: only when named (not yet shown to pay off).
   bool by_default = true;
+  // A condition on the workload beyond its rules' own (null: none), checked on the fresh schedule.
+  bool (*offered)(const tir::Schedule& fresh, const SketchRoles& roles) = nullptr;
 };
 
 // Every built-in sketch; per target, the first is the default schedule's.
@@ -47,8 +57,8 @@ const SketchSpec* FindSketch(const std::string& name);
 // Every built-in sketch's name, comma-separated, for messages about an unknown one.
 std::string BuiltinSketchNames();
 // The built-in sketch of `target` that made `trace`: the one whose marked rules (ScheduleRule::Mark)
-// are exactly those whose marks the trace holds (a trace without marks, e.g. a hand-written one,
-// counts as the target's first sketch); null when none is. A job searching some sketches seeds its
+// are exactly those whose marks the trace holds (on cuda a trace without marks, e.g. a hand-written
+// one, reads no input through shared memory: cuda.direct); null when none is. A job searching some sketches seeds its
 // search only with their traces.
 const SketchSpec* SketchOfTrace(const tir::Trace& trace, tir::TargetKind target);
 

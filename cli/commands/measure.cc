@@ -1,4 +1,4 @@
-// autotune measure: builds, runs, checks and times one schedule (the default one or --trace).
+// autotune measure: builds, runs, checks and times one schedule (the default one, --trace or --sketch).
 #include <fmt/format.h>
 
 #include <filesystem>

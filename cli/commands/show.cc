@@ -1,4 +1,4 @@
-// autotune show: the lowered TIR and the generated source of a schedule (the default one or --trace).
+// autotune show: the lowered TIR and the generated source of a schedule (the default one, --trace or --sketch).
 #include <fmt/format.h>
 
 #include <fstream>

@@ -138,6 +138,32 @@ TEST(Cli, ShowPrintsLoweredIrAndSource) {
   }
 }
 
+// --sketch: a sketch's hand-picked schedule; a depthwise convolution's cuda.direct one reads its
+// windows from global memory. An unknown sketch, one that does not apply, or --sketch with --trace:
+// one line, status 2.
+TEST(Cli, ShowTheHandPickedScheduleOfASketch) {
+  const std::string dw = "--op conv2d --shape N=1,C=32,H=14,W=14,K=32,R=3,S=3,pad=1,groups=32 --target cuda";
+  auto direct = RunCli("show " + dw + " --sketch cuda.direct");
+  ASSERT_EQ(direct.status, 0) << direct.err;
+  EXPECT_EQ(direct.out.find("__shared__"), std::string::npos) << direct.out;
+  EXPECT_EQ(direct.out.find("cache_read"), std::string::npos) << direct.out;
+  auto tiled = RunCli("show " + dw + " --sketch cuda.tiled");
+  ASSERT_EQ(tiled.status, 0) << tiled.err;
+  EXPECT_NE(tiled.out.find("cache_read"), std::string::npos) << tiled.out;
+  const std::pair<std::string, std::string> bad[] = {
+      {"show " + dw + " --sketch cuda.nope", "unknown sketch 'cuda.nope'"},
+      {"show --op gemm --shape M=16,N=24,K=64 --target cuda --sketch cuda.direct", "does not apply"},
+      {"show " + dw + " --sketch cpu.tiled", "does not apply"},
+      {"show " + dw + " --sketch cuda.direct --trace t.json", "excludes"},
+      {std::string("measure ") + kGemm + " --target cpu --sketch cuda.split_k", "does not apply"}};
+  for (const auto& [args, expect] : bad) {
+    auto r = RunCli(args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
+    EXPECT_EQ(Lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find(expect), std::string::npos) << r.err;
+  }
+}
+
 // No GPU needed: NVRTC compiles for a named architecture and reports what ptxas says.
 TEST(Cli, ShowCompilesForCudaWithoutAGpu) {
   auto t = RunCli("targets --json");

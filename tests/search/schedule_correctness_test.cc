@@ -225,5 +225,18 @@ TEST(ScheduleCorrectness, Im2colSketch) {
                 12, "cuda.split_k_im2col");
 }
 
+// The direct sketch (no shared copies: each thread reads its window from global memory, the padding
+// folded into the read): depthwise and grouped convolutions, strided, dilated, with epilogues, and a
+// gemm of a short reduction.
+TEST(ScheduleCorrectness, DirectSketch) {
+  CheckOperator("conv2d",
+                {{"N=1,C=6,H=9,W=9,K=6,R=3,S=3,pad=1,groups=6", "bias,relu"},
+                 {"N=2,C=8,H=11,W=9,K=8,R=3,S=3,stride=2,pad=1,groups=8", ""},
+                 {"N=1,C=4,H=12,W=12,K=4,R=3,S=3,pad=2,dilation=2,groups=4", "relu"},
+                 {"N=1,C=8,H=7,W=7,K=8,R=5,S=5,pad=2,groups=4", "bias"}},
+                16, "cuda.direct");
+  CheckOperator("gemm", {{"M=33,N=40,K=12", "bias"}}, 4, "cuda.direct");
+}
+
 }  // namespace
 }  // namespace autotune::search

@@ -59,6 +59,49 @@ TEST(Sketches, TableNamesOnlyRegisteredRules) {
   EXPECT_EQ(ScheduleRuleNames().size(), 12u);
 }
 
+TEST(Sketches, DirectIsOfferedForReductionsOfAtMostAWindow) {
+  // Depthwise 3x3 and 7x7 (9 and 49 elements per output), a grouped 3x3 of 4 channels a group (36).
+  EXPECT_EQ(Offered(Make("conv2d", "N=1,C=384,H=14,W=14,K=384,R=3,S=3,pad=1,groups=384"), TargetKind::kCuda),
+            (std::vector<std::string>{"cuda.tiled", "cuda.direct"}));
+  EXPECT_EQ(Offered(Make("conv2d", "N=1,C=96,H=56,W=56,K=96,R=7,S=7,pad=3,groups=96"), TargetKind::kCuda),
+            (std::vector<std::string>{"cuda.tiled", "cuda.direct"}));
+  EXPECT_EQ(Offered(Make("conv2d", "N=1,C=64,H=28,W=28,K=64,R=3,S=3,pad=1,groups=16"), TargetKind::kCuda),
+            (std::vector<std::string>{"cuda.tiled", "cuda.direct"}));
+  // Longer reductions: a shared copy feeds many outputs from one load.
+  EXPECT_EQ(Offered(Make("conv2d", "N=1,C=64,H=28,W=28,K=64,R=3,S=3,pad=1,groups=8"), TargetKind::kCuda),
+            (std::vector<std::string>{"cuda.tiled"}));
+  EXPECT_EQ(Offered(Make("batch_matmul", "B=12,M=128,N=128,K=64"), TargetKind::kCuda),
+            (std::vector<std::string>{"cuda.tiled"}));
+  EXPECT_EQ(Offered(Make("conv2d", "N=1,C=32,H=112,W=112,K=32,R=3,S=3,pad=1,groups=32"), TargetKind::kCpu),
+            (std::vector<std::string>{"cpu.tiled"}));
+}
+
+// Its schedules read no input through shared memory, and its hand-picked one fits the GPU.
+TEST(Sketches, DirectSchedulesHaveNoSharedMemory) {
+  tir::Workload w = Make("conv2d", "N=1,C=384,H=14,W=14,K=384,R=3,S=3,pad=1,groups=384");
+  const SketchSpec* direct = FindSketch("cuda.direct");
+  ASSERT_NE(direct, nullptr);
+  tir::Schedule hand_picked(w, TargetKind::kCuda);
+  ASSERT_TRUE(ApplySketch(hand_picked, *direct, DefaultDecisions(tir::Schedule(w, TargetKind::kCuda), *direct)));
+  auto f = tir::Lower(hand_picked.state());
+  ASSERT_TRUE(f) << f.error().message;
+  EXPECT_TRUE(tir::CheckGpuValidity(*f).ok());
+  int lowered = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    auto sch = RandomScheduleOfSketch(w, *direct, seed);
+    if (!sch) continue;
+    EXPECT_FALSE(HasInstruction(*sch, "cache_read")) << seed;
+    auto lf = tir::Lower(sch->state());
+    if (!lf) continue;
+    auto m = tir::CodegenCuda(*lf);
+    ASSERT_TRUE(m) << m.error().message;
+    EXPECT_EQ(m->code.find("__shared__"), std::string::npos) << m->code;
+    EXPECT_EQ(m->code.find("__syncthreads"), std::string::npos) << m->code;
+    ++lowered;
+  }
+  EXPECT_GT(lowered, 10);
+}
+
 TEST(Sketches, SplitKIsOfferedForSmallOutputsWithLongReductionsOnly) {
   EXPECT_EQ(Offered(Make("conv2d", kLateConv), TargetKind::kCuda),
             (std::vector<std::string>{"cuda.tiled", "cuda.split_k"}));
@@ -137,8 +180,8 @@ TEST(Sketches, DefaultSchedulesCoverEveryOfferedSketch) {
 }
 
 // The cuda default fits the GPU also where the hand-picked tiles do not (the stem convolution's 7x7
-// stride-2 input tile, the depthwise layer's copies: too much shared memory); where they do, it is
-// exactly the hand-picked schedule.
+// stride-2 input tile: too much shared memory); where they do, it is exactly the hand-picked
+// schedule (the depthwise layer's, since its copies hold only the block's channel).
 TEST(Sketches, TheCudaDefaultShrinksItsTilesUntilItFits) {
   const tir::GpuLimits sm90;
   auto fits = [&](const tir::Schedule& sch) {
@@ -150,19 +193,19 @@ TEST(Sketches, TheCudaDefaultShrinksItsTilesUntilItFits) {
     EXPECT_TRUE(ApplySketch(sch, BuiltinSketches().front(), DefaultDecisions(TargetKind::kCuda)));
     return sch;
   };
-  for (const char* shape : {"N=1,C=3,H=224,W=224,K=64,R=7,S=7,stride=2,pad=3",
-                            "N=1,C=32,H=112,W=112,K=32,R=3,S=3,stride=1,pad=1,groups=32"}) {
-    const tir::Workload w = Make("conv2d", shape);
-    ASSERT_EQ(BuiltinSketches().front().target, TargetKind::kCuda);
-    EXPECT_FALSE(fits(hand_picked(w))) << shape;
+  const tir::Workload stem = Make("conv2d", "N=1,C=3,H=224,W=224,K=64,R=7,S=7,stride=2,pad=3");
+  ASSERT_EQ(BuiltinSketches().front().target, TargetKind::kCuda);
+  EXPECT_FALSE(fits(hand_picked(stem)));
+  auto stem_default = DefaultSchedule(stem, TargetKind::kCuda);
+  ASSERT_TRUE(stem_default);
+  EXPECT_TRUE(fits(*stem_default));
+  for (const char* shape : {"N=1,C=32,H=112,W=112,K=32,R=3,S=3,stride=1,pad=1,groups=32", "M=1024,N=1024,K=1024"}) {
+    const tir::Workload w = Make(shape[0] == 'M' ? "gemm" : "conv2d", shape);
+    EXPECT_TRUE(fits(hand_picked(w))) << shape;
     auto def = DefaultSchedule(w, TargetKind::kCuda);
     ASSERT_TRUE(def) << shape;
-    EXPECT_TRUE(fits(*def)) << shape;
+    EXPECT_EQ(def->trace().ToJson(), hand_picked(w).trace().ToJson()) << shape;
   }
-  const tir::Workload gemm = Make("gemm", "M=1024,N=1024,K=1024");
-  auto def = DefaultSchedule(gemm, TargetKind::kCuda);
-  ASSERT_TRUE(def);
-  EXPECT_EQ(def->trace().ToJson(), hand_picked(gemm).trace().ToJson());
 }
 
 TEST(Sketches, HandPickedSplitKOfTheLateConvolution) {
@@ -201,7 +244,7 @@ TEST(Sketches, RandomSchedulesDrawEveryOfferedSketch) {
 }
 
 // SketchOfTrace tells every sketch's schedules apart, whatever their sampled decisions, on every
-// operator kind; a trace with no rule's mark counts as the target's first sketch.
+// operator kind; a cuda trace with no rule's mark (no shared copy) counts as cuda.direct.
 TEST(Sketches, EveryScheduleIsKnownAsTheSketchThatMadeIt) {
   const std::vector<std::pair<std::string, std::string>> workloads = {
       {"gemm", "M=2048,N=1024,K=1024"}, {"gemm", "M=16,N=4096,K=4096"}, {"conv2d", kLateConv},
@@ -225,7 +268,8 @@ TEST(Sketches, EveryScheduleIsKnownAsTheSketchThatMadeIt) {
         }
       }
     }
-    EXPECT_EQ(SketchOfTrace(tir::Trace(), target), FindSketch(target == TargetKind::kCuda ? "cuda.tiled" : "cpu.tiled"));
+    // No copy to shared memory (no cache_read): on cuda that is the direct sketch's structure.
+    EXPECT_EQ(SketchOfTrace(tir::Trace(), target), FindSketch(target == TargetKind::kCuda ? "cuda.direct" : "cpu.tiled"));
   }
   EXPECT_EQ(seen.size(), BuiltinSketches().size());  // every sketch was checked
 }
