@@ -1,5 +1,7 @@
 #include "search/default_schedule.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <memory>
 
@@ -191,8 +193,12 @@ std::vector<Schedule> DefaultSchedules(const Workload& workload, TargetKind targ
 }
 
 Result<Schedule> HandPickedSchedule(const Workload& workload, const SketchSpec& sketch) {
-  if (&sketch == FirstSketch(sketch.target)) return DefaultSchedule(workload, sketch.target);
   const Schedule fresh(workload, sketch.target);
+  if (ApplicableSketches(fresh, {sketch.name}).empty()) {
+    return MakeError(fmt::format("sketch {} does not apply to {} on the {} target", sketch.name,
+                                 workload.CanonicalText(), TargetKindName(sketch.target)));
+  }
+  if (&sketch == FirstSketch(sketch.target)) return DefaultSchedule(workload, sketch.target);
   Schedule sch(workload, sketch.target);
   if (auto r = ApplySketch(sch, sketch, DefaultDecisions(fresh, sketch)); !r) return r.error();
   return sch;

@@ -29,7 +29,8 @@ SketchDecisions DefaultDecisions(const tir::Schedule& fresh, const SketchSpec& s
 // fits; none fitting, the default as it is.
 Result<tir::Schedule> DefaultSchedule(const tir::Workload& workload, tir::TargetKind target);
 // One sketch's schedule with its hand-picked decisions: the default schedule for the target's first
-// sketch, else DefaultDecisions(fresh, sketch) applied (an error when the sketch does not apply).
+// sketch, else DefaultDecisions(fresh, sketch) applied; an error when the sketch is not offered for
+// the workload on its target (ApplicableSketches) or does not apply.
 Result<tir::Schedule> HandPickedSchedule(const tir::Workload& workload, const SketchSpec& sketch);
 // The default schedule first, then one schedule per other sketch offered for the workload, each with
 // its hand-picked decisions (the first batch of a tuning job measures them all).

@@ -58,8 +58,8 @@ const SketchSpec* FindSketch(const std::string& name);
 std::string BuiltinSketchNames();
 // The built-in sketch of `target` that made `trace`: the one whose marked rules (ScheduleRule::Mark)
 // are exactly those whose marks the trace holds (on cuda a trace without marks, e.g. a hand-written
-// one, reads no input through shared memory: cuda.direct); null when none is. A job searching some sketches seeds its
-// search only with their traces.
+// one, reads no input through shared memory: cuda.direct); null when none is. A job searching some
+// sketches seeds its search only with their traces.
 const SketchSpec* SketchOfTrace(const tir::Trace& trace, tir::TargetKind target);
 
 // Applies `sketch` to `sch` (a fresh schedule), deciding what `decisions` fixes and sampling the rest.

@@ -11,6 +11,9 @@ namespace autotune::tir {
 
 namespace {
 
+// An extent no dimension has: the caller then takes the whole dimension.
+constexpr int64_t kWholeDimension = int64_t{1} << 40;
+
 // sum(coef * term) + constant; terms are variables or opaque sub-expressions.
 struct Linear {
   std::vector<std::pair<Expr, int64_t>> terms;
@@ -98,7 +101,7 @@ IndexRange EvalIndexRange(const Expr& index, const std::unordered_map<const VarN
       const int64_t* c = AsConstInt(div->b);
       if (c && *c > 0) {
         const IndexRange x = EvalIndexRange(div->a, loops);
-        if (x.extent < (int64_t{1} << 40)) {
+        if (x.extent < kWholeDimension) {
           // Quotients covered: ceil(e / c) when m is a multiple of c, else one more at most.
           const int64_t values = MultipleOf(x.min, *c) ? (x.extent + *c - 1) / *c : (x.extent - 1 + *c - 1) / *c + 1;
           fixed = Add(fixed, Mul(FloorDiv(x.min, IntImm(*c, index->dtype)), IntImm(coef, index->dtype)));
@@ -121,7 +124,7 @@ IndexRange EvalIndexRange(const Expr& index, const std::unordered_map<const VarN
     IntBound b = bounded ? an.Bound(term) : IntBound::Unknown();
     if (!b.HasFiniteMin() || !b.HasFiniteMax()) {
       // Cannot bound it: the caller clamps to the whole dimension.
-      return IndexRange{IntImm(0, index->dtype), int64_t{1} << 40};
+      return IndexRange{IntImm(0, index->dtype), kWholeDimension};
     }
     int64_t a = b.min * coef, c = b.max * coef;
     lo += std::min(a, c);
