@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "tir/result.h"
+#include "support/result.h"
 
 namespace autotune::cli {
 

@@ -14,7 +14,7 @@
 #include "tir/ops/workload.h"
 #include "tir/prim_func.h"
 #include "tir/schedule/schedule.h"
-#include "tir/support/random.h"
+#include "support/random.h"
 
 namespace autotune::costmodel {
 

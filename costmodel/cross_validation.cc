@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "tir/support/random.h"
+#include "support/random.h"
 
 namespace autotune::costmodel {
 namespace {

@@ -9,7 +9,7 @@
 #include "costmodel/ranking_metrics.h"
 #include "costmodel/training_set.h"
 #include "costmodel/xgboost_model.h"
-#include "tir/result.h"
+#include "support/result.h"
 
 namespace autotune::costmodel {
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "tir/check.h"
-#include "tir/support/int_arith.h"
+#include "support/check.h"
+#include "tir/int_arith.h"
 
 namespace autotune::costmodel {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "costmodel/access_features.h"
-#include "tir/check.h"
+#include "support/check.h"
 #include "tir/functor.h"
 
 namespace autotune::costmodel {

@@ -10,7 +10,7 @@
 
 #include "costmodel/program_features.h"
 #include "tir/lower/lower.h"
-#include "tir/support/parallel_for.h"
+#include "support/parallel_for.h"
 
 namespace autotune::costmodel {
 namespace {
@@ -167,7 +167,7 @@ std::vector<double> XGBoostCostModel::PredictSummarized(const tir::Workload& wor
       missing.push_back(i);
     }
   }
-  tir::ParallelFor(tir::UsableCores(), missing.size(),
+  ParallelFor(UsableCores(), missing.size(),
                    [&](size_t k) { all[missing[k]] = FeaturesOf(*candidates[missing[k]]); });
   std::vector<std::vector<float>> rows;
   std::vector<size_t> which;  // rows[k] is candidates[which[k]]
@@ -199,7 +199,7 @@ void XGBoostCostModel::Update(const tir::Workload& workload, const std::vector<c
   // Failures are not slow candidates: only valid ones are featurized (in parallel: a resumed job
   // hands over every stored record of the workload at once).
   std::vector<std::vector<float>> features(n_in);
-  tir::ParallelFor(tir::UsableCores(), n_in, [&](size_t i) {
+  ParallelFor(UsableCores(), n_in, [&](size_t i) {
     if (latencies_ms[i] && *latencies_ms[i] > 0) features[i] = FeaturesOf(*candidates[i]);
   });
   for (size_t i = 0; i < n_in; ++i) {

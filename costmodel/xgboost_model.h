@@ -19,8 +19,8 @@
 
 #include "costmodel/dedicated_thread.h"
 #include "costmodel/cost_model.h"
-#include "tir/result.h"
-#include "tir/support/random.h"
+#include "support/result.h"
+#include "support/random.h"
 
 namespace autotune::costmodel {
 

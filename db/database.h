@@ -21,7 +21,7 @@
 
 #include "db/record.h"
 #include "db/target.h"
-#include "tir/result.h"
+#include "support/result.h"
 
 namespace autotune::db {
 

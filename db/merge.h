@@ -7,7 +7,7 @@
 #include <string>
 
 #include "db/database.h"
-#include "tir/result.h"
+#include "support/result.h"
 
 namespace autotune::db {
 

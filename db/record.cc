@@ -4,7 +4,7 @@
 
 #include <ctime>
 
-#include "tir/support/sha256.h"
+#include "support/sha256.h"
 
 namespace autotune::db {
 

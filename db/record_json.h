@@ -16,7 +16,7 @@
 #include <unordered_map>
 
 #include "db/record.h"
-#include "tir/result.h"
+#include "support/result.h"
 
 namespace autotune::db {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "db/sqlite.h"
-#include "tir/result.h"
+#include "support/result.h"
 
 namespace autotune::db {
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tir/result.h"
+#include "support/result.h"
 
 struct sqlite3;
 struct sqlite3_stmt;

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "tir/result.h"
+#include "support/result.h"
 
 namespace autotune::db {
 

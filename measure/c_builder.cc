@@ -12,7 +12,7 @@
 
 #include "measure/host_info.h"
 #include "measure/parallel_build.h"
-#include "tir/support/sha256.h"
+#include "support/sha256.h"
 #include "measure/subprocess.h"
 #include "tir/codegen/codegen_c.h"
 #include "tir/transform/serialize_threads.h"

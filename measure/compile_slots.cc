@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "tir/support/parallel_for.h"
+#include "support/parallel_for.h"
 
 namespace autotune::measure {
 namespace {
@@ -10,7 +10,7 @@ thread_local std::optional<uint64_t> t_build_order;
 }  // namespace
 
 CompileSlots::CompileSlots(int slots)
-    : size_(slots > 0 ? slots : tir::UsableCores()), free_(size_) {}
+    : size_(slots > 0 ? slots : UsableCores()), free_(size_) {}
 
 uint64_t CompileSlots::Enter() {
   if (const auto place = BuildOrder::Current()) return *place;

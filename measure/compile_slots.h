@@ -2,9 +2,8 @@
 // call first. The tuner builds the next round while the previous one's last (slowest) compiles
 // still run: once a round has nothing left to start, its idle compilers take the next round's
 // compiles instead of waiting for the round's straggler, and a round's compiles still go before
-// any later round's. Replayed on the compile times of 7 tuning jobs on the H200 (16 compilers,
-// rounds of 64), that cut the build stage by 18-30% against a barrier between rounds, if the next
-// round is proposed in time (docs/BENCHMARKS.md, fifth session).
+// any later round's. That shortens the build stage against a
+// barrier between rounds whenever the next round is proposed in time.
 #pragma once
 
 #include <condition_variable>

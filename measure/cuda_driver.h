@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <string>
 
-#include "tir/result.h"
+#include "support/result.h"
 
 // cuda.h's opaque handle types (same tags, so the handles are the same types as cuda.h's).
 struct CUctx_st;

@@ -50,7 +50,7 @@
 #include "measure/measure_result.h"
 #include "measure/workload_data.h"
 #include "tir/codegen/cuda_module.h"
-#include "tir/result.h"
+#include "support/result.h"
 
 namespace autotune::measure {
 

@@ -22,7 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tir/ops/workload.h"
-#include "tir/result.h"
+#include "support/result.h"
 
 namespace autotune::measure {
 

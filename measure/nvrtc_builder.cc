@@ -12,7 +12,7 @@
 #include "measure/cuda_driver.h"
 #include "measure/nvrtc_compiler.h"
 #include "measure/parallel_build.h"
-#include "tir/support/sha256.h"
+#include "support/sha256.h"
 #include "measure/subprocess.h"
 
 #include "tir/analysis/gpu_validity.h"

@@ -28,7 +28,7 @@
 #include "measure/cuda_driver.h"
 #include "measure/measure_config.h"
 #include "tir/analysis/gpu_validity.h"
-#include "tir/result.h"
+#include "support/result.h"
 
 namespace autotune::measure {
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "measure/measure_config.h"
-#include "tir/result.h"
+#include "support/result.h"
 
 struct _nvrtcProgram;  // nvrtc.h's opaque program type
 

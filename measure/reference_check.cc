@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "tir/support/parallel_for.h"
+#include "support/parallel_for.h"
 
 namespace autotune::measure {
 
@@ -63,7 +63,7 @@ CheckResult CheckOutput(const float* out, const float* ref, int64_t n, double sc
   // checked in slices on several threads; the result is the same as one pass in order.
   constexpr int64_t kSlice = int64_t{1} << 20;
   const int64_t slices = std::min<int64_t>((n + kSlice - 1) / kSlice,
-                                           int64_t{tir::UsableCores()});
+                                           int64_t{UsableCores()});
   if (slices <= 1) return CheckRange(out, ref, 0, n, scale, rtol);
   std::vector<CheckResult> parts(static_cast<size_t>(slices));
   std::vector<std::thread> threads;

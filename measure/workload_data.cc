@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "measure/reference_check.h"
-#include "tir/check.h"
+#include "support/check.h"
 
 namespace autotune::measure {
 // An in-memory identity of the workload's data (not a persistent key).

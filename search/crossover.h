@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "tir/schedule/trace.h"
-#include "tir/support/random.h"
+#include "support/random.h"
 
 namespace autotune::search {
 

@@ -13,11 +13,11 @@
 #include "search/default_schedule.h"
 #include "search/mutation.h"
 #include "tir/analysis/gpu_validity.h"
-#include "tir/check.h"
+#include "support/check.h"
 #include "tir/functor.h"
 #include "tir/lower/lower.h"
 #include "tir/structural_equal.h"
-#include "tir/support/parallel_for.h"
+#include "support/parallel_for.h"
 
 namespace autotune::search {
 
@@ -35,7 +35,7 @@ int AttemptBound(int population) { return 4 * population + 64; }
 // The threads to use for a configured count (0: one per hardware thread).
 int ThreadCount(int configured) {
   if (configured > 0) return configured;
-  return tir::UsableCores();
+  return UsableCores();
 }
 
 
@@ -185,7 +185,7 @@ struct Prepared {
 template <class T>
 void FreeInParallel(std::vector<T>& items, size_t from, int threads) {
   if (from >= items.size()) return;
-  tir::ParallelFor(threads, items.size() - from, [&](size_t j) { T dead = std::move(items[from + j]); });
+  ParallelFor(threads, items.size() - from, [&](size_t j) { T dead = std::move(items[from + j]); });
   items.erase(items.begin() + static_cast<std::ptrdiff_t>(from), items.end());
 }
 
@@ -218,7 +218,7 @@ class Pool {
       const std::string& h = proposals[i].hash;
       if (!h.empty() && !Seen(h) && firsts.insert(h).second) to_replay.push_back(i);
     }
-    tir::ParallelFor(threads_, to_replay.size(), [&](size_t j) {
+    ParallelFor(threads_, to_replay.size(), [&](size_t j) {
       const size_t i = to_replay[j];
       out[i] = PrepareReplay(proposals[i]);
     });
@@ -244,7 +244,7 @@ class Pool {
   std::vector<Prepared> PrepareSamples(const std::vector<uint64_t>& seeds,
                                        const std::function<bool(const std::string&)>& known) const {
     std::vector<Prepared> out(seeds.size());
-    tir::ParallelFor(threads_, seeds.size(),
+    ParallelFor(threads_, seeds.size(),
                 [&](size_t i) { out[i] = Prepare(RandomSchedule(workload_, target_, seeds[i], sketches_)); });
     std::unordered_set<std::string> sim;  // membership only
     std::vector<size_t> to_check;
@@ -365,7 +365,7 @@ class Pool {
 
   // Checks out[i] for each i of `which` in parallel; an invalid schedule is freed there too.
   void Check(std::vector<Prepared>& out, const std::vector<size_t>& which) const {
-    tir::ParallelFor(threads_, which.size(), [&](size_t j) {
+    ParallelFor(threads_, which.size(), [&](size_t j) {
       Prepared& p = out[which[j]];
       p.valid = Valid(*p.schedule, p);
       if (!*p.valid) p.schedule.reset();
@@ -596,7 +596,7 @@ std::vector<Candidate> EvolutionarySearch::NextBatch(int n, CostModel& model,
       engines.reserve(static_cast<size_t>(chunk));
       for (int i = 0; i < chunk; ++i) engines.push_back(ahead.Fork());
       std::vector<Proposal> bred(static_cast<size_t>(chunk));
-      tir::ParallelFor(threads, bred.size(), [&](size_t i) { bred[i] = Breed(members, weights, config_, engines[i]); });
+      ParallelFor(threads, bred.size(), [&](size_t i) { bred[i] = Breed(members, weights, config_, engines[i]); });
       std::vector<Prepared> prepared = pool.PrepareTraces(bred);
       size_t used = 0;
       for (; used < bred.size() && children.size() < population && fruitless < kMaxFruitlessAttempts; ++used) {

@@ -19,7 +19,7 @@
 #include "costmodel/cost_model.h"
 #include "tir/ops/workload.h"
 #include "tir/schedule/schedule.h"
-#include "tir/support/random.h"
+#include "support/random.h"
 
 namespace autotune::search {
 
@@ -35,37 +35,28 @@ struct EvolutionConfig {
   // The model's picks of a batch take at most this many candidates of one family (cuda: the same
   // threads per block, shared memory and local arrays, i.e. the same block shape and tiles, differing
   // in unrolling, vector widths or loop order); the rest go to the next families by score (0: no
-  // cap). Jobs settled in one family and stayed: on the H200, c128-h28-n16 spent its last nine rounds
-  // within 1% of a 0.1557 ms kernel where another run found 0.1133. In an offline run of the tuner's
-  // loop (an XGBoost model trained on 52,308 H200 records standing in for the GPU; 4 seeds) the cap
-  // raised c128-h28-n16's final best from 0.72 / 0.70 / 0.85 / 0.79 to 0.75 / 0.78 / 0.83 / 0.83
-  // (normalized throughput) and left gemm-1024's (0.90, 3 seeds) as it was. Not applied on cpu
-  // (there every program is its own family).
+  // cap). Without it a job can settle in one family and spend its last rounds there. Not applied on
+  // cpu (there every program is its own family).
   int max_per_family = 8;
   // Every generation keeps the best-scored min_per_sketch candidates of every sketch (traces of one
   // structure, search/crossover.h) among its parents, and the model's picks of a batch start with
   // them, so that a start model sure of one sketch does not keep the job from measuring (and its own
-  // model from learning) the others. On the H200, c256-h56-k64-r1-s1-n1 from a model that had seen
-  // no 1x1 convolution spent 984-994 of 1,000 trials on split-K (three seeds, 0.00881-0.00909 ms);
-  // with 4 it ended at 0.00721-0.00814 ms, on the tiled sketch, while five batch-1 convolutions where
-  // split-K wins and gemm-1024 stayed within 1% (docs/BENCHMARKS.md, seventeenth session). It costs
-  // at most this many of a batch per sketch the model does not favour; a workload of one sketch
-  // searches exactly as without it. 0: off.
+  // model from learning) the others. It costs at most this many of a batch per sketch the model does not
+  // favour; a workload of one sketch searches exactly as without it. 0: off.
   int min_per_sketch = 4;
   // The sketches searched, by name (search/sketch.h); empty: those searched by default.
   std::vector<std::string> sketches;
   // cuda: a candidate whose fully unrolled code (tir::GpuUsage::unrolled_statements) exceeds this is
-  // invalid to the search, so it is never compiled. Of 48,000 H200 records of 18 workloads, none
-  // of 3,000 statements or more was within 20% of its workload's best, and most ran into the build
-  // timeout (a lost trial, and compile time taken from the other candidates).
+  // invalid to the search, so it is never compiled. Such kernels are never near the best and mostly
+  // run into the build timeout, taking compile time from the other candidates.
   int64_t max_unrolled_statements = 3072;
   // Candidates are told apart by their lowered program, not only by their trace: of two traces that
   // lower to the same program only the first is admitted, and a program proposed once is not proposed
-  // again by this search. (On the H200, 13-26% of the trials of 1,000-trial jobs measured a kernel
-  // whose source an earlier trial had already compiled.) false: by trace only.
+  // again by this search. (Without it, a good share of a job's trials measure a kernel already
+  // measured under another trace.) false: by trace only.
   bool distinct_programs = true;
   // Threads that sample, replay, lower and check candidates (the search's real cost) in parallel; 0:
-  // tir::UsableCores(). Each candidate's random choices come from its own engine,
+  // UsableCores(). Each candidate's random choices come from its own engine,
   // made in candidate order, so the batches are the same for any thread count.
   int num_threads = 0;
 };

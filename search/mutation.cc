@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <utility>
 
-#include "tir/check.h"
-#include "tir/support/perfect_tile.h"
+#include "support/check.h"
+#include "tir/schedule/perfect_tile.h"
 
 namespace autotune::search {
 

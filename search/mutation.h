@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "tir/schedule/trace.h"
-#include "tir/support/random.h"
+#include "support/random.h"
 
 namespace autotune::search {
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "search/tune_task.h"
-#include "tir/result.h"
+#include "support/result.h"
 
 namespace autotune::search {
 

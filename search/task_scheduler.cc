@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "tir/check.h"
+#include "support/check.h"
 
 namespace autotune::search {
 namespace {

@@ -9,7 +9,7 @@
 #include "tir/lower/lower.h"
 #include "tir/ops/operator.h"
 #include "tir/schedule/schedule.h"
-#include "tir/support/parallel_for.h"
+#include "support/parallel_for.h"
 #include "tir/target.h"
 
 namespace autotune::search {
@@ -74,7 +74,7 @@ Result<costmodel::TrainingSet> ReadTrainingSet(db::TuningDatabase& db, const Tra
   if (!read) return MakeError(fmt::format("reading '{}': {}", db.path(), read.error().message));
 
   std::vector<std::vector<float>> features(pending.size());
-  tir::ParallelFor(std::max(1, threads), pending.size(), [&](size_t i) { features[i] = FeaturesOfTrace(pending[i]); });
+  ParallelFor(std::max(1, threads), pending.size(), [&](size_t i) { features[i] = FeaturesOfTrace(pending[i]); });
   for (size_t i = 0; i < pending.size(); ++i) {
     if (features[i].empty()) {
       ++set.stale_records;

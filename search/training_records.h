@@ -8,7 +8,7 @@
 
 #include "costmodel/training_set.h"
 #include "db/database.h"
-#include "tir/result.h"
+#include "support/result.h"
 #include "tir/schedule/schedule.h"
 
 namespace autotune::search {

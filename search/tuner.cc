@@ -25,8 +25,8 @@
 #include "search/transfer_seeds.h"
 #include "tir/lower/lower.h"
 #include "tir/ops/operator.h"
-#include "tir/support/parallel_for.h"
-#include "tir/support/random.h"
+#include "support/parallel_for.h"
+#include "support/random.h"
 
 namespace autotune::search {
 
@@ -139,7 +139,7 @@ bool Valid(const measure::MeasureResult& r) { return r.ok() && r.correct && r.me
 std::vector<std::optional<tir::Schedule>> ReplayRecords(const tir::Workload& workload, tir::TargetKind target,
                                                         const std::vector<db::TuningRecord>& records) {
   std::vector<std::optional<tir::Schedule>> out(records.size());
-  tir::ParallelFor(tir::UsableCores(), records.size(), [&](size_t k) {
+  ParallelFor(UsableCores(), records.size(), [&](size_t k) {
     if (auto sch = ReplayStoredTrace(records[k].trace_json, workload, target)) out[k] = std::move(sch).value();
   });
   return out;

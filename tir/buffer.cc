@@ -1,6 +1,6 @@
 #include "tir/buffer.h"
 
-#include "tir/check.h"
+#include "support/check.h"
 
 namespace autotune::tir {
 

@@ -3,7 +3,7 @@
 #include <limits>
 
 #include "tir/buffer.h"
-#include "tir/check.h"
+#include "support/check.h"
 
 namespace autotune::tir {
 

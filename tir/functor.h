@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "tir/check.h"
+#include "support/check.h"
 #include "tir/expr.h"
 #include "tir/stmt.h"
 

@@ -20,7 +20,7 @@
 #include "search/training_records.h"
 #include "costmodel/xgboost_model.h"
 #include "tir/ops/operator.h"
-#include "tir/support/parallel_for.h"
+#include "support/parallel_for.h"
 
 namespace autotune::cli {
 
@@ -104,8 +104,8 @@ costmodel::TrainingSet ReadRecords(db::TuningDatabase& database, const DataOptio
     }
   }
   const auto start = Clock::now();
-  fmt::print(stderr, "autotune: reading and featurizing {} records of '{}' ({} threads)...\n", q.Text(), o.db, tir::UsableCores());
-  costmodel::TrainingSet set = Check(search::ReadTrainingSet(database, {q, o.op, left_out}, tir::UsableCores()));
+  fmt::print(stderr, "autotune: reading and featurizing {} records of '{}' ({} threads)...\n", q.Text(), o.db, UsableCores());
+  costmodel::TrainingSet set = Check(search::ReadTrainingSet(database, {q, o.op, left_out}, UsableCores()));
   fmt::print(stderr,
              "autotune: {} valid records of {} workload{} in {:.1f} s ({} failed or wrong: not learned from; {} no "
              "longer replay)\n",

@@ -61,8 +61,7 @@ struct TuneOptions {
   int transfer = search::TuneConfig{}.transfer;
   std::vector<std::string> sketches;  // --sketches (split at commas by CLI11); empty: the default set
   std::string db_file = "autotune.db";
-  // The learned model by default: of six H200 suite cases tuned for 1000 trials, random ranking ended
-  // slower than PyTorch on 4, the job-learned model on 1 of 5 (docs/BENCHMARKS.md, seventh session).
+  // The learned model by default: on the GPU suite, random ranking ended behind PyTorch far more often.
   std::string cost_model = "xgboost";
   std::string model;       // a trained model: file or name in the database; "none": no built-in model
   std::string model_used;  // what the job started from, for the report: `model`, "built-in:cuda:sm_90" or empty
@@ -441,9 +440,8 @@ CommandRun AddTuneCommand(CLI::App& app) {
                    o->model, info.records, info.target);
         o->model_used = o->model;
       } else if (auto builtin = costmodel::FindPretrainedModel(target.info.ShortText())) {
-        // On the H200, models trained like it but without the tuned shape's records lifted 1000-trial
-        // jobs from 0.82-1.13x PyTorch (cold) to 1.19-1.23x (c128-h28-n16; docs/BENCHMARKS.md, tenth
-        // session). A model that does not load (features changed without a retrain) costs a warning.
+        // A start model beats a cold start even on shapes it has not seen (docs/BENCHMARKS.md). One
+        // that does not load (features changed without a retrain) costs a warning, not the job.
         auto info = xgb->Load(std::string(builtin->bytes));
         if (info) {
           fmt::print(stderr, "autotune: starting from the built-in cost model of {} ({} records; --model none starts cold)\n",

@@ -9,7 +9,7 @@
 
 #include "tir/codegen/cuda_module.h"
 #include "tir/ops/workload.h"
-#include "tir/result.h"
+#include "support/result.h"
 #include "tir/schedule/schedule.h"
 
 namespace autotune::db {

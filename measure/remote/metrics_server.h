@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "measure/remote/worker_service.h"
-#include "tir/result.h"
+#include "support/result.h"
 
 namespace autotune::measure::remote {
 

@@ -19,7 +19,7 @@
 #include "measure/measure_config.h"
 #include "measure/remote/tls.h"
 #include "measure/runner.h"
-#include "tir/result.h"
+#include "support/result.h"
 #include "tir/target.h"
 
 namespace autotune::measure::remote {

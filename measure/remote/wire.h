@@ -12,7 +12,7 @@
 #include "measure/builder.h"
 #include "measure/measure_config.h"
 #include "measure/measure_result.h"
-#include "tir/result.h"
+#include "support/result.h"
 
 namespace autotune::measure::remote {
 

@@ -27,7 +27,7 @@
 #include "measure/measure_result.h"
 #include "measure/remote/tls.h"
 #include "measure/runner.h"
-#include "tir/result.h"
+#include "support/result.h"
 
 namespace autotune::measure::remote {
 

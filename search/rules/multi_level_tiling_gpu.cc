@@ -13,7 +13,7 @@
 #include "search/rules/builtin_rules.h"
 #include "search/rules/rule_util.h"
 #include "tir/analysis/gpu_validity.h"
-#include "tir/support/perfect_tile.h"
+#include "tir/schedule/perfect_tile.h"
 
 namespace autotune::search {
 namespace {

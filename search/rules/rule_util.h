@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "tir/result.h"
+#include "support/result.h"
 #include "tir/schedule/schedule.h"
 
 namespace autotune::search {

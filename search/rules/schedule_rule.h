@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "search/sketch_decisions.h"
-#include "tir/result.h"
+#include "support/result.h"
 #include "tir/schedule/schedule.h"
 
 namespace autotune::search {

@@ -15,7 +15,7 @@
 #include "search/default_schedule.h"
 #include "tir/lower/lower.h"
 #include "tir/ops/operator.h"
-#include "tir/support/random.h"
+#include "support/random.h"
 
 namespace autotune::costmodel::testing {
 

@@ -10,7 +10,7 @@
 #include "measure/c_builder.h"
 #include "measure/cpu_runner.h"
 #include "measure/reference_check.h"
-#include "tir/support/sha256.h"
+#include "support/sha256.h"
 #include "measure/workload_data.h"
 #include "tests/measure/test_kernels.h"
 

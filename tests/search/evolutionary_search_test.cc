@@ -465,8 +465,7 @@ TEST(EvolutionarySearch, ABatchTakesTheBestFewOfEverySketchWithMinPerSketch) {
 }
 
 // The floor is the default because it costs a workload of one sketch nothing: its best few are the
-// first by score anyway, so the batch is the same, candidate for candidate (docs/BENCHMARKS.md,
-// seventeenth session, relies on this to read GPU differences on such cases as noise).
+// first by score anyway, so the batch is the same, candidate for candidate.
 TEST(EvolutionarySearch, MinPerSketchLeavesTheBatchOfAWorkloadOfOneSketchAsItWas) {
   const tir::Workload w = Make("gemm", "M=256,N=256,K=64");  // a reduction too short for split-K
   FakeModel model(HashScore);

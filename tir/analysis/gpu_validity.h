@@ -24,7 +24,7 @@
 #include <cstdint>
 
 #include "tir/prim_func.h"
-#include "tir/result.h"
+#include "support/result.h"
 
 namespace autotune::tir {
 

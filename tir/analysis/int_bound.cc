@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "tir/int_arith.h"
+
 namespace autotune::tir {
 namespace {
 
@@ -29,18 +31,6 @@ int64_t SatMul(int64_t a, int64_t b) {
   if (a == kNegInf || a == kPosInf || b == kNegInf || b == kPosInf) return negative ? kNegInf : kPosInf;
   int64_t r;
   if (__builtin_mul_overflow(a, b, &r)) return negative ? kNegInf : kPosInf;
-  return r;
-}
-
-int64_t FloorDivInt(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
-int64_t FloorModInt(int64_t a, int64_t b) {
-  int64_t r = a % b;
-  if (r != 0 && ((r < 0) != (b < 0))) r += b;
   return r;
 }
 

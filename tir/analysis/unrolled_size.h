@@ -18,9 +18,8 @@ using LoopExpanded = bool (*)(const ForNode* loop);
 bool MarkedUnrolled(const ForNode* loop);
 
 // The CUDA builder passes tir::CudaFullyUnrolls, which also expands vectorized loops and the loops
-// over a thread's register arrays: replayed on the compile times of 8 tuning jobs on the H200 (16
-// compilers, rounds of 64), that order made the build stage 0-17% shorter (6.5% over all 8) than the
-// kUnrolled-only count (docs/BENCHMARKS.md, fifth session).
+// over a thread's register arrays: that estimate of the
+// compile cost orders a round's compiles better than the kUnrolled-only count.
 int64_t UnrolledStatementCount(const Stmt& s, LoopExpanded expanded = MarkedUnrolled);
 
 }  // namespace autotune::tir

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "tir/prim_func.h"
-#include "tir/result.h"
+#include "support/result.h"
 
 namespace autotune::tir {
 

@@ -58,7 +58,7 @@
 
 #include "tir/codegen/cuda_module.h"
 #include "tir/prim_func.h"
-#include "tir/result.h"
+#include "support/result.h"
 
 namespace autotune::tir {
 

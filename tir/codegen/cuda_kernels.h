@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "tir/prim_func.h"
-#include "tir/result.h"
+#include "support/result.h"
 
 namespace autotune::tir {
 

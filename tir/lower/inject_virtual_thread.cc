@@ -3,6 +3,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "tir/analysis/barriers.h"
 #include "tir/functor.h"
 
 namespace autotune::tir {
@@ -35,19 +36,6 @@ template <class Node>
 bool DependsOn(const Node& n, const VarNode* var, const BufferSet& buffers) {
   DependenceFinder f(var, buffers);
   f.Visit(n);
-  return f.found;
-}
-
-class BarrierFinder : public IRVisitor {
- public:
-  bool found = false;
-  void Visit_(const BarrierNode*) override { found = true; }
-  void Visit_(const BufferStoreNode*) override {}  // no statements below a store
-};
-
-bool ContainsBarrier(const Stmt& s) {
-  BarrierFinder f;
-  f.Visit(s);
   return f.found;
 }
 

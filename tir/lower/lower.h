@@ -7,7 +7,7 @@
 #include <string>
 
 #include "tir/prim_func.h"
-#include "tir/result.h"
+#include "support/result.h"
 #include "tir/schedule/state.h"
 
 namespace autotune::tir {

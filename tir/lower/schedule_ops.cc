@@ -7,7 +7,7 @@
 #include <unordered_set>
 
 #include "tir/analysis/int_bound.h"
-#include "tir/check.h"
+#include "support/check.h"
 #include "tir/functor.h"
 #include "tir/lower/region.h"
 #include "tir/transform/simplify.h"

@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <map>
 
-#include "tir/check.h"
-#include "tir/support/sha256.h"
+#include "support/check.h"
+#include "support/sha256.h"
 
 namespace autotune::tir {
 

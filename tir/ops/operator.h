@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "tir/ops/workload.h"
-#include "tir/result.h"
+#include "support/result.h"
 
 namespace autotune::tir {
 

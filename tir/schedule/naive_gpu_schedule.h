@@ -5,7 +5,7 @@
 #pragma once
 
 #include "tir/ops/workload.h"
-#include "tir/result.h"
+#include "support/result.h"
 #include "tir/schedule/schedule.h"
 
 namespace autotune::tir {

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "tir/check.h"
+#include "support/check.h"
 #include "tir/te/compute_dag.h"
 
 namespace autotune::tir {

@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "tir/ops/workload.h"
-#include "tir/result.h"
+#include "support/result.h"
 #include "tir/schedule/state.h"
 #include "tir/schedule/trace.h"
-#include "tir/support/random.h"
+#include "support/random.h"
 
 namespace autotune::tir {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "tir/check.h"
+#include "support/check.h"
 #include "tir/functor.h"
 
 namespace autotune::tir {

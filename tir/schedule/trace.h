@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tir/result.h"
+#include "support/result.h"
 
 namespace autotune::tir {
 

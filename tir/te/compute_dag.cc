@@ -3,7 +3,7 @@
 #include <functional>
 #include <unordered_map>
 
-#include "tir/check.h"
+#include "support/check.h"
 
 namespace autotune::tir::te {
 

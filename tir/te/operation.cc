@@ -2,7 +2,7 @@
 
 #include <unordered_set>
 
-#include "tir/check.h"
+#include "support/check.h"
 #include "tir/functor.h"
 
 namespace autotune::tir::te {

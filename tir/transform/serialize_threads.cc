@@ -1,5 +1,6 @@
 #include "tir/transform/serialize_threads.h"
 
+#include "tir/analysis/barriers.h"
 #include "tir/analysis/thread_dependence.h"
 
 #include <string>
@@ -13,33 +14,6 @@ namespace autotune::tir {
 namespace {
 
 bool IsThreadLoop(const ForNode* op) { return op->for_kind == ForKind::kThreadBinding && IsThreadTag(op->tag); }
-
-class BarrierFinder : public IRVisitor {
- public:
-  bool found = false;
-  void Visit_(const BarrierNode*) override { found = true; }
-  // Expressions hold no barriers: skip them.
-#define AUTOTUNE_X(n) \
-  void Visit_(const n##Node*) override {}
-  AUTOTUNE_X(IntImm)
-  AUTOTUNE_X(FloatImm)
-  AUTOTUNE_X(Var)
-  AUTOTUNE_X(Binary)
-  AUTOTUNE_X(Not)
-  AUTOTUNE_X(Select)
-  AUTOTUNE_X(Cast)
-  AUTOTUNE_X(BufferLoad)
-  AUTOTUNE_X(Call)
-  AUTOTUNE_X(Reduce)
-#undef AUTOTUNE_X
-};
-
-bool HasBarrier(const Stmt& s) {
-  if (!s) return false;
-  BarrierFinder f;
-  f.Visit(s);
-  return f.found;
-}
 
 // Gives every thread its own copy of a local buffer: buf[i] -> new_buf[tid * n + i].
 class ExpandLocal : public IRMutator {
@@ -88,7 +62,7 @@ class Serializer : public IRMutator {
   // `s` run by every thread of `threads` (outermost first), with barriers turned into loop fission.
   Stmt Fission(std::vector<ThreadLoop> threads, const Stmt& s) {
     if (!error.empty()) return s;
-    if (!HasBarrier(s)) return Wrap(threads, Mutate(s));
+    if (!ContainsBarrier(s)) return Wrap(threads, Mutate(s));
     if (const auto* op = As<ForNode>(s)) {
       if (IsThreadLoop(op)) {
         threads.push_back({op->var, op->min, op->extent});
@@ -117,7 +91,7 @@ class Serializer : public IRMutator {
       for (const auto& st : op->stmts) {
         if (As<BarrierNode>(st)) {
           flush();
-        } else if (HasBarrier(st)) {
+        } else if (ContainsBarrier(st)) {
           flush();
           out.push_back(Fission(threads, st));
         } else {

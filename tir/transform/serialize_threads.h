@@ -12,7 +12,7 @@
 // group. A barrier under a thread-dependent condition or loop bound is an invalid GPU program.
 #pragma once
 
-#include "tir/result.h"
+#include "support/result.h"
 #include "tir/stmt.h"
 
 namespace autotune::tir {

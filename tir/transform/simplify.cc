@@ -14,7 +14,7 @@
 
 #include "tir/functor.h"
 #include "tir/structural_equal.h"
-#include "tir/support/int_arith.h"
+#include "tir/int_arith.h"
 
 namespace autotune::tir {
 namespace {

@@ -1,6 +1,6 @@
 #include "tir/transform/substitute.h"
 
-#include "tir/check.h"
+#include "support/check.h"
 #include "tir/functor.h"
 
 namespace autotune::tir {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "db/record.h"
-#include "tir/result.h"
+#include "support/result.h"
 #include "tir/schedule/schedule.h"
 
 namespace autotune::db::testing {

@@ -4,7 +4,7 @@
 
 #include "tir/schedule/primitives/primitives.h"
 #include "tir/schedule/primitives/replay_util.h"
-#include "tir/support/perfect_tile.h"
+#include "tir/schedule/perfect_tile.h"
 
 namespace autotune::tir {
 

@@ -1,8 +1,8 @@
-#include "tir/support/sha256.h"
+#include "support/sha256.h"
 
 #include <openssl/evp.h>
 
-#include "tir/check.h"
+#include "support/check.h"
 
 namespace autotune {
 

@@ -1,4 +1,4 @@
-#include "tir/support/perfect_tile.h"
+#include "tir/schedule/perfect_tile.h"
 
 namespace autotune::tir {
 

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <functional>
 
-namespace autotune::tir {
+namespace autotune {
 
 // Runs fn(0) .. fn(n - 1) on up to `threads` threads, the calling one included, and returns when all
 // have run. Which thread runs which index is unspecified: fn must be pure apart from writing its own
@@ -17,4 +17,4 @@ void ParallelFor(int threads, size_t n, const std::function<void(size_t)>& fn);
 // that two jobs pinned to halves of a machine (one per GPU) do not each start a thread per core of all.
 int UsableCores();
 
-}  // namespace autotune::tir
+}  // namespace autotune

@@ -1,4 +1,4 @@
-#include "tir/support/parallel_for.h"
+#include "support/parallel_for.h"
 
 #include <sched.h>
 
@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-namespace autotune::tir {
+namespace autotune {
 
 void ParallelFor(int threads, size_t n, const std::function<void(size_t)>& fn) {
   const size_t workers = std::min(n, static_cast<size_t>(std::max(1, threads)));
@@ -53,4 +53,4 @@ int UsableCores() {
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-}  // namespace autotune::tir
+}  // namespace autotune

@@ -1,4 +1,4 @@
-#include "tir/support/random.h"
+#include "support/random.h"
 
 namespace autotune {
 

@@ -1,4 +1,4 @@
-#include "tir/support/parallel_for.h"
+#include "support/parallel_for.h"
 
 #include <gtest/gtest.h>
 #include <sched.h>
@@ -6,7 +6,7 @@
 #include <atomic>
 #include <vector>
 
-namespace autotune::tir {
+namespace autotune {
 namespace {
 
 TEST(ParallelFor, RunsEveryIndexOnce) {
@@ -46,4 +46,4 @@ TEST(UsableCores, FollowsTheAffinityMask) {
 }
 
 }  // namespace
-}  // namespace autotune::tir
+}  // namespace autotune

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "tir/support/random.h"
+#include "support/random.h"
 
 namespace autotune::tir {
 
