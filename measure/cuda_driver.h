@@ -1,6 +1,6 @@
 // The CUDA Driver API, loaded at run time with dlopen("libcuda.so.1") and never linked, so every
 // binary starts on a machine without a GPU and says clearly why a cuda target cannot run there
-// (ARCHITECTURE.md, convention 15).
+// (docs/DESIGN.md, convention 15).
 //
 // The table holds the few entry points measurement uses, resolved by their exported (versioned)
 // symbol names: where cuda.h maps a name through a macro (cuMemAlloc -> cuMemAlloc_v2) we look up

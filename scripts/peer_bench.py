@@ -19,10 +19,10 @@ own tolerance against its naive reference). Exit status 1 when they do not match
   python3 scripts/peer_bench.py --inputs DIR
 
 --peer triton times Triton's float32 matrix product instead (scripts/triton_matmul.py: tl.dot in
-"ieee" precision, Triton's autotuner choosing the tile on the first call), for gemm and batch_matmul
-(Triton has no convolution to compare with), with the same inputs, method and answer check, except
-that each repeat replays its launches as one CUDA graph (Triton's Python launcher costs more per
-call than a small kernel runs; autotune launches from C++).
+"ieee" precision, Triton's autotuner choosing the tile the first time it meets a shape), for gemm
+and batch_matmul (Triton has no convolution to compare with), with the same inputs, method and
+answer check, except that each repeat replays its launches as one CUDA graph (Triton's Python
+launcher costs more per call than a small kernel runs; autotune launches from C++).
 
   python3 scripts/peer_bench.py --peer triton --inputs DIR
 

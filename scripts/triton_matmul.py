@@ -2,8 +2,8 @@
 batch_matmul, the kernel a compiler engineer would write in Triton instead of tuning with autotune.
 
 tl.dot with input_precision="ieee" keeps float32 arithmetic (FMAs, no TF32 tensor cores), as autotune's
-kernels and PyTorch with TF32 off do. Triton's own autotuner picks the tile among CONFIGS on the first
-call for each shape, as a Triton user would let it; bias and ReLU are applied before the store, fused as
+kernels and PyTorch with TF32 off do. Triton's own autotuner picks the tile among CONFIGS the first
+time it meets a shape, as a Triton user would let it; bias and ReLU are applied before the store, fused as
 autotune fuses its epilogues.
 
   from triton_matmul import matmul, chosen_config

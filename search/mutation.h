@@ -1,4 +1,4 @@
-// Mutators: small changes to one sampling decision of a trace (ARCHITECTURE.md convention 7: a
+// Mutators: small changes to one sampling decision of a trace (docs/DESIGN.md convention 7: a
 // mutator only replaces a decision with Trace::WithDecision; the search replays the result and
 // drops it if it does not replay, lower or fit the GPU). Each mutator is a small class behind the
 // Mutator interface; the built-ins are registered explicitly with their weights, and the order of

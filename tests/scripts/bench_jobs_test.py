@@ -112,7 +112,7 @@ class CpuJobs(unittest.TestCase):
             f"tiny 0 {tiny_job(AUTOTUNE)}\n"
             f"toolong 100000 {tiny_job(AUTOTUNE)}\n"
             f"broken 0 {tiny_job(cls.tmp / 'no-autotune')}\n")
-        cls.first = run("--out", str(cls.out), "--budget", "500", "--pack", "call", str(cls.tmp / "jobs.txt"))
+        cls.first = run("--out", str(cls.out), "--budget", "500", "--pack", "results", str(cls.tmp / "jobs.txt"))
 
     @classmethod
     def tearDownClass(cls):
@@ -139,14 +139,14 @@ class CpuJobs(unittest.TestCase):
         self.assertIn("toolong: skipped", self.first.stderr)
 
     def test_the_archive_holds_the_reports_and_records_without_databases(self):
-        with tarfile.open(self.out / "call.tar.xz") as tar:
+        with tarfile.open(self.out / "results.tar.xz") as tar:
             names = tar.getnames()
         self.assertIn("jobs.jsonl", names)
         self.assertIn("w/tiny/bench.jsonl", names)
         self.assertIn("w/tiny/records.jsonl.xz", names)
         self.assertTrue((self.out / "w" / "tiny" / "bench.db").is_file(), "the database stays in DIR")
         self.assertFalse([n for n in names if ".db" in Path(n).name or Path(n).name == "io"], names)
-        self.assertFalse((self.out / "call.tar.xz.part").exists())
+        self.assertFalse((self.out / "results.tar.xz.part").exists())
 
     def test_a_slice_too_short_to_tune_is_unfinished_and_the_same_command_continues_it(self):
         out = self.tmp / "short"
@@ -169,10 +169,10 @@ class CpuJobs(unittest.TestCase):
         out = self.tmp / "interrupted"
         jobs = self.tmp / "interrupted.txt"
         jobs.write_text(f"slow 0 {tiny_job(AUTOTUNE, trials=100000)}\nnext 0 {tiny_job(AUTOTUNE)}\n")
-        # in a session of its own, so that the Ctrl-C reaches the driver and its jobs as a terminal's does
-        p = subprocess.Popen([sys.executable, str(SCRIPT), "--out", str(out), "--budget", "500", "--pack", "call",
+        # in a process group of its own, so that the Ctrl-C reaches the driver and its jobs as a terminal's does
+        p = subprocess.Popen([sys.executable, str(SCRIPT), "--out", str(out), "--budget", "500", "--pack", "results",
                               str(jobs)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             start_new_session=True)
+                             preexec_fn=os.setpgrp)
         db = out / "w" / "slow" / "bench.db"
         deadline = time.monotonic() + 120
         while not db.exists() and time.monotonic() < deadline and p.poll() is None:
@@ -186,7 +186,7 @@ class CpuJobs(unittest.TestCase):
         self.assertEqual(entry["status"], "interrupted")
         self.assertEqual(entry["unfinished_cases"], ["gemm-M=8,N=8,K=8"])
         self.assertFalse((out / "w" / "next").exists(), "no job starts after a Ctrl-C")
-        with tarfile.open(out / "call.tar.xz") as tar:
+        with tarfile.open(out / "results.tar.xz") as tar:
             self.assertIn("jobs.jsonl", tar.getnames())
 
     @staticmethod

@@ -10,6 +10,7 @@ import lzma
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
 from pathlib import Path
@@ -108,6 +109,30 @@ class Helpers(unittest.TestCase):
         self.assertTrue(lines[2].endswith("| 0.0250 | 1.25x | yes (2.0e-06) |"), lines[2])
         self.assertTrue(lines[3].endswith("| – | – | Triton has no conv2d to compare with: skipped |"), lines[3])
         self.assertEqual(len(lines[3].split("|")), len(lines[0].split("|")))
+
+    def test_the_suites_are_in_the_repository(self):
+        repo = support.SCRIPTS.parent
+        self.assertEqual(bench.find_suite(None), repo / "bench" / "suite.json")
+        self.assertEqual(bench.find_suite("elsewhere.json"), Path("elsewhere.json"))  # --suite wins
+        self.assertTrue(bench.REFERENCE_TRACE.is_file())  # the reference compile's kernel
+        for suite in (None, str(repo / "bench" / "ansor_suite.json")):
+            with self.subTest(suite=suite):
+                cases = bench.select_cases(argparse.Namespace(suite=suite, cases=None, all=True, case_shape=[]))
+                self.assertGreater(len(cases), 0)
+                for c in cases:
+                    bench.parse_shape(c["shape"])
+                    self.assertFalse(c["epilogue"].endswith("?"), c)
+        names = [c["name"] for c in bench.select_cases(argparse.Namespace(suite=None, cases="gemm-1024", all=False,
+                                                                          case_shape=[]))]
+        self.assertEqual(names, ["gemm-1024"])
+
+    def test_the_default_suite_does_not_depend_on_the_working_directory(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = subprocess.run([sys.executable, str(BENCH), "--out", d, "--cases", "zzz"], cwd=d,
+                               capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn(f"unknown case zzz (the suite {support.SCRIPTS.parent / 'bench' / 'suite.json'} has: gemm-1024",
+                      p.stderr)
 
     def test_epilogue_is_canonical(self):
         self.assertEqual(bench.canonical_epilogue("relu,bias"), "bias,relu")

@@ -114,5 +114,12 @@ class LeaveOutModels(unittest.TestCase):
             self.assertIn(text, p.stderr)
 
 
+class Usage(unittest.TestCase):
+    def test_the_default_suite_is_the_repositorys(self):
+        p = run("--help")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("default: bench/suite.json of the repository", " ".join(p.stdout.split()))
+
+
 if __name__ == "__main__":
     support.main(globals(), "LeaveOutModels")
