@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "support/stopwatch.h"
+
 namespace autotune::measure {
 
 struct ProcessResult {
@@ -80,7 +82,6 @@ int SpawnInOwnGroup(const std::vector<std::string>& argv, const posix_spawn_file
 
 // User + system CPU seconds of a rusage (of a reaped child, or of this process).
 double CpuSeconds(const rusage& u);
-double SecondsSince(std::chrono::steady_clock::time_point t0);
 // `seconds` after `t0`.
 std::chrono::steady_clock::time_point DeadlineAfter(std::chrono::steady_clock::time_point t0, double seconds);
 

@@ -21,6 +21,21 @@
 
 namespace autotune::search {
 
+// Outside the anonymous namespace: the nested types of EvolutionarySearch hold it.
+namespace detail {
+
+// A valid candidate: its schedule, its trace hash, the hash of its lowered program (two traces may
+// lower to the same program), the cost model's summary of that program and its family.
+struct Member {
+  tir::Schedule schedule;
+  std::string hash;
+  size_t code_hash = 0;
+  std::vector<float> summary;
+  size_t family = 0;  // FamilyOf the lowered function
+  size_t sketch = 0;  // StructureHash of its trace: its sketch
+};
+}  // namespace detail
+
 namespace {
 
 // Sampling or breeding stops when this many attempts in a row give only duplicates (which cost no
@@ -98,16 +113,7 @@ size_t FamilyOf(const tir::GpuUsage& u) {
   return h * 1000003u ^ std::hash<int>()(u.kernels);
 }
 
-// A valid candidate: its schedule, its trace hash, the hash of its lowered program (two traces may
-// lower to the same program), the cost model's summary of that program and its family.
-struct Member {
-  tir::Schedule schedule;
-  std::string hash;
-  size_t code_hash = 0;
-  std::vector<float> summary;
-  size_t family = 0;  // FamilyOf the lowered function
-  size_t sketch = 0;  // StructureHash of its trace: its sketch
-};
+using detail::Member;
 
 // A trace to replay, its compact JSON and its hash (empty: nothing to try, a plain copy of a parent,
 // which keeps no trace), with how it was bred.
@@ -189,11 +195,139 @@ void FreeInParallel(std::vector<T>& items, size_t from, int threads) {
   items.erase(items.begin() + static_cast<std::ptrdiff_t>(from), items.end());
 }
 
+// Scores `members` with one model call; a non-finite score ranks last.
+std::vector<double> Score(CostModel& model, const tir::Workload& workload, const std::vector<Member>& members) {
+  std::vector<const tir::Schedule*> ptrs;
+  std::vector<std::vector<float>> summaries;
+  ptrs.reserve(members.size());
+  summaries.reserve(members.size());
+  for (const auto& m : members) {
+    ptrs.push_back(&m.schedule);
+    summaries.push_back(m.summary);
+  }
+  std::vector<double> scores =
+      members.empty() ? std::vector<double>{} : model.PredictSummarized(workload, ptrs, summaries);
+  AUTOTUNE_CHECK(scores.size() == members.size(), "a cost model must return one score per candidate");
+  for (double& s : scores) {
+    if (!std::isfinite(s)) s = -std::numeric_limits<double>::infinity();
+  }
+  return scores;
+}
+
+// Puts members (and their scores) in the order of `order` (indices into them).
+void Reorder(std::vector<Member>& members, std::vector<double>& scores, const std::vector<size_t>& order) {
+  std::vector<Member> m;
+  std::vector<double> s;
+  m.reserve(order.size());
+  s.reserve(order.size());
+  for (size_t i : order) {
+    m.push_back(std::move(members[i]));
+    s.push_back(scores[i]);
+  }
+  members = std::move(m);
+  scores = std::move(s);
+}
+
+// Sorts members (and their scores) best first; ties keep their order, so the result is deterministic.
+void SortByScore(std::vector<Member>& members, std::vector<double>& scores) {
+  std::vector<size_t> order(members.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] > scores[b]; });
+  Reorder(members, scores, order);
+}
+
+// The parents of the next generation, given `members` sorted best first: the best `population`, except
+// that the best `per_sketch` of every sketch are kept even below that cut (in place of the last
+// above it), so that a sketch the model scores low still breeds (EvolutionConfig::min_per_sketch).
+// Moves them to the front, still in score order; returns how many.
+size_t KeepBestOfEachSketch(std::vector<Member>& members, std::vector<double>& scores, size_t population,
+                            int per_sketch) {
+  if (per_sketch <= 0 || members.size() <= population) return std::min(population, members.size());
+  std::vector<char> keep(members.size(), 0);
+  std::unordered_map<size_t, int> taken;
+  size_t kept = 0;
+  for (size_t i = 0; i < members.size(); ++i) {
+    if (taken[members[i].sketch]++ < per_sketch) keep[i] = 1, ++kept;
+  }
+  for (size_t i = 0; i < members.size() && kept < population; ++i) {
+    if (!keep[i]) keep[i] = 1, ++kept;
+  }
+  std::vector<size_t> order;  // the kept ones first, in score order; then the rest
+  order.reserve(members.size());
+  for (int pass = 1; pass >= 0; --pass) {
+    for (size_t i = 0; i < members.size(); ++i) {
+      if (keep[i] == pass) order.push_back(i);
+    }
+  }
+  Reorder(members, scores, order);
+  return kept;
+}
+
+// Selection weights: the scores shifted so that the worst is 0 (all zero: uniform).
+std::vector<double> SelectionWeights(const std::vector<double>& scores) {
+  double lo = std::numeric_limits<double>::infinity();
+  for (double s : scores) {
+    if (std::isfinite(s)) lo = std::min(lo, s);
+  }
+  std::vector<double> w(scores.size(), 0.0);
+  for (size_t i = 0; i < scores.size(); ++i) {
+    if (std::isfinite(scores[i])) w[i] = scores[i] - lo;
+  }
+  return w;
+}
+
+// A parent other than `first`, by weight (uniform among the others when they all weigh nothing).
+size_t PickOther(const std::vector<double>& weights, size_t first, Random& rng) {
+  std::vector<double> w = weights;
+  w[first] = 0;
+  double total = 0;
+  for (double x : w) total += x;
+  if (total > 0) return static_cast<size_t>(rng.Categorical(w));
+  const auto n = static_cast<int64_t>(weights.size());
+  return static_cast<size_t>((static_cast<int64_t>(first) + 1 + rng.UniformInt(0, n - 2)) % n);
+}
+
+// One child: a parent by weight, maybe crossover with a second, maybe a mutation, and its hash; `rng`
+// is the child's own engine. A plain copy keeps no trace and gets no hash: it adds nothing, the parent
+// itself competes in the next selection. Pure apart from `rng`: runs on any thread.
+Proposal Breed(const std::vector<Member>& parents, const std::vector<double>& weights, const EvolutionConfig& config,
+               Random& rng) {
+  const auto first = static_cast<size_t>(rng.Categorical(weights));
+  const tir::Trace& parent = parents[first].schedule.trace();
+  std::optional<tir::Trace> child;
+  bool crossed = false, mutated = false;
+  if (parents.size() >= 2 && rng.UniformReal() < config.crossover_prob) {
+    const size_t second = PickOther(weights, first, rng);
+    child = Crossover(parent, parents[second].schedule.trace(), rng);
+    crossed = child.has_value();
+  }
+  if (rng.UniformReal() < config.mutation_prob) {
+    if (auto mutant = BuiltinMutators().Mutate(child ? *child : parent, rng)) {
+      child = std::move(mutant);
+      mutated = true;
+    }
+  }
+  Proposal p = child ? ProposalOf(std::move(*child)) : Proposal{};
+  p.crossed = crossed;
+  p.mutated = mutated;
+  return p;
+}
+
+// The epsilon-greedy share of a batch of `n`: at least one of a batch of two or more when on.
+int EpsilonGreedyCount(int n, double eps_greedy) {
+  if (eps_greedy <= 0) return 0;
+  int n_random = static_cast<int>(std::llround(eps_greedy * n));
+  if (n >= 2) n_random = std::max(n_random, 1);
+  return std::min(n_random, n);
+}
+
+}  // namespace
+
 // What one NextBatch has seen: every trace hash tried (valid or not, so nothing is lowered twice) and
 // every valid candidate, kept as compact trace JSON (a schedule state is much larger) for the
 // epsilon-greedy picks. The seen set, the archive and the stats change on the calling thread only,
 // in candidate order; the Prepare functions compute ahead, in parallel, what admitting needs.
-class Pool {
+class EvolutionarySearch::Pool {
  public:
   Pool(const tir::Workload& workload, tir::TargetKind target, int threads, const CostModel& model,
        const EvolutionConfig& config, EvolutionarySearch::Stats& stats)
@@ -206,6 +340,7 @@ class Pool {
         sketches_(config.sketches),
         stats_(stats) {}
 
+  int threads() const { return threads_; }
   bool Seen(const std::string& hash) const { return seen_.count(hash) > 0; }
 
   // Replays (and lowers and checks) in parallel the proposals that admitting them in order may need:
@@ -397,125 +532,18 @@ class Pool {
   std::vector<Entry> archive_;
 };
 
-// Scores `members` with one model call; a non-finite score ranks last.
-std::vector<double> Score(CostModel& model, const tir::Workload& workload, const std::vector<Member>& members) {
-  std::vector<const tir::Schedule*> ptrs;
-  std::vector<std::vector<float>> summaries;
-  ptrs.reserve(members.size());
-  summaries.reserve(members.size());
-  for (const auto& m : members) {
-    ptrs.push_back(&m.schedule);
-    summaries.push_back(m.summary);
-  }
-  std::vector<double> scores =
-      members.empty() ? std::vector<double>{} : model.PredictSummarized(workload, ptrs, summaries);
-  AUTOTUNE_CHECK(scores.size() == members.size(), "a cost model must return one score per candidate");
-  for (double& s : scores) {
-    if (!std::isfinite(s)) s = -std::numeric_limits<double>::infinity();
-  }
-  return scores;
-}
+// Valid candidates and their model scores, best first (scores are comparable within one call only).
+struct EvolutionarySearch::Population {
+  std::vector<Member> members;
+  std::vector<double> scores;  // empty for children not scored yet
+};
 
-// Puts members (and their scores) in the order of `order` (indices into them).
-void Reorder(std::vector<Member>& members, std::vector<double>& scores, const std::vector<size_t>& order) {
-  std::vector<Member> m;
-  std::vector<double> s;
-  m.reserve(order.size());
-  s.reserve(order.size());
-  for (size_t i : order) {
-    m.push_back(std::move(members[i]));
-    s.push_back(scores[i]);
-  }
-  members = std::move(m);
-  scores = std::move(s);
-}
-
-// Sorts members (and their scores) best first; ties keep their order, so the result is deterministic.
-void SortByScore(std::vector<Member>& members, std::vector<double>& scores) {
-  std::vector<size_t> order(members.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] > scores[b]; });
-  Reorder(members, scores, order);
-}
-
-// The parents of the next generation, given `members` sorted best first: the best `population`, except
-// that the best `per_sketch` of every sketch are kept even below that cut (in place of the last
-// above it), so that a sketch the model scores low still breeds (EvolutionConfig::min_per_sketch).
-// Moves them to the front, still in score order; returns how many.
-size_t KeepBestOfEachSketch(std::vector<Member>& members, std::vector<double>& scores, size_t population,
-                            int per_sketch) {
-  if (per_sketch <= 0 || members.size() <= population) return std::min(population, members.size());
-  std::vector<char> keep(members.size(), 0);
-  std::unordered_map<size_t, int> taken;
-  size_t kept = 0;
-  for (size_t i = 0; i < members.size(); ++i) {
-    if (taken[members[i].sketch]++ < per_sketch) keep[i] = 1, ++kept;
-  }
-  for (size_t i = 0; i < members.size() && kept < population; ++i) {
-    if (!keep[i]) keep[i] = 1, ++kept;
-  }
-  std::vector<size_t> order;  // the kept ones first, in score order; then the rest
-  order.reserve(members.size());
-  for (int pass = 1; pass >= 0; --pass) {
-    for (size_t i = 0; i < members.size(); ++i) {
-      if (keep[i] == pass) order.push_back(i);
-    }
-  }
-  Reorder(members, scores, order);
-  return kept;
-}
-
-// Selection weights: the scores shifted so that the worst is 0 (all zero: uniform).
-std::vector<double> SelectionWeights(const std::vector<double>& scores) {
-  double lo = std::numeric_limits<double>::infinity();
-  for (double s : scores) {
-    if (std::isfinite(s)) lo = std::min(lo, s);
-  }
-  std::vector<double> w(scores.size(), 0.0);
-  for (size_t i = 0; i < scores.size(); ++i) {
-    if (std::isfinite(scores[i])) w[i] = scores[i] - lo;
-  }
-  return w;
-}
-
-// A parent other than `first`, by weight (uniform among the others when they all weigh nothing).
-size_t PickOther(const std::vector<double>& weights, size_t first, Random& rng) {
-  std::vector<double> w = weights;
-  w[first] = 0;
-  double total = 0;
-  for (double x : w) total += x;
-  if (total > 0) return static_cast<size_t>(rng.Categorical(w));
-  const auto n = static_cast<int64_t>(weights.size());
-  return static_cast<size_t>((static_cast<int64_t>(first) + 1 + rng.UniformInt(0, n - 2)) % n);
-}
-
-// One child: a parent by weight, maybe crossover with a second, maybe a mutation, and its hash; `rng`
-// is the child's own engine. A plain copy keeps no trace and gets no hash: it adds nothing, the parent
-// itself competes in the next selection. Pure apart from `rng`: runs on any thread.
-Proposal Breed(const std::vector<Member>& parents, const std::vector<double>& weights, const EvolutionConfig& config,
-               Random& rng) {
-  const auto first = static_cast<size_t>(rng.Categorical(weights));
-  const tir::Trace& parent = parents[first].schedule.trace();
-  std::optional<tir::Trace> child;
-  bool crossed = false, mutated = false;
-  if (parents.size() >= 2 && rng.UniformReal() < config.crossover_prob) {
-    const size_t second = PickOther(weights, first, rng);
-    child = Crossover(parent, parents[second].schedule.trace(), rng);
-    crossed = child.has_value();
-  }
-  if (rng.UniformReal() < config.mutation_prob) {
-    if (auto mutant = BuiltinMutators().Mutate(child ? *child : parent, rng)) {
-      child = std::move(mutant);
-      mutated = true;
-    }
-  }
-  Proposal p = child ? ProposalOf(std::move(*child)) : Proposal{};
-  p.crossed = crossed;
-  p.mutated = mutated;
-  return p;
-}
-
-}  // namespace
+// The candidates a NextBatch picked so far.
+struct EvolutionarySearch::Batch {
+  std::vector<Candidate> candidates;
+  std::vector<size_t> programs;            // their code hashes
+  std::unordered_set<std::string> chosen;  // trace hashes of the model's picks; membership only
+};
 
 EvolutionarySearch::EvolutionarySearch(const tir::Workload& workload, tir::TargetKind target, EvolutionConfig config,
                                        uint64_t seed)
@@ -536,135 +564,156 @@ std::vector<Candidate> EvolutionarySearch::NextBatch(int n, CostModel& model,
                                                      const std::unordered_set<std::string>& measured,
                                                      const std::vector<tir::Schedule>& best_measured) {
   if (n <= 0) return {};
-  // Blind: no model that ranks by what it learned, and no measured schedule to start from (the first
-  // rounds of a new job). Selection by random scores is uniform, but the generations still help: their
-  // random walk through mutations and the validity check moves the population away from the edges
-  // of the valid space. Batches sampled directly were worse in an offline probe (an H200-trained model
-  // scored the best of 192 blind candidates of c128-h28-n16 0.52 against 0.60 evolved, 4 seeds), and
-  // a quarter of the population kept most of that (0.57) for a quarter of the lowering.
+  const size_t population = PopulationSize(n, model, best_measured);
+  Pool pool(workload_, target_, ThreadCount(config_.num_threads), model, config_, stats_);
+  Population pop = InitialPopulation(pool, model, population, best_measured);
+  Evolve(pool, model, population, pop);
+  // The batch: the model's picks from the last generation, an epsilon-greedy share of the other
+  // candidates seen, and fresh samples for what is still missing.
+  Batch batch;
+  PickByModel(pop, n, n - EpsilonGreedyCount(n, config_.eps_greedy), measured, batch);
+  PickAtRandom(pool, n, measured, batch);
+  FillWithSamples(pool, n, population, measured, batch);
+  proposed_programs_.insert(batch.programs.begin(), batch.programs.end());
+  FreeInParallel(pop.members, 0, pool.threads());
+  return std::move(batch.candidates);
+}
+
+// Blind: no model that ranks by what it learned, and no measured schedule to start from (the first
+// rounds of a new job). Selection by random scores is uniform, but the generations still help: their
+// random walk through mutations and the validity check moves the population away from the edges of
+// the valid space. A quarter of the population keeps most of that for a quarter of the lowering.
+size_t EvolutionarySearch::PopulationSize(int n, const CostModel& model,
+                                          const std::vector<tir::Schedule>& best_measured) const {
   const bool blind = !model.Steers() && (best_measured.empty() || config_.seeds_from_measured <= 0);
   const auto configured = static_cast<size_t>(std::max(1, config_.population));
-  const size_t population = blind ? std::max(static_cast<size_t>(n), configured / 4) : configured;
-  const int threads = ThreadCount(config_.num_threads);
-  Pool pool(workload_, target_, threads, model, config_, stats_);
+  return blind ? std::max(static_cast<size_t>(n), configured / 4) : configured;
+}
 
-  // Initial population: the best measured schedules (replayed here, so they are schedules of this
-  // workload and target whatever their origin), then fresh samples of the template.
-  std::vector<Member> members;
+// The best measured schedules (replayed here, so they are schedules of this workload and target
+// whatever their origin), then fresh samples of the template; scored and sorted.
+EvolutionarySearch::Population EvolutionarySearch::InitialPopulation(Pool& pool, CostModel& model, size_t population,
+                                                                     const std::vector<tir::Schedule>& best_measured) {
+  Population pop;
   const size_t from_measured =
       std::min(best_measured.size(), static_cast<size_t>(std::max(0, config_.seeds_from_measured)));
-  {
-    std::vector<Proposal> seeds;
-    for (size_t i = 0; i < from_measured; ++i) {
-      const tir::Trace& t = best_measured[i].trace();
-      seeds.push_back(ProposalOf(t));
-    }
-    std::vector<Prepared> prepared = pool.PrepareTraces(seeds);
-    for (size_t i = 0; i < seeds.size() && members.size() < population; ++i) {
-      if (auto m = pool.AdmitTrace(seeds[i], std::move(prepared[i]))) {
-        members.push_back(std::move(*m));
-      }
-    }
+  std::vector<Proposal> seeds;
+  for (size_t i = 0; i < from_measured; ++i) seeds.push_back(ProposalOf(best_measured[i].trace()));
+  std::vector<Prepared> prepared = pool.PrepareTraces(seeds);
+  for (size_t i = 0; i < seeds.size() && pop.members.size() < population; ++i) {
+    if (auto m = pool.AdmitTrace(seeds[i], std::move(prepared[i]))) pop.members.push_back(std::move(*m));
   }
   const auto nothing_known = [](const std::string&) { return false; };
-  if (members.size() < population) {
-    pool.SampleFresh(rng_, population - members.size(), AttemptBound(static_cast<int>(population)),
-                     kMaxFruitlessAttempts, nothing_known, [&](Member m) { members.push_back(std::move(m)); });
+  if (pop.members.size() < population) {
+    pool.SampleFresh(rng_, population - pop.members.size(), AttemptBound(static_cast<int>(population)),
+                     kMaxFruitlessAttempts, nothing_known, [&](Member m) { pop.members.push_back(std::move(m)); });
   }
+  pop.scores = Score(model, workload_, pop.members);
+  SortByScore(pop.members, pop.scores);
+  return pop;
+}
 
-  // `members` stays sorted best first; its first `population` are the parents of a generation.
-  std::vector<double> scores = Score(model, workload_, members);
-  SortByScore(members, scores);
-  for (int g = 0; g < config_.generations && !members.empty(); ++g) {
-    if (members.size() > population) {
-      const size_t kept = KeepBestOfEachSketch(members, scores, population, config_.min_per_sketch);
-      FreeInParallel(members, kept, threads);
-      scores.erase(scores.begin() + static_cast<std::ptrdiff_t>(kept), scores.end());
+// config_.generations of selection and breeding: each generation's parents are the first
+// `population` of `pop` (KeepBestOfEachSketch), and parents and children compete for the next.
+void EvolutionarySearch::Evolve(Pool& pool, CostModel& model, size_t population, Population& pop) {
+  for (int g = 0; g < config_.generations && !pop.members.empty(); ++g) {
+    if (pop.members.size() > population) {
+      const size_t kept = KeepBestOfEachSketch(pop.members, pop.scores, population, config_.min_per_sketch);
+      FreeInParallel(pop.members, kept, pool.threads());
+      pop.scores.erase(pop.scores.begin() + static_cast<std::ptrdiff_t>(kept), pop.scores.end());
     }
-    const std::vector<double> weights = SelectionWeights(scores);
-    // Children a chunk at a time: each child's engine is forked from the search's, in child order, so
-    // breeding (a mutation copies the whole trace) runs in parallel with replay, lowering and checks;
-    // then admission in order up to where a one-child-at-a-time loop would stop, and the engine moves
-    // to the state that loop would leave it in (one draw per child: its fork).
-    std::vector<Member> children;
-    const int bound = AttemptBound(static_cast<int>(population));
-    for (int attempts = 0, fruitless = 0;
-         children.size() < population && attempts < bound && fruitless < kMaxFruitlessAttempts;) {
-      const int chunk = ChunkSize(population - children.size(), bound - attempts, threads);
-      Random ahead = rng_;
-      std::vector<Random> engines;
-      engines.reserve(static_cast<size_t>(chunk));
-      for (int i = 0; i < chunk; ++i) engines.push_back(ahead.Fork());
-      std::vector<Proposal> bred(static_cast<size_t>(chunk));
-      ParallelFor(threads, bred.size(), [&](size_t i) { bred[i] = Breed(members, weights, config_, engines[i]); });
-      std::vector<Prepared> prepared = pool.PrepareTraces(bred);
-      size_t used = 0;
-      for (; used < bred.size() && children.size() < population && fruitless < kMaxFruitlessAttempts; ++used) {
-        const Proposal& p = bred[used];
-        if (p.hash.empty() || pool.Seen(p.hash)) {
-          ++fruitless;
-          continue;
-        }
-        fruitless = 0;
-        stats_.crossed += p.crossed;
-        stats_.mutated += p.mutated;
-        if (auto m = pool.AdmitTrace(p, std::move(prepared[used]))) children.push_back(std::move(*m));
-      }
-      attempts += static_cast<int>(used);
-      for (size_t i = 0; i < used; ++i) rng_.Fork();
-      FreeInParallel(prepared, 0, threads);
-      FreeInParallel(bred, 0, threads);
-    }
+    Population children = BreedChildren(pool, pop, population);
     // Parents and children are scored in one call (scores are comparable within a call only).
-    for (auto& c : children) members.push_back(std::move(c));
-    scores = Score(model, workload_, members);
-    SortByScore(members, scores);
+    for (auto& c : children.members) pop.members.push_back(std::move(c));
+    pop.scores = Score(model, workload_, pop.members);
+    SortByScore(pop.members, pop.scores);
   }
+}
 
-  // The batch: the best-scored unmeasured candidates of the last generation (parents and children),
-  // at most max_per_family of one family while other families have candidates left, then an
-  // epsilon-greedy share drawn uniformly from every other valid unmeasured candidate seen in
-  // this call (all generations); fresh samples fill up what is still missing.
-  int n_random = 0;
-  if (config_.eps_greedy > 0) {
-    n_random = static_cast<int>(std::llround(config_.eps_greedy * n));
-    if (n >= 2) n_random = std::max(n_random, 1);
-    n_random = std::min(n_random, n);
-  }
-  // A program proposed by an earlier call is measured or on its way: not again (the pool keeps the
-  // programs of one call distinct).
-  const auto proposed_before = [&](size_t code_hash) {
-    return config_.distinct_programs && proposed_programs_.count(code_hash) > 0;
-  };
-  std::vector<Candidate> batch;
-  std::vector<size_t> batch_programs;
-  std::unordered_set<std::string> chosen;  // membership only
-  std::unordered_map<size_t, int> per_family, per_sketch;
-  const int family_cap = config_.max_per_family > 0 ? config_.max_per_family : n;
-  // Pass -1: the best-scored few of every sketch in the population (min_per_sketch); pass 0: by
-  // score, the family cap; pass 1: families over the cap, when short.
-  for (int pass = config_.min_per_sketch > 0 ? -1 : 0; pass < 2; ++pass) {
-    for (size_t i = 0; i < members.size() && static_cast<int>(batch.size()) < n - n_random; ++i) {
-      const std::string& h = members[i].hash;
-      if (measured.count(h) || proposed_before(members[i].code_hash) || chosen.count(h)) continue;
-      if (pass == -1) {
-        if (per_sketch[members[i].sketch]++ >= config_.min_per_sketch) continue;
-        ++per_family[members[i].family];
-      } else if (pass == 0 && per_family[members[i].family]++ >= family_cap) {
+// Up to `population` new valid children of `parents` (not scored). A chunk at a time: each child's
+// engine is forked from the search's, in child order, so breeding (a mutation copies the whole
+// trace) runs in parallel with replay, lowering and checks; then admission in order up to where a
+// one-child-at-a-time loop would stop, and the engine moves to the state that loop would leave it in
+// (one draw per child: its fork).
+EvolutionarySearch::Population EvolutionarySearch::BreedChildren(Pool& pool, const Population& parents,
+                                                                 size_t population) {
+  const std::vector<double> weights = SelectionWeights(parents.scores);
+  const int threads = pool.threads();
+  Population children;
+  const int bound = AttemptBound(static_cast<int>(population));
+  for (int attempts = 0, fruitless = 0;
+       children.members.size() < population && attempts < bound && fruitless < kMaxFruitlessAttempts;) {
+    const int chunk = ChunkSize(population - children.members.size(), bound - attempts, threads);
+    Random ahead = rng_;
+    std::vector<Random> engines;
+    engines.reserve(static_cast<size_t>(chunk));
+    for (int i = 0; i < chunk; ++i) engines.push_back(ahead.Fork());
+    std::vector<Proposal> bred(static_cast<size_t>(chunk));
+    ParallelFor(threads, bred.size(),
+                [&](size_t i) { bred[i] = Breed(parents.members, weights, config_, engines[i]); });
+    std::vector<Prepared> prepared = pool.PrepareTraces(bred);
+    size_t used = 0;
+    for (; used < bred.size() && children.members.size() < population && fruitless < kMaxFruitlessAttempts; ++used) {
+      const Proposal& p = bred[used];
+      if (p.hash.empty() || pool.Seen(p.hash)) {
+        ++fruitless;
         continue;
       }
-      chosen.insert(h);
-      batch.push_back({members[i].schedule, h, scores[i]});
-      batch_programs.push_back(members[i].code_hash);
+      fruitless = 0;
+      stats_.crossed += p.crossed;
+      stats_.mutated += p.mutated;
+      if (auto m = pool.AdmitTrace(p, std::move(prepared[used]))) children.members.push_back(std::move(*m));
+    }
+    attempts += static_cast<int>(used);
+    for (size_t i = 0; i < used; ++i) rng_.Fork();
+    FreeInParallel(prepared, 0, threads);
+    FreeInParallel(bred, 0, threads);
+  }
+  return children;
+}
+
+// A program proposed by an earlier call is measured or on its way: not again (the pool keeps the
+// programs of one call distinct).
+bool EvolutionarySearch::ProposedBefore(size_t code_hash) const {
+  return config_.distinct_programs && proposed_programs_.count(code_hash) > 0;
+}
+
+// Up to `model_picks` of the best-scored unmeasured candidates of the last generation (parents and
+// children), at most max_per_family of one family while other families have candidates left. Pass
+// -1: the best-scored few of every sketch in the population (min_per_sketch); pass 0: by score, the
+// family cap; pass 1: families over the cap, when short.
+void EvolutionarySearch::PickByModel(const Population& pop, int n, int model_picks,
+                                     const std::unordered_set<std::string>& measured, Batch& batch) const {
+  std::unordered_map<size_t, int> per_family, per_sketch;
+  const int family_cap = config_.max_per_family > 0 ? config_.max_per_family : n;
+  for (int pass = config_.min_per_sketch > 0 ? -1 : 0; pass < 2; ++pass) {
+    for (size_t i = 0; i < pop.members.size() && static_cast<int>(batch.candidates.size()) < model_picks; ++i) {
+      const Member& m = pop.members[i];
+      if (measured.count(m.hash) || ProposedBefore(m.code_hash) || batch.chosen.count(m.hash)) continue;
+      if (pass == -1) {
+        if (per_sketch[m.sketch]++ >= config_.min_per_sketch) continue;
+        ++per_family[m.family];
+      } else if (pass == 0 && per_family[m.family]++ >= family_cap) {
+        continue;
+      }
+      batch.chosen.insert(m.hash);
+      batch.candidates.push_back({m.schedule, m.hash, pop.scores[i]});
+      batch.programs.push_back(m.code_hash);
     }
   }
+}
+
+// The epsilon-greedy share, up to a batch of `n`: drawn uniformly from every other valid unmeasured
+// candidate seen in this call (all generations).
+void EvolutionarySearch::PickAtRandom(const Pool& pool, int n, const std::unordered_set<std::string>& measured,
+                                      Batch& batch) {
   std::vector<size_t> rest;  // archive order: deterministic
   for (size_t i = 0; i < pool.archive().size(); ++i) {
     const auto& e = pool.archive()[i];
-    if (!measured.count(e.hash) && !chosen.count(e.hash) && !proposed_before(e.code_hash)) rest.push_back(i);
+    if (!measured.count(e.hash) && !batch.chosen.count(e.hash) && !ProposedBefore(e.code_hash)) rest.push_back(i);
   }
   // Partial Fisher-Yates: the first `k` of `rest` become a uniform sample without replacement.
-  const size_t k = std::min(rest.size(), static_cast<size_t>(n) - batch.size());
+  const size_t k = std::min(rest.size(), static_cast<size_t>(n) - batch.candidates.size());
   for (size_t j = 0; j < k; ++j) {
     std::swap(rest[j], rest[rng_.UniformInt(static_cast<int64_t>(j), static_cast<int64_t>(rest.size()) - 1)]);
     const auto& e = pool.archive()[rest[j]];
@@ -672,25 +721,25 @@ std::vector<Candidate> EvolutionarySearch::NextBatch(int n, CostModel& model,
     AUTOTUNE_CHECK(trace.ok(), "an archived trace must parse");
     auto sch = tir::Schedule::Replay(workload_, target_, *trace);
     AUTOTUNE_CHECK(sch.ok(), "an archived candidate must replay as it did before");
-    batch.push_back({std::move(*sch), e.hash, 0.0});
-    batch_programs.push_back(e.code_hash);
+    batch.candidates.push_back({std::move(*sch), e.hash, 0.0});
+    batch.programs.push_back(e.code_hash);
   }
-  // Still short: the population held too few unmeasured candidates (a small space, most of it
-  // measured). Fresh samples, checked against `measured` before they are lowered, find the rest;
-  // the bounds make an exhausted space cost a bounded number of cheap draws, never a hang.
-  if (static_cast<int>(batch.size()) < n) {
-    const int fill_attempts = 4 * (n + static_cast<int>(population)) + 4 * kMaxFruitlessAttempts;
-    pool.SampleFresh(
-        rng_, static_cast<size_t>(n) - batch.size(), fill_attempts, 4 * kMaxFruitlessAttempts,
-        [&](const std::string& h) { return measured.count(h) > 0; },
-        [&](Member m) {
-          batch_programs.push_back(m.code_hash);
-          batch.push_back({std::move(m.schedule), std::move(m.hash), 0.0});
-        });
-  }
-  proposed_programs_.insert(batch_programs.begin(), batch_programs.end());
-  FreeInParallel(members, 0, threads);
-  return batch;
+}
+
+// Still short of `n`: the population held too few unmeasured candidates (a small space, most of it
+// measured). Fresh samples, checked against `measured` before they are lowered, find the rest; the
+// bounds make an exhausted space cost a bounded number of cheap draws, never a hang.
+void EvolutionarySearch::FillWithSamples(Pool& pool, int n, size_t population,
+                                         const std::unordered_set<std::string>& measured, Batch& batch) {
+  if (static_cast<int>(batch.candidates.size()) >= n) return;
+  const int fill_attempts = 4 * (n + static_cast<int>(population)) + 4 * kMaxFruitlessAttempts;
+  pool.SampleFresh(
+      rng_, static_cast<size_t>(n) - batch.candidates.size(), fill_attempts, 4 * kMaxFruitlessAttempts,
+      [&](const std::string& h) { return measured.count(h) > 0; },
+      [&](Member m) {
+        batch.programs.push_back(m.code_hash);
+        batch.candidates.push_back({std::move(m.schedule), std::move(m.hash), 0.0});
+      });
 }
 
 }  // namespace autotune::search

@@ -104,6 +104,28 @@ class EvolutionarySearch {
   const Stats& stats() const { return stats_; }
 
  private:
+  class Pool;         // what one NextBatch has seen and admitted (evolutionary_search.cc)
+  struct Population;  // valid candidates and their model scores, best first
+  struct Batch;       // the candidates a NextBatch picked so far
+
+  // The passes of NextBatch, in order (evolutionary_search.cc tells more of each).
+  // The population of a generation: a quarter of the configured one while the search is blind.
+  size_t PopulationSize(int n, const CostModel& model, const std::vector<tir::Schedule>& best_measured) const;
+  // The best measured schedules, then fresh samples; scored, best first.
+  Population InitialPopulation(Pool& pool, CostModel& model, size_t population,
+                               const std::vector<tir::Schedule>& best_measured);
+  // config_.generations of selection and breeding (BreedChildren: one generation's children).
+  void Evolve(Pool& pool, CostModel& model, size_t population, Population& pop);
+  Population BreedChildren(Pool& pool, const Population& parents, size_t population);
+  // The batch: the model's picks, the epsilon-greedy share, and fresh samples for what is missing.
+  void PickByModel(const Population& pop, int n, int model_picks, const std::unordered_set<std::string>& measured,
+                   Batch& batch) const;
+  void PickAtRandom(const Pool& pool, int n, const std::unordered_set<std::string>& measured, Batch& batch);
+  void FillWithSamples(Pool& pool, int n, size_t population, const std::unordered_set<std::string>& measured,
+                       Batch& batch);
+  // Whether an earlier NextBatch (or MarkProposed, Adopt) proposed this program (distinct_programs).
+  bool ProposedBefore(size_t code_hash) const;
+
   tir::Workload workload_;
   tir::TargetKind target_;
   EvolutionConfig config_;

@@ -94,6 +94,9 @@ class Tuner {
                                       const std::function<void(const TuneProgress&)>& on_batch);
 
  private:
+  // One Run's tuning loop, its steps by name (search/tune_job.h).
+  class Job;
+
   // One build per candidate, in order; `on_built` sees each as soon as it is ready (a schedule that
   // does not lower at once).
   std::vector<measure::BuildResult> BuildBatch(const tir::Workload& workload, const std::vector<Candidate>& batch,

@@ -116,105 +116,125 @@ const char* CFamilyPrinter::TypeName(DType t) const {
   return "?";
 }
 
+// ---- helper texts --------------------------------------------------------------------------------
+// Each helper's definition; `fn` is how the language declares a helper ("static inline" or
+// "__device__ __forceinline__").
+
+namespace {
+
+// C division truncates towards zero; the quotient is corrected when the signs differ.
+std::string FloorDivText(const char* fn, const char* type, const char* suffix) {
+  return fmt::format(
+      "{2} {0} at_floordiv_{1}({0} a, {0} b) {{\n"
+      "  {0} q = a / b;\n"
+      "  return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;\n"
+      "}}\n",
+      type, suffix, fn);
+}
+
+std::string FloorModText(const char* fn, const char* type, const char* suffix) {
+  return fmt::format(
+      "{2} {0} at_floormod_{1}({0} a, {0} b) {{\n"
+      "  {0} r = a % b;\n"
+      "  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;\n"
+      "}}\n",
+      type, suffix, fn);
+}
+
+// `a < b ? a : b` (not fminf) so that the compiler vectorizes it to min/max instructions.
+std::string MinMaxText(const char* fn, const char* name, const char* op, const char* type, const char* suffix) {
+  return fmt::format("{4} {2} at_{0}_{3}({2} a, {2} b) {{ return a {1} b ? a : b; }}\n", name, op, type, suffix, fn);
+}
+
+// An asynchronous global -> shared copy of `bytes` (4, 8 or 16; sm_80+, a plain copy before): 16
+// bytes bypass L1 (.cg), smaller copies can only go through it (.ca).
+std::string CpAsyncText(const char* fn, int bytes) {
+  const char* type = bytes == 4 ? "float" : bytes == 8 ? "float2" : "float4";
+  return fmt::format(
+      "{0} void at_cp_async_{1}(float* dst, const float* src) {{\n"
+      "#if __CUDA_ARCH__ >= 800\n"
+      "  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));\n"
+      "  asm volatile(\"cp.async.{2}.shared.global [%0], [%1], {1};\\n\" :: \"r\"(s), \"l\"(src) : \"memory\");\n"
+      "#else\n"
+      "  *reinterpret_cast<{3}*>(dst) = *reinterpret_cast<const {3}*>(src);\n"
+      "#endif\n"
+      "}}\n",
+      fn, bytes, bytes == 16 ? "cg" : "ca", type);
+}
+
+// One float of base[index] when `valid`, else a zero, asynchronously (cp.async reads src-size bytes
+// and zero-fills the rest of the 4; an invalid index is never read, nor formed).
+std::string CpAsyncOrZeroText(const char* fn) {
+  return fmt::format(
+      "{} void at_cp_async_4_or_zero(float* dst, const float* base, long long index, bool valid) {{\n"
+      "#if __CUDA_ARCH__ >= 800\n"
+      "  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));\n"
+      "  const float* src = base + (valid ? index : 0);\n"
+      "  asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4, %2;\\n\" :: \"r\"(s), \"l\"(src), \"r\"(valid ? 4 : 0) : \"memory\");\n"
+      "#else\n"
+      "  *dst = valid ? base[index] : 0.0f;\n"
+      "#endif\n"
+      "}}\n",
+      fn);
+}
+
+// Closes this thread's group of asynchronous copies and waits until at most N groups are in flight.
+std::string CpAsyncWaitText(const char* fn) {
+  return fmt::format(
+      "template <int N>\n"
+      "{} void at_cp_async_wait() {{\n"
+      "#if __CUDA_ARCH__ >= 800\n"
+      "  asm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\");\n"
+      "  asm volatile(\"cp.async.wait_group %0;\\n\" :: \"n\"(N) : \"memory\");\n"
+      "#endif\n"
+      "}}\n",
+      fn);
+}
+
+// C only. aligned_alloc wants a size that is a multiple of the alignment. Out of memory is a crash
+// the runner reports (RUN_ERROR), not a silently unwritten output.
+std::string AllocText() {
+  constexpr int kAlign = 64;
+  return fmt::format(
+      "static void* at_alloc(size_t bytes) {{\n"
+      "  void* p = aligned_alloc({0}, (bytes + {1}) / {0} * {0});\n"
+      "  if (!p) abort();\n"
+      "  return p;\n"
+      "}}\n",
+      kAlign, kAlign - 1);
+}
+
+}  // namespace
+
 std::string CFamilyPrinter::HelperText(CHelper h) const {
   const char* fn = lang_ == CLanguage::kC ? "static inline" : "__device__ __forceinline__";
   const char* i32 = TypeName(DType::kInt32);
   const char* i64 = TypeName(DType::kInt64);
-  auto floordiv = [&](const char* ty, const char* sfx) {
-    // C division truncates towards zero; correct the quotient when the signs differ.
-    return fmt::format(
-        "{2} {0} at_floordiv_{1}({0} a, {0} b) {{\n"
-        "  {0} q = a / b;\n"
-        "  return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;\n"
-        "}}\n",
-        ty, sfx, fn);
-  };
-  auto floormod = [&](const char* ty, const char* sfx) {
-    return fmt::format(
-        "{2} {0} at_floormod_{1}({0} a, {0} b) {{\n"
-        "  {0} r = a % b;\n"
-        "  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;\n"
-        "}}\n",
-        ty, sfx, fn);
-  };
-  // `a < b ? a : b` (not fminf) so that the compiler vectorizes it to min/max instructions.
-  auto minmax = [&](const char* name, const char* op, const char* ty, const char* sfx) {
-    return fmt::format("{4} {2} at_{0}_{3}({2} a, {2} b) {{ return a {1} b ? a : b; }}\n", name, op, ty, sfx, fn);
-  };
   switch (h) {
-    case CHelper::kFloorDivI32: return floordiv(i32, "i32");
-    case CHelper::kFloorModI32: return floormod(i32, "i32");
-    case CHelper::kFloorDivI64: return floordiv(i64, "i64");
-    case CHelper::kFloorModI64: return floormod(i64, "i64");
-    case CHelper::kMinI32: return minmax("min", "<", i32, "i32");
-    case CHelper::kMaxI32: return minmax("max", ">", i32, "i32");
-    case CHelper::kMinI64: return minmax("min", "<", i64, "i64");
-    case CHelper::kMaxI64: return minmax("max", ">", i64, "i64");
-    case CHelper::kMinF32: return minmax("min", "<", "float", "f32");
-    case CHelper::kMaxF32: return minmax("max", ">", "float", "f32");
-    case CHelper::kMinF64: return minmax("min", "<", "double", "f64");
-    case CHelper::kMaxF64: return minmax("max", ">", "double", "f64");
+    case CHelper::kFloorDivI32: return FloorDivText(fn, i32, "i32");
+    case CHelper::kFloorModI32: return FloorModText(fn, i32, "i32");
+    case CHelper::kFloorDivI64: return FloorDivText(fn, i64, "i64");
+    case CHelper::kFloorModI64: return FloorModText(fn, i64, "i64");
+    case CHelper::kMinI32: return MinMaxText(fn, "min", "<", i32, "i32");
+    case CHelper::kMaxI32: return MinMaxText(fn, "max", ">", i32, "i32");
+    case CHelper::kMinI64: return MinMaxText(fn, "min", "<", i64, "i64");
+    case CHelper::kMaxI64: return MinMaxText(fn, "max", ">", i64, "i64");
+    case CHelper::kMinF32: return MinMaxText(fn, "min", "<", "float", "f32");
+    case CHelper::kMaxF32: return MinMaxText(fn, "max", ">", "float", "f32");
+    case CHelper::kMinF64: return MinMaxText(fn, "min", "<", "double", "f64");
+    case CHelper::kMaxF64: return MinMaxText(fn, "max", ">", "double", "f64");
     case CHelper::kSigmoidF32:
       return fmt::format("{} float at_sigmoid_f32(float x) {{ return 1.0f / (1.0f + expf(-x)); }}\n", fn);
     case CHelper::kSigmoidF64:
       return fmt::format("{} double at_sigmoid_f64(double x) {{ return 1.0 / (1.0 + exp(-x)); }}\n", fn);
     case CHelper::kRsqrtF32: return fmt::format("{} float at_rsqrt_f32(float x) {{ return 1.0f / sqrtf(x); }}\n", fn);
     case CHelper::kRsqrtF64: return fmt::format("{} double at_rsqrt_f64(double x) {{ return 1.0 / sqrt(x); }}\n", fn);
-    case CHelper::kCpAsync4:
-    case CHelper::kCpAsync8:
-    case CHelper::kCpAsync16: {
-      // An asynchronous global -> shared copy (sm_80+; a plain copy before): 16 bytes bypass L1 (.cg),
-      // smaller copies can only go through it (.ca).
-      const int bytes = h == CHelper::kCpAsync4 ? 4 : h == CHelper::kCpAsync8 ? 8 : 16;
-      const char* type = bytes == 4 ? "float" : bytes == 8 ? "float2" : "float4";
-      return fmt::format(
-          "{0} void at_cp_async_{1}(float* dst, const float* src) {{\n"
-          "#if __CUDA_ARCH__ >= 800\n"
-          "  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));\n"
-          "  asm volatile(\"cp.async.{2}.shared.global [%0], [%1], {1};\\n\" :: \"r\"(s), \"l\"(src) : \"memory\");\n"
-          "#else\n"
-          "  *reinterpret_cast<{3}*>(dst) = *reinterpret_cast<const {3}*>(src);\n"
-          "#endif\n"
-          "}}\n",
-          fn, bytes, bytes == 16 ? "cg" : "ca", type);
-    }
-    case CHelper::kCpAsync4OrZero:
-      // One float of base[index] when `valid`, else a zero, asynchronously (cp.async reads src-size
-      // bytes and zero-fills the rest of the 4; an invalid index is never read, nor formed).
-      return fmt::format(
-          "{} void at_cp_async_4_or_zero(float* dst, const float* base, long long index, bool valid) {{\n"
-          "#if __CUDA_ARCH__ >= 800\n"
-          "  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));\n"
-          "  const float* src = base + (valid ? index : 0);\n"
-          "  asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4, %2;\\n\" :: \"r\"(s), \"l\"(src), \"r\"(valid ? 4 : 0) : \"memory\");\n"
-          "#else\n"
-          "  *dst = valid ? base[index] : 0.0f;\n"
-          "#endif\n"
-          "}}\n",
-          fn);
-    case CHelper::kCpAsyncWait:
-      // Closes this thread's group of asynchronous copies and waits until at most N groups are in flight.
-      return fmt::format(
-          "template <int N>\n"
-          "{} void at_cp_async_wait() {{\n"
-          "#if __CUDA_ARCH__ >= 800\n"
-          "  asm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\");\n"
-          "  asm volatile(\"cp.async.wait_group %0;\\n\" :: \"n\"(N) : \"memory\");\n"
-          "#endif\n"
-          "}}\n",
-          fn);
-    case CHelper::kAlloc: {
-      // C only. aligned_alloc wants a size that is a multiple of the alignment. Out of memory is a
-      // crash the runner reports (RUN_ERROR), not a silently unwritten output.
-      constexpr int kAlign = 64;
-      return fmt::format(
-          "static void* at_alloc(size_t bytes) {{\n"
-          "  void* p = aligned_alloc({0}, (bytes + {1}) / {0} * {0});\n"
-          "  if (!p) abort();\n"
-          "  return p;\n"
-          "}}\n",
-          kAlign, kAlign - 1);
-    }
+    case CHelper::kCpAsync4: return CpAsyncText(fn, 4);
+    case CHelper::kCpAsync8: return CpAsyncText(fn, 8);
+    case CHelper::kCpAsync16: return CpAsyncText(fn, 16);
+    case CHelper::kCpAsync4OrZero: return CpAsyncOrZeroText(fn);
+    case CHelper::kCpAsyncWait: return CpAsyncWaitText(fn);
+    case CHelper::kAlloc: return AllocText();
   }
   return "";
 }

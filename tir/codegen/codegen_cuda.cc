@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <sstream>
@@ -223,6 +224,76 @@ class LoadReplacer : public IRMutator {
  private:
   const std::unordered_map<const BufferLoadNode*, Expr>& map_;
 };
+
+// A vectorized loop that qualifies for float2/float4 accesses (see codegen_cuda.h): its one float32
+// store at `base + v`, maybe under a guard that is the same for every lane, and the loads of the
+// stored value that become vector loads.
+struct VectorizedStore {
+  // Loads of one buffer at one index, which one vector load serves.
+  struct VectorLoad {
+    Buffer buffer;
+    Expr index;
+    std::vector<const BufferLoadNode*> nodes;
+  };
+  int64_t width = 0;                      // 2 or 4
+  const VarNode* lane_var = nullptr;      // the loop variable
+  const IfThenElseNode* guard = nullptr;  // goes around the vector access (a cooperative fetch's bound)
+  const BufferStoreNode* store = nullptr;
+  bool vector_store = false;  // one vector store, else one store per lane
+  bool plain_copy = false;    // the stored value is its one vector load, as it is
+  std::vector<VectorLoad> loads;
+};
+
+// The loads of the stored value that qualify for vector loads, into `vs.loads`; false when the loop
+// cannot be vectorized at all.
+bool CollectVectorLoads(VectorizedStore& vs) {
+  const BufferStoreNode* st = vs.store;
+  LoadCollector loads;
+  loads.Visit(st->value);
+  const std::unordered_set<const BufferLoadNode*> hoistable(loads.unconditional.begin(), loads.unconditional.end());
+  for (const BufferLoadNode* l : loads.loads) {
+    if (l->indices.size() != 1) return false;
+    // All lanes load before any lane stores: only the lane's own element of the stored buffer may be read.
+    if (l->buffer == st->buffer && !ExprDeepEqual(l->indices[0], st->indices[0])) return false;
+    if (l->buffer->scope == Scope::kLocal || l->buffer->dtype != DType::kFloat32 || !hoistable.count(l) ||
+        !AlignedUnitStride(l->indices[0], vs.lane_var, vs.width)) {
+      continue;
+    }
+    auto same = std::find_if(vs.loads.begin(), vs.loads.end(), [&](const VectorizedStore::VectorLoad& vl) {
+      return vl.buffer == l->buffer && ExprDeepEqual(vl.index, l->indices[0]);
+    });
+    if (same != vs.loads.end()) {
+      same->nodes.push_back(l);
+    } else {
+      vs.loads.push_back({l->buffer, l->indices[0], {l}});
+    }
+  }
+  return true;
+}
+
+// The loop's vector accesses; nullopt when it does not qualify (it is then a scalar loop).
+std::optional<VectorizedStore> MatchVectorizedStore(const ForNode* op) {
+  const int64_t* n = AsConstInt(op->extent);
+  if (!n || (*n != 2 && *n != 4) || !IsConstInt(op->min, 0)) return std::nullopt;
+  VectorizedStore vs;
+  vs.width = *n;
+  vs.lane_var = op->var.get();
+  vs.guard = As<IfThenElseNode>(op->body);
+  const IfThenElseNode* guard = vs.guard;
+  if (guard && ((guard->else_case && !IsEmptyStmt(guard->else_case)) || UsesVar(guard->cond, vs.lane_var))) {
+    return std::nullopt;
+  }
+  vs.store = As<BufferStoreNode>(guard ? guard->then_case : op->body);
+  const BufferStoreNode* st = vs.store;
+  if (!st || st->buffer->dtype != DType::kFloat32 || st->indices.size() != 1) return std::nullopt;
+  if (!UnitStride(st->indices[0], vs.lane_var)) return std::nullopt;  // every lane stores its own element
+  vs.vector_store = st->buffer->scope != Scope::kLocal && AlignedUnitStride(st->indices[0], vs.lane_var, vs.width);
+  if (!CollectVectorLoads(vs)) return std::nullopt;
+  if (!vs.vector_store && vs.loads.empty()) return std::nullopt;
+  const auto* copied = As<BufferLoadNode>(st->value);
+  vs.plain_copy = copied && vs.loads.size() == 1 && vs.loads[0].nodes.size() == 1 && vs.loads[0].nodes[0] == copied;
+  return vs;
+}
 
 class CudaEmitter : public CFamilyPrinter {
  public:
@@ -561,130 +632,106 @@ class CudaEmitter : public CFamilyPrinter {
 
   // A vectorized loop as float2/float4 accesses (see codegen_cuda.h); false when it does not qualify.
   bool EmitVectorized(const ForNode* op, bool tail) {
-    const int64_t* n = AsConstInt(op->extent);
-    if (!n || (*n != 2 && *n != 4) || !IsConstInt(op->min, 0)) return false;
-    const int64_t width = *n;
-    const VarNode* v = op->var.get();
-    // A guard that is the same for every lane (a cooperative fetch's bound on the threads' share of
-    // a tile) goes around the vector access.
-    const auto* guard = As<IfThenElseNode>(op->body);
-    if (guard && ((guard->else_case && !IsEmptyStmt(guard->else_case)) || UsesVar(guard->cond, v))) return false;
-    const auto* st = As<BufferStoreNode>(guard ? guard->then_case : op->body);
-    if (!st || st->buffer->dtype != DType::kFloat32 || st->indices.size() != 1) return false;
-    const Expr& sidx = st->indices[0];
-    if (!UnitStride(sidx, v)) return false;  // every lane stores its own element
-    const bool vector_store = st->buffer->scope != Scope::kLocal && AlignedUnitStride(sidx, v, width);
-
-    struct VectorLoad {
-      Buffer buffer;
-      Expr index;
-      std::vector<const BufferLoadNode*> nodes;
-    };
-    std::vector<VectorLoad> vloads;
-    LoadCollector loads;
-    loads.Visit(st->value);
-    const std::unordered_set<const BufferLoadNode*> hoistable(loads.unconditional.begin(), loads.unconditional.end());
-    for (const BufferLoadNode* l : loads.loads) {
-      if (l->indices.size() != 1) return false;
-      // All lanes load before any lane stores: only the lane's own element of the stored buffer may be read.
-      if (l->buffer == st->buffer && !ExprDeepEqual(l->indices[0], sidx)) return false;
-      if (l->buffer->scope == Scope::kLocal || l->buffer->dtype != DType::kFloat32 || !hoistable.count(l) ||
-          !AlignedUnitStride(l->indices[0], v, width)) {
-        continue;
-      }
-      bool merged = false;
-      for (auto& vl : vloads) {
-        if (vl.buffer == l->buffer && ExprDeepEqual(vl.index, l->indices[0])) {
-          vl.nodes.push_back(l);
-          merged = true;
-          break;
-        }
-      }
-      if (!merged) vloads.push_back({l->buffer, l->indices[0], {l}});
-    }
-    if (!vector_store && vloads.empty()) return false;
-
-    const std::string vtype = width == 4 ? "float4" : "float2";
-    const char* lanes = "xyzw";
-    auto at_lane = [&](const Expr& e, int64_t lane) {
-      return Simplify(Substitute(e, [&](const VarNode* x) { return x == v ? IntImm(lane, x->dtype) : nullptr; }),
-                      &bounds_);
-    };
+    const std::optional<VectorizedStore> vs = MatchVectorizedStore(op);
+    if (!vs) return false;
     // The vector temporaries need a scope of their own unless nothing follows in this one.
-    const bool divergent = guard && ThreadDependent(guard->cond);
-    if (guard) {
+    const bool divergent = vs->guard && ThreadDependent(vs->guard->cond);
+    if (vs->guard) {
       divergent_ += divergent;
-      Line(fmt::format("if ({}) {{", EmitExpr(guard->cond).text));
+      Line(fmt::format("if ({}) {{", EmitExpr(vs->guard->cond).text));
       ++indent_;
     } else if (!tail) {
       Line("{");
       ++indent_;
     }
-    // A plain copy from global memory into a double-buffered copy: one asynchronous copy.
-    const auto* copied = As<BufferLoadNode>(st->value);
-    const bool plain_copy =
-        copied && vloads.size() == 1 && vloads[0].nodes.size() == 1 && vloads[0].nodes[0] == copied;
-    if (vector_store && plain_copy && AsyncCopySource(st)) {
-      const CHelper h = width == 4 ? CHelper::kCpAsync16 : CHelper::kCpAsync8;
-      Line(fmt::format("at_cp_async_{}(&{}[{}], &{}[{}]);", width * 4, BufName(st->buffer), EmitExpr(at_lane(sidx, 0)).text,
-                       BufName(copied->buffer), EmitExpr(at_lane(vloads[0].index, 0)).text));
-      Use(h);
-      if (guard || !tail) {
-        --indent_;
-        Line("}");
-      }
-      divergent_ -= divergent;
-      return true;
-    }
-    std::vector<std::vector<Var>> lane_vars;  // per vector load, per lane
-    for (const auto& vl : vloads) {
-      const std::string name = Reserve(vl.buffer->name + "_v");
-      Line(fmt::format("const {0} {1} = *reinterpret_cast<const {0}*>(&{2}[{3}]);", vtype, name, BufName(vl.buffer),
-                       EmitExpr(at_lane(vl.index, 0)).text));
-      std::vector<Var> vars;
-      for (int64_t k = 0; k < width; ++k) {
-        Var lv = MakeVar(name, DType::kFloat32);
-        var_text_[lv.get()] = CExpr{fmt::format("{}.{}", name, lanes[k]), kPrecPrimary};
-        vars.push_back(lv);
-      }
-      lane_vars.push_back(std::move(vars));
-    }
-    std::vector<std::string> values;
-    for (int64_t k = 0; k < width; ++k) {
-      std::unordered_map<const BufferLoadNode*, Expr> map;
-      for (size_t i = 0; i < vloads.size(); ++i) {
-        for (const auto* node : vloads[i].nodes) map[node] = lane_vars[i][k];
-      }
-      values.push_back(EmitExpr(at_lane(LoadReplacer(map).Mutate(st->value), k)).text);
-    }
-    if (vector_store) {
-      std::string value;
-      // A plain copy stores the loaded vector as it is.
-      if (plain_copy) {
-        value = var_text_.at(lane_vars[0][0].get()).text;
-        value = value.substr(0, value.size() - 2);  // the vector's name, without ".x"
-      } else {
-        value = "make_" + vtype + "(";
-        for (int64_t k = 0; k < width; ++k) value += (k ? ", " : "") + values[k];
-        value += ")";
-      }
-      Line(fmt::format("*reinterpret_cast<{0}*>(&{1}[{2}]) = {3};", vtype, BufName(st->buffer),
-                       EmitExpr(at_lane(sidx, 0)).text, value));
+    if (vs->vector_store && vs->plain_copy && AsyncCopySource(vs->store)) {
+      EmitAsyncVectorCopy(*vs);
     } else {
-      for (int64_t k = 0; k < width; ++k) {
-        Line(fmt::format("{}[{}] = {};", BufName(st->buffer), EmitExpr(at_lane(sidx, k)).text, values[k]));
-      }
+      EmitVectorAccesses(*vs);
     }
-    for (const auto& vars : lane_vars) {
-      for (const auto& lv : vars) var_text_.erase(lv.get());
-    }
-    if (guard || !tail) {
+    if (vs->guard || !tail) {
       --indent_;
       Line("}");
     }
     divergent_ -= divergent;
     return true;
   }
+
+  // `e` as lane `lane` computes it: the loop variable replaced by the lane's index.
+  Expr AtLane(const VectorizedStore& vs, const Expr& e, int64_t lane) {
+    auto lane_index = [&](const VarNode* x) { return x == vs.lane_var ? IntImm(lane, x->dtype) : nullptr; };
+    return Simplify(Substitute(e, lane_index), &bounds_);
+  }
+
+  // A plain copy from global memory into a double-buffered copy: one asynchronous copy.
+  void EmitAsyncVectorCopy(const VectorizedStore& vs) {
+    const BufferStoreNode* st = vs.store;
+    const VectorizedStore::VectorLoad& src = vs.loads[0];
+    Line(fmt::format("at_cp_async_{}(&{}[{}], &{}[{}]);", vs.width * 4, BufName(st->buffer),
+                     EmitExpr(AtLane(vs, st->indices[0], 0)).text, BufName(src.buffer),
+                     EmitExpr(AtLane(vs, src.index, 0)).text));
+    Use(vs.width == 4 ? CHelper::kCpAsync16 : CHelper::kCpAsync8);
+  }
+
+  // Each vector load into a temporary, then the store of every lane's value: one vector store, or one
+  // store per lane.
+  void EmitVectorAccesses(const VectorizedStore& vs) {
+    const BufferStoreNode* st = vs.store;
+    const std::vector<std::vector<Var>> lane_vars = EmitVectorLoads(vs);
+    std::vector<std::string> values;
+    for (int64_t k = 0; k < vs.width; ++k) {
+      std::unordered_map<const BufferLoadNode*, Expr> map;
+      for (size_t i = 0; i < vs.loads.size(); ++i) {
+        for (const auto* node : vs.loads[i].nodes) map[node] = lane_vars[i][k];
+      }
+      values.push_back(EmitExpr(AtLane(vs, LoadReplacer(map).Mutate(st->value), k)).text);
+    }
+    const Expr& sidx = st->indices[0];
+    if (vs.vector_store) {
+      const std::string vtype = VectorType(vs.width);
+      std::string value;
+      if (vs.plain_copy) {  // the loaded vector as it is
+        value = var_text_.at(lane_vars[0][0].get()).text;
+        value = value.substr(0, value.size() - 2);  // the vector's name, without ".x"
+      } else {
+        value = "make_" + vtype + "(";
+        for (int64_t k = 0; k < vs.width; ++k) value += (k ? ", " : "") + values[k];
+        value += ")";
+      }
+      Line(fmt::format("*reinterpret_cast<{0}*>(&{1}[{2}]) = {3};", vtype, BufName(st->buffer),
+                       EmitExpr(AtLane(vs, sidx, 0)).text, value));
+    } else {
+      for (int64_t k = 0; k < vs.width; ++k) {
+        Line(fmt::format("{}[{}] = {};", BufName(st->buffer), EmitExpr(AtLane(vs, sidx, k)).text, values[k]));
+      }
+    }
+    for (const auto& vars : lane_vars) {
+      for (const auto& lv : vars) var_text_.erase(lv.get());
+    }
+  }
+
+  // One `const float4 name = ...` per vector load; returns, per vector load and lane, a variable that
+  // prints as that lane of it (`name.x`). The caller forgets their texts when done.
+  std::vector<std::vector<Var>> EmitVectorLoads(const VectorizedStore& vs) {
+    const std::string vtype = VectorType(vs.width);
+    const char* lanes = "xyzw";
+    std::vector<std::vector<Var>> lane_vars;
+    for (const auto& vl : vs.loads) {
+      const std::string name = Reserve(vl.buffer->name + "_v");
+      Line(fmt::format("const {0} {1} = *reinterpret_cast<const {0}*>(&{2}[{3}]);", vtype, name, BufName(vl.buffer),
+                       EmitExpr(AtLane(vs, vl.index, 0)).text));
+      std::vector<Var> vars;
+      for (int64_t k = 0; k < vs.width; ++k) {
+        Var lv = MakeVar(name, DType::kFloat32);
+        var_text_[lv.get()] = CExpr{fmt::format("{}.{}", name, lanes[k]), kPrecPrimary};
+        vars.push_back(lv);
+      }
+      lane_vars.push_back(std::move(vars));
+    }
+    return lane_vars;
+  }
+
+  static std::string VectorType(int64_t width) { return width == 4 ? "float4" : "float2"; }
 
   std::ostringstream body_;
   int indent_ = 0;
