@@ -71,7 +71,7 @@ void FlushCaches(const char* buf, int64_t bytes) {
   flush_sink = s;
 }
 
-void WriteAll(int fd, const void* p, size_t n) {
+void WriteToPipe(int fd, const void* p, size_t n) {
   const char* c = static_cast<const char*>(p);
   while (n > 0) {
     const ssize_t w = write(fd, c, n);
@@ -89,8 +89,8 @@ void WriteAll(int fd, const void* p, size_t n) {
   r.num_latencies = static_cast<int32_t>(latencies.size());
   r.max_rel_error = max_rel_error;
   std::snprintf(r.message, sizeof r.message, "%s", msg.c_str());
-  WriteAll(fd, &r, sizeof r);
-  WriteAll(fd, latencies.data(), latencies.size() * sizeof(double));
+  WriteToPipe(fd, &r, sizeof r);
+  WriteToPipe(fd, latencies.data(), latencies.size() * sizeof(double));
   _exit(0);  // no atexit handlers or destructors of the parent's objects
 }
 

@@ -54,7 +54,7 @@ namespace {
 
 // Resolves `names` in order (a versioned symbol first, then older ones) into `fn`.
 template <class Fn>
-bool Resolve(void* lib, Fn& fn, std::initializer_list<const char*> names, std::string& missing) {
+bool ResolveDriver(void* lib, Fn& fn, std::initializer_list<const char*> names, std::string& missing) {
   for (const char* name : names) {
     if (void* p = dlsym(lib, name)) {
       fn = reinterpret_cast<Fn>(p);
@@ -70,55 +70,55 @@ Result<CudaDriver> LoadFrom(const std::string& library) {
   if (!lib) return MakeError(fmt::format("no CUDA driver ({}) on this machine", library));
   CudaDriver d{};
   std::string missing;
-  const bool ok = Resolve(lib, d.Init, {"cuInit"}, missing) &&
-                  Resolve(lib, d.DriverGetVersion, {"cuDriverGetVersion"}, missing) &&
-                  Resolve(lib, d.DeviceGetCount, {"cuDeviceGetCount"}, missing) &&
-                  Resolve(lib, d.DeviceGet, {"cuDeviceGet"}, missing) &&
-                  Resolve(lib, d.DeviceGetName, {"cuDeviceGetName"}, missing) &&
-                  Resolve(lib, d.DeviceGetAttribute, {"cuDeviceGetAttribute"}, missing) &&
-                  Resolve(lib, d.DeviceTotalMem, {"cuDeviceTotalMem_v2"}, missing) &&
-                  Resolve(lib, d.DevicePrimaryCtxRetain, {"cuDevicePrimaryCtxRetain"}, missing) &&
-                  Resolve(lib, d.DevicePrimaryCtxRelease, {"cuDevicePrimaryCtxRelease_v2"}, missing) &&
-                  Resolve(lib, d.CtxSetCurrent, {"cuCtxSetCurrent"}, missing) &&
-                  Resolve(lib, d.CtxSynchronize, {"cuCtxSynchronize"}, missing) &&
-                  Resolve(lib, d.ModuleLoadData, {"cuModuleLoadData"}, missing) &&
-                  Resolve(lib, d.ModuleUnload, {"cuModuleUnload"}, missing) &&
-                  Resolve(lib, d.ModuleGetFunction, {"cuModuleGetFunction"}, missing) &&
-                  Resolve(lib, d.FuncSetAttribute, {"cuFuncSetAttribute"}, missing) &&
-                  Resolve(lib, d.FuncGetAttribute, {"cuFuncGetAttribute"}, missing) &&
-                  Resolve(lib, d.LaunchKernel, {"cuLaunchKernel"}, missing) &&
-                  Resolve(lib, d.MemAlloc, {"cuMemAlloc_v2"}, missing) &&
-                  Resolve(lib, d.MemFree, {"cuMemFree_v2"}, missing) &&
-                  Resolve(lib, d.MemcpyHtoD, {"cuMemcpyHtoD_v2"}, missing) &&
-                  Resolve(lib, d.MemcpyDtoH, {"cuMemcpyDtoH_v2"}, missing) &&
-                  Resolve(lib, d.MemcpyDtoDAsync, {"cuMemcpyDtoDAsync_v2"}, missing) &&
-                  Resolve(lib, d.MemAllocHost, {"cuMemAllocHost_v2"}, missing) &&
-                  Resolve(lib, d.MemFreeHost, {"cuMemFreeHost"}, missing) &&
-                  Resolve(lib, d.MemsetD8Async, {"cuMemsetD8Async"}, missing) &&
-                  Resolve(lib, d.MemsetD32Async, {"cuMemsetD32Async"}, missing) &&
-                  Resolve(lib, d.StreamCreate, {"cuStreamCreate"}, missing) &&
-                  Resolve(lib, d.StreamDestroy, {"cuStreamDestroy_v2"}, missing) &&
-                  Resolve(lib, d.StreamSynchronize, {"cuStreamSynchronize"}, missing) &&
-                  Resolve(lib, d.EventCreate, {"cuEventCreate"}, missing) &&
-                  Resolve(lib, d.EventDestroy, {"cuEventDestroy_v2"}, missing) &&
-                  Resolve(lib, d.EventRecord, {"cuEventRecord"}, missing) &&
-                  Resolve(lib, d.EventSynchronize, {"cuEventSynchronize"}, missing) &&
+  const bool ok = ResolveDriver(lib, d.Init, {"cuInit"}, missing) &&
+                  ResolveDriver(lib, d.DriverGetVersion, {"cuDriverGetVersion"}, missing) &&
+                  ResolveDriver(lib, d.DeviceGetCount, {"cuDeviceGetCount"}, missing) &&
+                  ResolveDriver(lib, d.DeviceGet, {"cuDeviceGet"}, missing) &&
+                  ResolveDriver(lib, d.DeviceGetName, {"cuDeviceGetName"}, missing) &&
+                  ResolveDriver(lib, d.DeviceGetAttribute, {"cuDeviceGetAttribute"}, missing) &&
+                  ResolveDriver(lib, d.DeviceTotalMem, {"cuDeviceTotalMem_v2"}, missing) &&
+                  ResolveDriver(lib, d.DevicePrimaryCtxRetain, {"cuDevicePrimaryCtxRetain"}, missing) &&
+                  ResolveDriver(lib, d.DevicePrimaryCtxRelease, {"cuDevicePrimaryCtxRelease_v2"}, missing) &&
+                  ResolveDriver(lib, d.CtxSetCurrent, {"cuCtxSetCurrent"}, missing) &&
+                  ResolveDriver(lib, d.CtxSynchronize, {"cuCtxSynchronize"}, missing) &&
+                  ResolveDriver(lib, d.ModuleLoadData, {"cuModuleLoadData"}, missing) &&
+                  ResolveDriver(lib, d.ModuleUnload, {"cuModuleUnload"}, missing) &&
+                  ResolveDriver(lib, d.ModuleGetFunction, {"cuModuleGetFunction"}, missing) &&
+                  ResolveDriver(lib, d.FuncSetAttribute, {"cuFuncSetAttribute"}, missing) &&
+                  ResolveDriver(lib, d.FuncGetAttribute, {"cuFuncGetAttribute"}, missing) &&
+                  ResolveDriver(lib, d.LaunchKernel, {"cuLaunchKernel"}, missing) &&
+                  ResolveDriver(lib, d.MemAlloc, {"cuMemAlloc_v2"}, missing) &&
+                  ResolveDriver(lib, d.MemFree, {"cuMemFree_v2"}, missing) &&
+                  ResolveDriver(lib, d.MemcpyHtoD, {"cuMemcpyHtoD_v2"}, missing) &&
+                  ResolveDriver(lib, d.MemcpyDtoH, {"cuMemcpyDtoH_v2"}, missing) &&
+                  ResolveDriver(lib, d.MemcpyDtoDAsync, {"cuMemcpyDtoDAsync_v2"}, missing) &&
+                  ResolveDriver(lib, d.MemAllocHost, {"cuMemAllocHost_v2"}, missing) &&
+                  ResolveDriver(lib, d.MemFreeHost, {"cuMemFreeHost"}, missing) &&
+                  ResolveDriver(lib, d.MemsetD8Async, {"cuMemsetD8Async"}, missing) &&
+                  ResolveDriver(lib, d.MemsetD32Async, {"cuMemsetD32Async"}, missing) &&
+                  ResolveDriver(lib, d.StreamCreate, {"cuStreamCreate"}, missing) &&
+                  ResolveDriver(lib, d.StreamDestroy, {"cuStreamDestroy_v2"}, missing) &&
+                  ResolveDriver(lib, d.StreamSynchronize, {"cuStreamSynchronize"}, missing) &&
+                  ResolveDriver(lib, d.EventCreate, {"cuEventCreate"}, missing) &&
+                  ResolveDriver(lib, d.EventDestroy, {"cuEventDestroy_v2"}, missing) &&
+                  ResolveDriver(lib, d.EventRecord, {"cuEventRecord"}, missing) &&
+                  ResolveDriver(lib, d.EventSynchronize, {"cuEventSynchronize"}, missing) &&
                   // cuda.h 12.8+ maps cuEventElapsedTime to _v2; older drivers only have the first.
-                  Resolve(lib, d.EventElapsedTime, {"cuEventElapsedTime_v2", "cuEventElapsedTime"}, missing) &&
-                  Resolve(lib, d.GetErrorName, {"cuGetErrorName"}, missing) &&
-                  Resolve(lib, d.GetErrorString, {"cuGetErrorString"}, missing);
+                  ResolveDriver(lib, d.EventElapsedTime, {"cuEventElapsedTime_v2", "cuEventElapsedTime"}, missing) &&
+                  ResolveDriver(lib, d.GetErrorName, {"cuGetErrorName"}, missing) &&
+                  ResolveDriver(lib, d.GetErrorString, {"cuGetErrorString"}, missing);
   if (!ok) {
     dlclose(lib);
     return MakeError(fmt::format("the CUDA driver ({}) lacks {}: driver too old?", library, missing));
   }
   // Optional: graphs time repeats without per-launch gaps; a driver without them measures as before.
   std::string optional;
-  if (!(Resolve(lib, d.StreamBeginCapture, {"cuStreamBeginCapture_v2"}, optional) &&
-        Resolve(lib, d.StreamEndCapture, {"cuStreamEndCapture"}, optional) &&
-        Resolve(lib, d.GraphInstantiateWithFlags, {"cuGraphInstantiateWithFlags"}, optional) &&
-        Resolve(lib, d.GraphLaunch, {"cuGraphLaunch"}, optional) &&
-        Resolve(lib, d.GraphExecDestroy, {"cuGraphExecDestroy"}, optional) &&
-        Resolve(lib, d.GraphDestroy, {"cuGraphDestroy"}, optional))) {
+  if (!(ResolveDriver(lib, d.StreamBeginCapture, {"cuStreamBeginCapture_v2"}, optional) &&
+        ResolveDriver(lib, d.StreamEndCapture, {"cuStreamEndCapture"}, optional) &&
+        ResolveDriver(lib, d.GraphInstantiateWithFlags, {"cuGraphInstantiateWithFlags"}, optional) &&
+        ResolveDriver(lib, d.GraphLaunch, {"cuGraphLaunch"}, optional) &&
+        ResolveDriver(lib, d.GraphExecDestroy, {"cuGraphExecDestroy"}, optional) &&
+        ResolveDriver(lib, d.GraphDestroy, {"cuGraphDestroy"}, optional))) {
     d.StreamBeginCapture = nullptr;  // all or none: HasGraphs() says which
   }
   return d;  // the library stays loaded for the life of the process

@@ -36,7 +36,7 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 constexpr double kStartTimeoutS = 120;             // load the driver, open the device
-constexpr double kExitGraceS = 10;                 // an executor that said it exits
+constexpr double kExecutorExitGraceS = 10;                 // an executor that said it exits
 constexpr uint32_t kFrameMagic = 0x43555845;       // "EXUC"
 constexpr uint32_t kPoison = 0x7fc00000;           // a quiet NaN
 constexpr int64_t kMinFlushBytes = int64_t{8} << 20;
@@ -693,13 +693,13 @@ std::string CudaExecutor::Reap(double grace_s) {
 
 void CudaExecutor::Kill() {
   if (pid_ > 0) kill(pid_, SIGKILL);
-  Reap(kExitGraceS);
+  Reap(kExecutorExitGraceS);
 }
 
 void CudaExecutor::Stop() {
   if (pid_ <= 0) return;
   SendFrame(fd_, Dump({{"op", "exit"}}), "");
-  Reap(kExitGraceS);
+  Reap(kExecutorExitGraceS);
 }
 
 CudaExecutor::Wait CudaExecutor::Request(const std::string& text, const std::string& blob, double timeout_s,
@@ -778,14 +778,14 @@ Result<CudaDeviceInfo> CudaExecutor::Start() {
       return MakeError(fmt::format("the CUDA executor did not start within {:g} s", kStartTimeoutS));
     case Wait::kClosed: {
       const std::string how = ready.j.is_object() && ready.j.contains("ended") ? ready.j["ended"].get<std::string>()
-                                                                              : Reap(kExitGraceS);
+                                                                              : Reap(kExecutorExitGraceS);
       return MakeError("the CUDA executor died while starting: " + how);
     }
     case Wait::kOk:
       break;
   }
   if (!ready.j.value("ok", false)) {
-    Reap(kExitGraceS);
+    Reap(kExecutorExitGraceS);
     return MakeError(ready.j.value("error", std::string("the CUDA executor could not start")));
   }
   auto info = CudaDeviceInfoFromJson(ready.j.contains("device") ? ready.j["device"].dump() : "");
@@ -825,14 +825,14 @@ Result<void> CudaExecutor::SendWorkload() {
       return MakeError(fmt::format("setting up the workload on the GPU (inputs, reference kernel) exceeded {:g} s", timeout));
     case Wait::kClosed: {
       const std::string how = reply.j.is_object() && reply.j.contains("ended") ? reply.j["ended"].get<std::string>()
-                                                                              : Reap(kExitGraceS);
+                                                                              : Reap(kExecutorExitGraceS);
       return MakeError("the CUDA executor died setting up the workload: " + how);
     }
     case Wait::kOk:
       break;
   }
   if (!reply.j.value("ok", false)) {
-    if (reply.j.value("fatal", false)) Reap(kExitGraceS);
+    if (reply.j.value("fatal", false)) Reap(kExecutorExitGraceS);
     return MakeError(reply.j.value("error", std::string("setting up the workload failed")));
   }
   workload_sent_ = true;
@@ -866,7 +866,7 @@ CudaRunOutcome CudaExecutor::Run(const CudaModuleRun& module, double stop_above_
       return fail(ErrorKind::kRunTimeout, fmt::format("the run exceeded {:g} s", config_.run_timeout_s));
     case Wait::kClosed: {
       const std::string how = reply.j.is_object() && reply.j.contains("ended") ? reply.j["ended"].get<std::string>()
-                                                                              : Reap(kExitGraceS);
+                                                                              : Reap(kExecutorExitGraceS);
       return fail(ErrorKind::kRunError, "the CUDA executor died: " + how);
     }
     case Wait::kOk:
@@ -875,7 +875,7 @@ CudaRunOutcome CudaExecutor::Run(const CudaModuleRun& module, double stop_above_
   out.timed_seconds = reply.j.value("timed_s", 0.0);
   const auto kind = ParseErrorKind(reply.j.value("kind", std::string("?")));
   const bool sane = kind && (*kind == ErrorKind::kNone || *kind == ErrorKind::kRunError || *kind == ErrorKind::kWrongAnswer);
-  if (reply.j.value("fatal", false)) Reap(kExitGraceS);
+  if (reply.j.value("fatal", false)) Reap(kExecutorExitGraceS);
   if (!sane) {
     Kill();
     return fail(ErrorKind::kRunError, "the CUDA executor sent a malformed result");

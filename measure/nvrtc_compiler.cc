@@ -38,7 +38,7 @@ std::vector<std::string> Candidates() {
 }
 
 template <class Fn>
-bool Resolve(void* lib, Fn& fn, const char* name, const char*& missing) {
+bool ResolveNvrtc(void* lib, Fn& fn, const char* name, const char*& missing) {
   fn = reinterpret_cast<Fn>(dlsym(lib, name));
   if (!fn) missing = name;
   return fn != nullptr;
@@ -55,13 +55,13 @@ Result<Nvrtc> Load() {
     Nvrtc n{};
     const char* missing = nullptr;
     const bool ok =
-        Resolve(lib, n.Version, "nvrtcVersion", missing) && Resolve(lib, n.GetErrorString, "nvrtcGetErrorString", missing) &&
-        Resolve(lib, n.CreateProgram, "nvrtcCreateProgram", missing) &&
-        Resolve(lib, n.DestroyProgram, "nvrtcDestroyProgram", missing) &&
-        Resolve(lib, n.CompileProgram, "nvrtcCompileProgram", missing) &&
-        Resolve(lib, n.GetProgramLogSize, "nvrtcGetProgramLogSize", missing) &&
-        Resolve(lib, n.GetProgramLog, "nvrtcGetProgramLog", missing) &&
-        Resolve(lib, n.GetCUBINSize, "nvrtcGetCUBINSize", missing) && Resolve(lib, n.GetCUBIN, "nvrtcGetCUBIN", missing);
+        ResolveNvrtc(lib, n.Version, "nvrtcVersion", missing) && ResolveNvrtc(lib, n.GetErrorString, "nvrtcGetErrorString", missing) &&
+        ResolveNvrtc(lib, n.CreateProgram, "nvrtcCreateProgram", missing) &&
+        ResolveNvrtc(lib, n.DestroyProgram, "nvrtcDestroyProgram", missing) &&
+        ResolveNvrtc(lib, n.CompileProgram, "nvrtcCompileProgram", missing) &&
+        ResolveNvrtc(lib, n.GetProgramLogSize, "nvrtcGetProgramLogSize", missing) &&
+        ResolveNvrtc(lib, n.GetProgramLog, "nvrtcGetProgramLog", missing) &&
+        ResolveNvrtc(lib, n.GetCUBINSize, "nvrtcGetCUBINSize", missing) && ResolveNvrtc(lib, n.GetCUBIN, "nvrtcGetCUBIN", missing);
     if (!ok) {
       dlclose(lib);
       return MakeError(fmt::format("NVRTC ({}) lacks {}: NVRTC 11.2 or newer is needed", name, missing));

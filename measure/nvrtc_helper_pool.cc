@@ -24,12 +24,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr char kMagic[4] = {'A', 'T', 'N', 'V'};
+constexpr char kHelperMagic[4] = {'A', 'T', 'N', 'V'};
 constexpr uint32_t kMaxOptions = 4096;
 constexpr uint64_t kMaxSourceBytes = uint64_t{1} << 30;
 constexpr uint64_t kMaxAnswerBytes = uint64_t{1} << 32;
 // A helper that closed its output but keeps running gets this long before it is killed.
-constexpr double kExitGraceS = 2;
+constexpr double kHelperExitGraceS = 2;
 
 void AppendU64(std::string& s, uint64_t v) { s.append(reinterpret_cast<const char*>(&v), sizeof v); }
 void AppendU32(std::string& s, uint32_t v) { s.append(reinterpret_cast<const char*>(&v), sizeof v); }
@@ -72,7 +72,7 @@ std::string Drain(int fd) {
 }  // namespace
 
 std::string EncodeHelperRequest(const HelperRequest& r) {
-  std::string s(kMagic, sizeof kMagic);
+  std::string s(kHelperMagic, sizeof kHelperMagic);
   AppendU64(s, Micros(r.cpu_limit_s));
   AppendU32(s, static_cast<uint32_t>(r.options.size()));
   for (const auto& o : r.options) {
@@ -85,8 +85,8 @@ std::string EncodeHelperRequest(const HelperRequest& r) {
 }
 
 bool ReadHelperRequest(int fd, HelperRequest* r) {
-  char magic[sizeof kMagic];
-  if (!ReadFully(fd, magic, sizeof magic) || std::memcmp(magic, kMagic, sizeof kMagic) != 0) return false;
+  char magic[sizeof kHelperMagic];
+  if (!ReadFully(fd, magic, sizeof magic) || std::memcmp(magic, kHelperMagic, sizeof kHelperMagic) != 0) return false;
   uint64_t limit_us = 0;
   uint32_t count = 0;
   if (!ReadFully(fd, &limit_us, sizeof limit_us) || !ReadFully(fd, &count, sizeof count) || count > kMaxOptions) {
@@ -180,7 +180,7 @@ void NvrtcHelperPool::EndAndReap(Helper* h, bool kill_it, ProcessResult* p) {
   if (h->channel >= 0) close(h->channel);
   h->channel = -1;
   p->timed_out = kill_it;
-  ReapBy(h->pid, h->pid, DeadlineAfter(Clock::now(), kExitGraceS), p);
+  ReapBy(h->pid, h->pid, DeadlineAfter(Clock::now(), kHelperExitGraceS), p);
   h->pid = -1;
   if (h->errors >= 0) p->output = Drain(h->errors);  // all it wrote: it has ended
   Close(h);

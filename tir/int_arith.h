@@ -13,6 +13,17 @@ inline int64_t WrapAdd(int64_t a, int64_t b) { return static_cast<int64_t>(stati
 inline int64_t WrapSub(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)); }
 inline int64_t WrapMul(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); }
 
+// a + b and a * b, or `cap` when the exact value would not fit in 64 bits: sizes and counts that only
+// need to be known as "too large".
+inline int64_t AddOrCap(int64_t a, int64_t b, int64_t cap) {
+  int64_t r;
+  return __builtin_add_overflow(a, b, &r) ? cap : r;
+}
+inline int64_t MulOrCap(int64_t a, int64_t b, int64_t cap) {
+  int64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? cap : r;
+}
+
 inline int64_t FloorDivInt(int64_t a, int64_t b) {
   if (b == 0) return 0;
   if (b == -1) return WrapSub(0, a);  // the one overflowing quotient is INT64_MIN / -1

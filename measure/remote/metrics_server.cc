@@ -19,7 +19,7 @@ namespace {
 constexpr size_t kMaxRequest = 8 << 10;
 constexpr int kRequestTimeoutMs = 5000;
 
-void WriteAll(int fd, const std::string& data) {
+void SendAll(int fd, const std::string& data) {
   for (size_t off = 0; off < data.size();) {
     const ssize_t n = send(fd, data.data() + off, data.size() - off, MSG_NOSIGNAL);
     if (n <= 0) return;  // the scraper went away: nothing to do
@@ -144,11 +144,11 @@ void MetricsServer::Answer(int fd) {
   const size_t line_end = request.find("\r\n");
   const std::string line = request.substr(0, line_end);
   if (line.rfind("GET /metrics ", 0) == 0 || line.rfind("GET /metrics?", 0) == 0) {
-    WriteAll(fd, Response("200 OK", render_()));
+    SendAll(fd, Response("200 OK", render_()));
   } else if (line.rfind("GET ", 0) == 0) {
-    WriteAll(fd, Response("404 Not Found", "autotune worker: the metrics are at /metrics\n"));
+    SendAll(fd, Response("404 Not Found", "autotune worker: the metrics are at /metrics\n"));
   } else {
-    WriteAll(fd, Response("405 Method Not Allowed", "GET /metrics only\n"));
+    SendAll(fd, Response("405 Method Not Allowed", "GET /metrics only\n"));
   }
 }
 

@@ -13,13 +13,13 @@
 
 #include "measure/remote/wire.h"
 #include "tir/ops/operator.h"
+#include "support/stopwatch.h"
 
 namespace autotune::measure::remote {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double Since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // Status messages are one line: a compiler's or parser's multi-line text is folded.
 std::string OneLine(std::string s) {
@@ -263,7 +263,7 @@ grpc::Status WorkerService::Measure(grpc::ServerContext* context, const rpc::Mea
 
   const bool cancelled = client_gone || context->IsCancelled();
   Log(fmt::format("autotune worker: {} {} candidates={} valid={} failed={}{} {:.2f} s", context->peer(),
-                  workload.CanonicalText(), n, valid, failed, cancelled ? " (cancelled)" : "", Since(t0)));
+                  workload.CanonicalText(), n, valid, failed, cancelled ? " (cancelled)" : "", SecondsSince(t0)));
   if (cancelled) return Refuse(StatusCode::CANCELLED, "the call was cancelled");
   return grpc::Status::OK;
 }

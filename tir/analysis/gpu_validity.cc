@@ -8,20 +8,12 @@
 
 #include "tir/analysis/unrolled_size.h"
 #include "tir/codegen/cuda_kernels.h"
+#include "tir/int_arith.h"
 
 namespace autotune::tir {
 namespace {
 
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-
-int64_t SatAdd(int64_t a, int64_t b) {
-  int64_t r;
-  return __builtin_add_overflow(a, b, &r) ? kMax : r;
-}
-int64_t SatMul(int64_t a, int64_t b) {
-  int64_t r;
-  return __builtin_mul_overflow(a, b, &r) ? kMax : r;
-}
 
 // Bytes of the local arrays live at once: an allocation adds to what its body holds; the parts of a
 // sequence or a conditional reuse the same space.
@@ -33,9 +25,9 @@ int64_t LiveLocalBytes(const Stmt& s) {
       int64_t own = 0;
       if (op->buffer->scope == Scope::kLocal) {
         const int64_t* n = op->buffer->shape.size() == 1 ? AsConstInt(op->buffer->shape[0]) : nullptr;
-        own = n ? SatMul(*n, BytesOf(op->buffer->dtype)) : 0;  // the plan rejects non-constant sizes
+        own = n ? MulOrCap(*n, BytesOf(op->buffer->dtype), kMax) : 0;  // the plan rejects non-constant sizes
       }
-      return SatAdd(own, LiveLocalBytes(op->body));
+      return AddOrCap(own, LiveLocalBytes(op->body), kMax);
     }
     case StmtKind::kFor: return LiveLocalBytes(As<ForNode>(s)->body);
     case StmtKind::kIfThenElse: {
@@ -76,7 +68,7 @@ Result<void> CheckKernel(const CudaKernelPlan& k, const GpuLimits& limits, GpuUs
     return MakeError(fmt::format("{} bytes of local arrays per thread exceed the limit of {}", local,
                                  limits.max_local_bytes_per_thread));
   }
-  const int64_t registers = SatAdd((local + 3) / 4, kRegisterOverhead);
+  const int64_t registers = AddOrCap((local + 3) / 4, kRegisterOverhead, kMax);
   const int64_t warps_threads = (threads + 31) / 32 * 32;
   const int64_t budget = std::min(limits.max_registers_per_thread, limits.max_registers_per_block / warps_threads);
   if (registers > budget) {

@@ -8,11 +8,11 @@
 namespace autotune::tir {
 namespace {
 
-constexpr int64_t kMax = std::numeric_limits<int64_t>::max() / 4;
+constexpr int64_t kMaxCount = std::numeric_limits<int64_t>::max() / 4;
 
 int64_t SaturatingMul(int64_t a, int64_t b) {
   int64_t r;
-  return __builtin_mul_overflow(a, b, &r) ? kMax : std::min(r, kMax);
+  return __builtin_mul_overflow(a, b, &r) ? kMaxCount : std::min(r, kMaxCount);
 }
 
 class Counter : public IRVisitor {
@@ -28,7 +28,7 @@ class Counter : public IRVisitor {
     }
     Counter body(expanded_);
     body.Visit(op->body);
-    count = std::min(kMax, count + SaturatingMul(body.count, *extent));
+    count = std::min(kMaxCount, count + SaturatingMul(body.count, *extent));
   }
   void Visit_(const BufferStoreNode*) override { ++count; }
   void Visit_(const BarrierNode*) override { ++count; }

@@ -65,9 +65,9 @@ int Conflict(const State& in, const State& acc) {
 }
 
 // Shared-buffer accesses of an expression, or of a store's own expressions and target.
-class AccessCollector : public IRVisitor {
+class SharedAccessCollector : public IRVisitor {
  public:
-  explicit AccessCollector(State* out) : out_(out) {}
+  explicit SharedAccessCollector(State* out) : out_(out) {}
   void Visit_(const BufferLoadNode* op) override {
     if (op->buffer->scope == Scope::kShared) AddAccess(out_, {op->buffer.get(), false}, kNew);
     VisitFields(op);
@@ -83,7 +83,7 @@ class AccessCollector : public IRVisitor {
 
 State ExprAccesses(const std::vector<Expr>& exprs) {
   State s;
-  AccessCollector c(&s);
+  SharedAccessCollector c(&s);
   for (const auto& e : exprs) {
     if (e) c.Visit(e);
   }
@@ -115,7 +115,7 @@ class Planner {
       case StmtKind::kBarrier: return Plan{s, {}};
       case StmtKind::kBufferStore: {
         State acc;
-        AccessCollector(&acc).Visit(s);
+        SharedAccessCollector(&acc).Visit(s);
         if (int c = Conflict(in, acc); c >= 0) return Need(c);
         return Plan{s, Merge(in, acc)};
       }
@@ -158,7 +158,7 @@ class Planner {
       add(f->body);
     } else if (As<BufferStoreNode>(s)) {
       State acc;
-      AccessCollector(&acc).Visit(s);
+      SharedAccessCollector(&acc).Visit(s);
       for (const auto& [a, unused] : acc) (a.second ? sum.writes : sum.reads) = true;
     } else if (const auto* al = As<AllocateNode>(s)) {
       add(al->body);

@@ -3,20 +3,12 @@
 #include <limits>
 #include <vector>
 
+#include "tir/int_arith.h"
+
 namespace autotune::tir {
 namespace {
 
 constexpr int64_t kMaxSteps = std::numeric_limits<int64_t>::max();
-
-int64_t SatAdd(int64_t a, int64_t b) {
-  int64_t r;
-  return __builtin_add_overflow(a, b, &r) ? kMaxSteps : r;
-}
-
-int64_t SatMul(int64_t a, int64_t b) {
-  int64_t r;
-  return __builtin_mul_overflow(a, b, &r) ? kMaxSteps : r;
-}
 
 struct VisitResult {
   Stmt stmt;
@@ -34,7 +26,7 @@ VisitResult Visit(const Stmt& s, int64_t max_step) {
       VisitResult r = Visit(c, max_step);
       changed |= r.stmt != c;
       stmts.push_back(r.stmt);
-      out.steps = SatAdd(out.steps, r.steps);
+      out.steps = AddOrCap(out.steps, r.steps, kMaxSteps);
       out.rolled |= r.rolled;
     }
     out.stmt = changed ? Seq(std::move(stmts)) : s;
@@ -45,7 +37,7 @@ VisitResult Visit(const Stmt& s, int64_t max_step) {
     VisitResult e{ite->else_case};
     if (ite->else_case) e = Visit(ite->else_case, max_step);
     VisitResult out;
-    out.steps = SatAdd(t.steps, e.steps);
+    out.steps = AddOrCap(t.steps, e.steps, kMaxSteps);
     out.rolled = t.rolled || e.rolled;
     out.stmt = (t.stmt == ite->then_case && e.stmt == ite->else_case) ? s : IfThenElse(ite->cond, t.stmt, e.stmt);
     return out;
@@ -67,14 +59,14 @@ VisitResult Visit(const Stmt& s, int64_t max_step) {
       out.steps = body.steps;
     } else if (kind == ForKind::kUnrolled) {
       out.rolled = body.rolled;
-      out.steps = SatMul(*extent, body.steps);
+      out.steps = MulOrCap(*extent, body.steps, kMaxSteps);
     } else if (kind == ForKind::kSerial && extent && max_step > 0 && !body.rolled &&
-               SatMul(*extent, body.steps) <= max_step) {
+               MulOrCap(*extent, body.steps, kMaxSteps) <= max_step) {
       kind = ForKind::kUnrolled;
-      out.steps = SatMul(*extent, body.steps);
+      out.steps = MulOrCap(*extent, body.steps, kMaxSteps);
     } else {
       out.rolled = true;
-      out.steps = extent ? SatMul(*extent, body.steps) : body.steps;
+      out.steps = extent ? MulOrCap(*extent, body.steps, kMaxSteps) : body.steps;
     }
     out.stmt = (kind == f->for_kind && body.stmt == f->body)
                    ? s

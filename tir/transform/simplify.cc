@@ -56,13 +56,13 @@ double FloatValue(const FloatImmNode* n) {
   return n->dtype == DType::kFloat32 ? static_cast<double>(static_cast<float>(n->value)) : n->value;
 }
 
-bool IsEmpty(const Stmt& s) {
+bool IsEmptySeq(const Stmt& s) {
   const auto* seq = As<SeqNode>(s);
   return seq && seq->stmts.empty();
 }
 Stmt Empty() { return Seq({}); }
 
-// ---- Linear forms -------------------------------------------------------------------------------
+// ---- Linear forms ----------------------------------------------------------------------------------
 
 // A hash consistent with ExprDeepEqual (variables and buffers by identity), so that finding a like
 // term is mostly an integer comparison. Collisions are fine: ExprDeepEqual decides.
@@ -96,14 +96,14 @@ size_t TermHash(const Expr& e) {
 
 // sum(coefficient * term) + constant over one integer dtype. Terms are "atoms": anything but an
 // integer constant, +, - or a product with a constant. They keep their order of first appearance.
-struct Linear {
+struct LinearSum {
   struct Term {
     Expr expr;
     int64_t coeff;
     size_t hash;  // TermHash(expr)
   };
 
-  explicit Linear(DType t) : dtype(t) {}
+  explicit LinearSum(DType t) : dtype(t) {}
   DType dtype;
   std::vector<Term> terms;
   int64_t constant = 0;
@@ -165,7 +165,7 @@ struct Linear {
     AddTerm(e, scale);
   }
 
-  void AddScaled(const Linear& o, int64_t scale) {
+  void AddScaled(const LinearSum& o, int64_t scale) {
     for (const auto& t : o.terms) {
       int64_t v;
       if (!CheckedMul(t.coeff, scale, dtype, &v)) {
@@ -183,8 +183,8 @@ struct Linear {
   }
 };
 
-Linear ToLinear(const Expr& e, int64_t scale = 1) {
-  Linear l(e->dtype);
+LinearSum ToLinear(const Expr& e, int64_t scale = 1) {
+  LinearSum l(e->dtype);
   l.Add(e, scale);
   return l;
 }
@@ -222,7 +222,7 @@ bool IsQuotientOf(const Expr& e, const Expr& x, int64_t c, DType t) {
 // (both hold for floor division by positive constants, for any x). The second turns the mixed-
 // radix digits of a fused thread index, put back together by a cooperative fetch, into one modulo
 // that the first rule then cancels: x/196*196 + x/98%2*98 + x/7%14*7 + x%7 becomes x.
-void CombineDivMod(Linear* l) {
+void CombineDivMod(LinearSum* l) {
   for (bool changed = true; changed;) {
     changed = false;
     for (size_t i = 0; i < l->terms.size() && !changed; ++i) {
@@ -232,7 +232,7 @@ void CombineDivMod(Linear* l) {
       int64_t k = l->terms[i].coeff, kc;
       if (!c || *c <= 0 || !CheckedMul(k, *c, l->dtype, &kc)) continue;
       const auto replace = [&](size_t j, const Expr& combined) {
-        Linear next = *l;
+        LinearSum next = *l;
         next.terms.erase(next.terms.begin() + static_cast<std::ptrdiff_t>(std::max(i, j)));
         next.terms.erase(next.terms.begin() + static_cast<std::ptrdiff_t>(std::min(i, j)));
         next.Add(combined, k);
@@ -259,7 +259,7 @@ void CombineDivMod(Linear* l) {
 }
 
 // Builds the canonical expression of a linear form: ((t0*c0 + t1) - t2*c2) + constant.
-Expr FromLinear(Linear l) {
+Expr FromLinear(LinearSum l) {
   CombineDivMod(&l);
   DType t = l.dtype;
   auto scaled = [t](const Expr& e, int64_t c) { return c == 1 ? e : Mul(e, IntImm(c, t)); };
@@ -451,7 +451,7 @@ class Simplifier : public IRMutator {
       scope.Bind(op->var, RangeOf(mn, ext));
       body = Mutate(op->body);
     }
-    if (IsEmpty(body) && !thread) return Empty();
+    if (IsEmptySeq(body) && !thread) return Empty();
     if (mn == op->min && ext == op->extent && body == op->body) return self;
     return For(op->var, mn, ext, op->for_kind, body, op->tag, op->auto_unroll_max_step);
   }
@@ -473,9 +473,9 @@ class Simplifier : public IRMutator {
       BindingScope scope(an_, &epoch_);
       Refine(not_cond, &scope);
       else_case = Mutate(op->else_case);
-      if (IsEmpty(else_case)) else_case = nullptr;
+      if (IsEmptySeq(else_case)) else_case = nullptr;
     }
-    if (IsEmpty(then_case)) {
+    if (IsEmptySeq(then_case)) {
       if (!else_case) return Empty();
       return IfThenElse(not_cond, else_case);
     }
@@ -489,7 +489,7 @@ class Simplifier : public IRMutator {
     for (const auto& s : op->stmts) {
       Stmt r = Mutate(s);
       changed = changed || r != s;
-      if (IsEmpty(r)) {
+      if (IsEmptySeq(r)) {
         changed = true;
       } else {
         stmts.push_back(std::move(r));
@@ -501,7 +501,7 @@ class Simplifier : public IRMutator {
 
   Stmt Mutate_(const AllocateNode* op, const Stmt& self) override {
     Stmt body = Mutate(op->body);
-    if (IsEmpty(body)) return Empty();  // nothing uses the buffer
+    if (IsEmptySeq(body)) return Empty();  // nothing uses the buffer
     if (body == op->body) return self;
     return Allocate(op->buffer, body);
   }
@@ -529,7 +529,7 @@ class Simplifier : public IRMutator {
     return r;
   }
 
-  IntBound LinearBound(const Linear& l) { return an_->Bound(FromLinear(l)); }
+  IntBound LinearBound(const LinearSum& l) { return an_->Bound(FromLinear(l)); }
 
   // Tightens the ranges of variables compared with something in `cond` (which holds here).
   void Refine(const Expr& cond, BindingScope* scope) {
@@ -661,7 +661,7 @@ class Simplifier : public IRMutator {
   // Integer +, -, * by a constant: the canonical linear form. A product of two non-constant
   // factors is kept as a term, never distributed (distribution can grow exponentially).
   static Expr ArithRule(BinaryOp op, const Expr& a, const Expr& b) {
-    Linear l(a->dtype);
+    LinearSum l(a->dtype);
     if (op != BinaryOp::kMul) {
       l.Add(a, 1);
       l.Add(b, op == BinaryOp::kSub ? -1 : 1);
@@ -680,7 +680,7 @@ class Simplifier : public IRMutator {
   // the bounds: then floordiv(r, c) = floordiv(coarse, c / k) and
   // floormod(r, c) = floormod(coarse, c / k) * k + fine. This keeps the lane of a vector access
   // (floormod(x * 4 + lane, 8) -> floormod(x, 2) * 4 + lane) linear, so alignment is provable.
-  bool SplitCoarseFine(const Linear& r, int64_t c, int64_t* k_out, Linear* coarse, Linear* fine) {
+  bool SplitCoarseFine(const LinearSum& r, int64_t c, int64_t* k_out, LinearSum* coarse, LinearSum* fine) {
     std::vector<int64_t> candidates;
     for (const auto& t : r.terms) {
       int64_t g = AbsGcd(t.coeff, c);
@@ -688,7 +688,7 @@ class Simplifier : public IRMutator {
     }
     std::sort(candidates.rbegin(), candidates.rend());
     for (int64_t k : candidates) {
-      Linear co(r.dtype), fi(r.dtype);
+      LinearSum co(r.dtype), fi(r.dtype);
       for (const auto& t : r.terms) {
         if (t.coeff % k == 0) {
           co.AddTerm(t.expr, t.coeff / k, t.hash);
@@ -723,11 +723,11 @@ class Simplifier : public IRMutator {
     if (c == 1) return a;
     if (c < 0) return nullptr;
     if (Expr r = NestedDiv(a, c)) return r;
-    Linear l = ToLinear(a);
+    LinearSum l = ToLinear(a);
     if (!l.ok) return nullptr;
     // a = q * c + r exactly, with the terms whose coefficient c divides in q; then
     // floordiv(a, c) = q + floordiv(r, c). The constant is split truncating, to keep it small.
-    Linear q(t), r(t);
+    LinearSum q(t), r(t);
     for (const auto& t : l.terms) {
       if (t.coeff % c == 0) {
         q.AddTerm(t.expr, t.coeff / c, t.hash);
@@ -747,7 +747,7 @@ class Simplifier : public IRMutator {
     if (!r.terms.empty() || r.constant != 0) {
       Expr re = FromLinear(r);
       IntBound rb = an_->Bound(re);
-      Linear coarse(t), fine(t);
+      LinearSum coarse(t), fine(t);
       if (cr == 1) {
         q.AddScaled(r, 1);
       } else if (rb.HasFiniteMin() && rb.HasFiniteMax() && FloorDivInt(rb.min, cr) == FloorDivInt(rb.max, cr)) {
@@ -797,10 +797,10 @@ class Simplifier : public IRMutator {
     if (c == 1) return IntImm(0, t);
     if (c < 0) return nullptr;
     if (Expr r = NestedMod(a, c)) return r;
-    Linear l = ToLinear(a);
+    LinearSum l = ToLinear(a);
     if (!l.ok) return nullptr;
     // floormod(q * c + r, c) = floormod(r, c): drop the terms that c divides.
-    Linear r(t);
+    LinearSum r(t);
     for (const auto& t : l.terms) {
       if (t.coeff % c != 0) r.AddTerm(t.expr, t.coeff, t.hash);
     }
@@ -813,7 +813,7 @@ class Simplifier : public IRMutator {
     for (auto& t : r.terms) t.coeff /= g;
     r.constant /= g;
     if (r.terms.empty() && r.constant == 0) return IntImm(0, t);
-    Linear result(t), coarse(t), fine(t);
+    LinearSum result(t), coarse(t), fine(t);
     Expr re = FromLinear(r);
     IntBound rb = an_->Bound(re);
     if (rb.HasFiniteMin() && rb.HasFiniteMax() && FloorDivInt(rb.min, cr) == FloorDivInt(rb.max, cr)) {
@@ -853,7 +853,7 @@ class Simplifier : public IRMutator {
     if (ca && cb) return IntImm(is_min ? std::min(*ca, *cb) : std::max(*ca, *cb), a->dtype);
     if (ExprDeepEqual(a, b)) return a;
     // Decide by the interval of a - b, which keeps the correlation between both sides.
-    Linear d = ToLinear(a);
+    LinearSum d = ToLinear(a);
     d.Add(b, -1);
     if (!d.ok) return nullptr;
     IntBound db = LinearBound(d);
@@ -867,7 +867,7 @@ class Simplifier : public IRMutator {
   // and the coefficients divided by their gcd.
   Expr CompareRule(BinaryOp op, const Expr& a, const Expr& b) {
     DType t = a->dtype;
-    Linear d = ToLinear(a);
+    LinearSum d = ToLinear(a);
     d.Add(b, -1);
     if (!d.ok) return nullptr;
     if (auto decided = DecideAgainstZero(op, LinearBound(d))) return Bool(*decided);
@@ -892,7 +892,7 @@ class Simplifier : public IRMutator {
       }
       for (auto& t : d.terms) t.coeff /= g;
     }
-    Linear lhs(t), rhs(t);
+    LinearSum lhs(t), rhs(t);
     for (const auto& term : d.terms) {
       int64_t neg;
       if (term.coeff > 0) {

@@ -23,9 +23,9 @@ namespace autotune::tir {
 namespace {
 
 // Loads of `from` become loads of `to` at `indices` (every load of `from` is the same access).
-class LoadReplacer : public IRMutator {
+class ReindexedLoadReplacer : public IRMutator {
  public:
-  LoadReplacer(const BufferNode* from, Buffer to, std::vector<Expr> indices)
+  ReindexedLoadReplacer(const BufferNode* from, Buffer to, std::vector<Expr> indices)
       : from_(from), to_(std::move(to)), indices_(std::move(indices)) {}
   Expr Mutate_(const BufferLoadNode* op, const Expr& self) override {
     if (op->buffer.get() != from_) return MutateFields(op, self);
@@ -95,7 +95,7 @@ Result<StageRV> Schedule::ReIndex(StageRV consumer, const std::string& read) {
   const int sid = state_.AddStage(op, cid);
   Stage& cs = state_.stages[cid];
   auto rewritten = std::make_shared<te::OperationNode>(*cs.op);
-  rewritten->body = LoadReplacer(source->buffer.get(), op->buffer, consumer_index).Mutate(cs.op->body);
+  rewritten->body = ReindexedLoadReplacer(source->buffer.get(), op->buffer, consumer_index).Mutate(cs.op->body);
   cs.op = rewritten;
   StageRV out = NewStageRV(sid);
   Record("reindex", {Sym(consumer)}, {{"read", read}}, {StageSymbol(out.id)});
