@@ -10,12 +10,14 @@
 #include <fstream>
 #include <sstream>
 
+#include "measure/build_cache.h"
 #include "measure/host_info.h"
 #include "measure/parallel_build.h"
 #include "support/sha256.h"
 #include "measure/subprocess.h"
 #include "tir/codegen/codegen_c.h"
 #include "tir/transform/serialize_threads.h"
+#include "support/stopwatch.h"
 
 namespace autotune::measure {
 namespace {
@@ -23,27 +25,20 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-std::string DefaultCacheDir() {
-  std::error_code ec;
-  fs::path tmp = fs::temp_directory_path(ec);
-  if (ec) tmp = "/tmp";
-  return (tmp / fmt::format("autotune-{}", getuid()) / "c-cache").string();
-}
-
 bool WriteFile(const fs::path& path, const std::string& text) {
   std::ofstream f(path, std::ios::binary);
   f << text;
   return static_cast<bool>(f);
 }
 
-double Since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 }  // namespace
 
 CBuilder::CBuilder(MeasureConfig config) : config_(std::move(config)), slots_(config_.build_threads) {
-  cache_dir_ = config_.cache_dir.empty() ? DefaultCacheDir() : config_.cache_dir;
+  cache_dir_ = config_.cache_dir.empty() ? DefaultCacheDir("c") : config_.cache_dir;
   std::error_code ec;
   fs::create_directories(cache_dir_, ec);
+  TrimCache(cache_dir_, CacheSizeLimitBytes());
   command_ = {config_.cc,        "-O3",          "-march=native",   "-fopenmp",           "-fPIC",
               "-shared",         "-std=c11",     "-fno-math-errno", "-ffp-contract=fast"};
   command_.insert(command_.end(), config_.extra_cflags.begin(), config_.extra_cflags.end());
@@ -82,7 +77,7 @@ BuildResult GenerateC(const BuildInput& input) {
 BuildResult CBuilder::BuildOne(const BuildInput& input) const {
   const auto t0 = Clock::now();
   BuildResult r;
-  auto fail = [&](ErrorKind kind, std::string msg) { return r.MarkFailed(kind, std::move(msg), Since(t0)); };
+  auto fail = [&](ErrorKind kind, std::string msg) { return r.MarkFailed(kind, std::move(msg), SecondsSince(t0)); };
 
   r = GenerateC(input);
   if (!r.ok()) return fail(r.error_kind, r.error_message);
@@ -94,10 +89,11 @@ BuildResult CBuilder::BuildOne(const BuildInput& input) const {
   const fs::path so_path = fs::path(cache_dir_) / (key + ".so");
   std::error_code ec;
   if (fs::exists(so_path, ec)) {
+    TouchCacheEntry(so_path.string());
     r.artifact = so_path.string();
     r.binary_bytes = static_cast<int64_t>(fs::file_size(so_path, ec));
     r.cached = true;
-    r.build_seconds = Since(t0);
+    r.build_seconds = SecondsSince(t0);
     return r;
   }
 
@@ -134,7 +130,7 @@ BuildResult CBuilder::BuildOne(const BuildInput& input) const {
   if (ec) return fail(ErrorKind::kBuildError, "cannot move the object into the cache: " + ec.message());
   r.artifact = so_path.string();
   r.binary_bytes = static_cast<int64_t>(fs::file_size(so_path, ec));
-  r.build_seconds = Since(t0);
+  r.build_seconds = SecondsSince(t0);
   return r;
 }
 

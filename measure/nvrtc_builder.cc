@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "measure/build_cache.h"
 #include "measure/cuda_driver.h"
 #include "measure/nvrtc_compiler.h"
 #include "measure/parallel_build.h"
@@ -18,6 +19,7 @@
 #include "tir/analysis/gpu_validity.h"
 #include "tir/codegen/codegen_cuda.h"
 #include "tir/codegen/cuda_kernels.h"
+#include "support/stopwatch.h"
 
 namespace autotune::measure {
 namespace {
@@ -28,14 +30,6 @@ using Clock = std::chrono::steady_clock;
 constexpr size_t kMaxErrorLog = 4000;  // NVRTC log kept in an error message
 constexpr size_t kMaxLog = 16000;      // log kept in a successful result (ptxas info of many kernels)
 
-std::string DefaultCacheDir() {
-  std::error_code ec;
-  fs::path tmp = fs::temp_directory_path(ec);
-  if (ec) tmp = "/tmp";
-  return (tmp / fmt::format("autotune-{}", getuid()) / "cuda-cache").string();
-}
-
-double Since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 std::optional<std::string> ReadFile(const fs::path& path) {
   std::ifstream f(path, std::ios::binary);
@@ -90,9 +84,10 @@ tir::GpuLimits LimitsFor(const std::string& arch, const std::optional<CudaDevice
 }  // namespace
 
 NvrtcBuilder::NvrtcBuilder(MeasureConfig config) : config_(std::move(config)), slots_(config_.build_threads) {
-  cache_dir_ = config_.cache_dir.empty() ? DefaultCacheDir() : config_.cache_dir;
+  cache_dir_ = config_.cache_dir.empty() ? DefaultCacheDir("cuda") : config_.cache_dir;
   std::error_code ec;
   fs::create_directories(cache_dir_, ec);
+  TrimCache(cache_dir_, CacheSizeLimitBytes());
 }
 
 const Result<NvrtcBuilder::Setup>& NvrtcBuilder::Prepare() {
@@ -184,7 +179,7 @@ BuildResult GenerateCuda(const BuildInput& input, const tir::GpuLimits& limits) 
 BuildResult NvrtcBuilder::BuildOne(const BuildInput& input, const Setup& setup) const {
   const auto t0 = Clock::now();
   BuildResult r;
-  auto fail = [&](ErrorKind kind, std::string msg) { return r.MarkFailed(kind, std::move(msg), Since(t0)); };
+  auto fail = [&](ErrorKind kind, std::string msg) { return r.MarkFailed(kind, std::move(msg), SecondsSince(t0)); };
 
   // ---- the module: generated from the lowered function, or given ----
   r = GenerateCuda(input, LimitsFor(setup.arch, setup.device));
@@ -199,7 +194,7 @@ BuildResult NvrtcBuilder::BuildOne(const BuildInput& input, const Setup& setup) 
     r.registers = ptxas.registers;
     r.spill_bytes = ptxas.spill_store_bytes + ptxas.spill_load_bytes;
     r.cached = cached;
-    r.build_seconds = Since(t0);
+    r.build_seconds = SecondsSince(t0);
     return r;
   };
 
@@ -214,6 +209,7 @@ BuildResult NvrtcBuilder::BuildOne(const BuildInput& input, const Setup& setup) 
     // again: the log carries the register and spill figures.
     auto log = ReadFile(dir / (key + ".log"));
     if (!ec && size > 0 && log && !log->empty()) {
+      TouchCacheEntry(cubin_path.string());
       return finish(cubin_path.string(), static_cast<int64_t>(size), *log, /*cached=*/true);
     }
   }

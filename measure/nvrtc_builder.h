@@ -11,7 +11,7 @@
 // log, trimmed. Registers and spills come from ptxas's report in the log.
 //
 // Cubins are cached by SHA-256 of (NVRTC version, options, source) in the cache dir
-// (config.cache_dir, else <temp dir>/autotune-<uid>/cuda-cache): <key>.cubin, with <key>.log (the
+// (config.cache_dir, else measure::DefaultCacheDir("cuda")): <key>.cubin, with <key>.log (the
 // log, read back on a hit for the ptxas figures) and <key>.cu (the source, for people reading the
 // cache). Files are written under temporary names and renamed, so concurrent builders never see a
 // half-written cubin.
