@@ -8,13 +8,17 @@
 
 #include "cli/cli_error.h"
 #include "cli/command.h"
+#include "cli/help_format.h"
 #include "tir/version.h"
 
 int main(int argc, char** argv) {
   using namespace autotune::cli;
-  CLI::App app{"autotune: auto-scheduling search for fast tensor kernels"};
+  CLI::App app{"autotune: auto-scheduling search for fast tensor kernels", "autotune"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("autotune ") + autotune::kVersion);
+  // Set before the commands are added: they inherit both.
+  app.formatter(std::make_shared<HelpFormatter>());
+  app.option_defaults()->always_capture_default();
   std::map<CLI::App*, CommandRun> commands;
   auto add = [&](CommandRun (*fn)(CLI::App&)) {
     size_t before = app.get_subcommands({}).size();

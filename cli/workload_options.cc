@@ -11,13 +11,37 @@
 #include "tir/ops/operator.h"
 
 namespace autotune::cli {
+namespace {
+
+// The trace in a file that --trace names: a trace itself, a `measure --json` report (its "trace"),
+// or a `tune --json` report (the best trace of its task for this workload).
+nlohmann::json TraceInReport(const nlohmann::json& j, const tir::Workload& w, const std::string& file) {
+  if (!j.is_object()) return j;
+  if (j.contains("trace") && j["trace"].is_object()) return j["trace"];
+  if (!j.contains("tasks") || !j["tasks"].is_array()) return j;
+  std::string workloads;
+  for (const auto& task : j["tasks"]) {
+    const std::string name = task.is_object() ? task.value("workload", "") : "";
+    if (name == w.CanonicalText()) {
+      if (task.contains("best_trace") && task["best_trace"].is_object()) return task["best_trace"];
+      throw UserError{fmt::format("tune report '{}' has no valid schedule for {}", file, name)};
+    }
+    workloads += (workloads.empty() ? "" : "; ") + name;
+  }
+  throw UserError{fmt::format("tune report '{}' has no task {} (its tasks: {})", file, w.CanonicalText(),
+                              workloads.empty() ? "none" : workloads)};
+}
+
+}  // namespace
 
 void WorkloadOptions::AddTo(CLI::App& cmd, bool) {
   cmd.add_option("--op", op, "operator (see `autotune ops`)")->required();
   cmd.add_option("--shape", shape, "shape parameters, e.g. M=1024,N=1024,K=1024")->required();
   cmd.add_option("--epilogue", epilogue, "fused epilogue: none, bias, relu or bias,relu");
   cmd.add_option("--target", target, "cpu or cuda");
-  auto* trace = cmd.add_option("--trace", trace_file, "schedule trace (JSON) to use instead of the default schedule");
+  auto* trace = cmd.add_option("--trace", trace_file,
+                               "the schedule of this trace file (a trace, a `measure --json` report, or a `tune "
+                               "--json` report: its best for this workload) instead of the default schedule");
   cmd.add_option("--sketch", sketch,
                  "the hand-picked schedule of this sketch (see `tune --help`) instead of the default schedule")
       ->excludes(trace);
@@ -58,8 +82,7 @@ tir::Schedule WorkloadOptions::MakeSchedule(const tir::Workload& w) const {
   text << in.rdbuf();
   nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) throw UserError{fmt::format("trace file '{}' is not valid JSON", trace_file)};
-  // A measurement report (autotune measure --json) carries its trace under "trace".
-  if (j.is_object() && j.contains("trace") && j["trace"].is_object()) j = j["trace"];
+  j = TraceInReport(j, w, trace_file);
   auto trace = tir::Trace::FromJson(j);
   if (!trace) throw UserError{fmt::format("trace file '{}': {}", trace_file, trace.error().message)};
   auto sch = tir::Schedule::Replay(w, Target(), *trace);

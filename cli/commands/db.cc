@@ -11,6 +11,7 @@
 #include "cli/cli_error.h"
 #include "cli/command.h"
 #include "cli/open_database.h"
+#include "cli/output.h"
 #include "db/database.h"
 #include "db/jsonl.h"
 #include "db/merge.h"
@@ -33,18 +34,18 @@ json TargetJson(const db::TargetInfo& t) {
 CommandRun AddStats(CLI::App& parent) {
   struct Options {
     std::string db;
-    bool json = false;
+    std::string json;  // --json: "-" for stdout, or a file
   };
   auto o = std::make_shared<Options>();
   auto* cmd = parent.add_subcommand(
       "stats", "Counts: workloads, records and cost models; per target, valid and invalid records");
   cmd->add_option("--db", o->db, "tuning database")->required();
-  cmd->add_flag("--json", o->json, "print JSON instead of a table");
+  AddJsonOption(*cmd, o->json, "the counts");
   return [o]() {
     auto database = OpenDatabase(o->db, db::OpenMode::kReadOnly);
     const db::DatabaseStats st = Check(database->Stats());
     const int file_version = database->file_schema_version();
-    if (o->json) {
+    if (!o->json.empty()) {
       json targets = json::array();
       for (const auto& t : st.targets) {
         targets.push_back({{"target", TargetJson(t.target)},
@@ -53,13 +54,14 @@ CommandRun AddStats(CLI::App& parent) {
                            {"valid", t.valid},
                            {"invalid", t.invalid}});
       }
-      fmt::print("{}\n", json{{"path", o->db},
+      WriteOutput(o->json, json{{"path", o->db},
                               {"schema_version", file_version},
                               {"workloads", st.workloads},
                               {"records", st.records},
                               {"cost_models", st.cost_models},
                               {"targets", targets}}
-                             .dump(2));
+                             .dump(2) + "\n",
+                  "the JSON");
       return 0;
     }
     fmt::print("{}: schema {}{}; {} workloads, {} records, {} cost models\n", o->db, file_version,
@@ -98,7 +100,7 @@ CommandRun AddTop(CLI::App& parent) {
   struct Options {
     std::string db, op, shape, epilogue, target, sketch;
     int n = 10;
-    bool json = false;
+    std::string json;  // --json: "-" for stdout, or a file
   };
   auto o = std::make_shared<Options>();
   auto* cmd = parent.add_subcommand("top", "The fastest valid records of one workload");
@@ -111,7 +113,7 @@ CommandRun AddTop(CLI::App& parent) {
   cmd->add_option("--sketch", o->sketch,
                   "only records whose schedule this sketch made (e.g. cuda.split_k; `tune --help` lists them), to "
                   "compare schedule structures");
-  cmd->add_flag("--json", o->json, "print JSON (with each record's trace) instead of a table");
+  AddJsonOption(*cmd, o->json, "the records, with their traces,");
   return [o]() {
     if (!o->sketch.empty() && !search::FindSketch(o->sketch)) {
       throw UserError{
@@ -151,7 +153,7 @@ CommandRun AddTop(CLI::App& parent) {
     const std::string where = o->target.empty() ? "any target" : o->target;
     const std::string of_sketch = o->sketch.empty() ? "" : fmt::format(", sketch {}", o->sketch);
 
-    if (o->json) {
+    if (!o->json.empty()) {
       json records = json::array();
       int rank = 0;
       for (const auto& [r, sketch] : best) {
@@ -164,7 +166,7 @@ CommandRun AddTop(CLI::App& parent) {
                            {"trace_hash", r.trace_hash},
                            {"trace", json::parse(r.trace_json, nullptr, false)}});
       }
-      fmt::print("{}\n", json{{"workload", w->CanonicalText()},
+      WriteOutput(o->json, json{{"workload", w->CanonicalText()},
                               {"key", key},
                               {"target", where},
                               {"sketch", o->sketch.empty() ? json(nullptr) : json(o->sketch)},
@@ -172,7 +174,8 @@ CommandRun AddTop(CLI::App& parent) {
                               {"records", records},
                               {"valid", counts.valid},
                               {"invalid", counts.invalid()}}
-                             .dump(2));
+                             .dump(2) + "\n",
+                  "the JSON");
       return 0;
     }
     if (best.empty()) {
@@ -226,14 +229,14 @@ json CountsJson(const std::string& file, int64_t read, int64_t added, int64_t du
 CommandRun AddImport(CLI::App& parent) {
   struct Options {
     std::string db, in = "-";
-    bool json = false;
+    std::string json;  // --json: "-" for stdout, or a file
   };
   auto o = std::make_shared<Options>();
   auto* cmd = parent.add_subcommand(
       "import", "Store records from JSON lines (db export's format); every line is checked before any is stored");
   cmd->add_option("--db", o->db, "tuning database (created if missing)")->required();
   cmd->add_option("--in", o->in, "input file ('-': stdin)");
-  cmd->add_flag("--json", o->json, "print the counts as JSON on stdout");
+  AddJsonOption(*cmd, o->json, "the counts");
   return [o]() {
     std::ifstream file;
     if (o->in != "-") {
@@ -248,7 +251,10 @@ CommandRun AddImport(CLI::App& parent) {
     auto database = OpenDatabase(o->db, db::OpenMode::kReadWrite);
     auto counts = db::StoreRecords(*database, std::move(*records));
     if (!counts) throw UserError{fmt::format("importing {}: {}", name, counts.error().message)};
-    if (o->json) fmt::print("{}\n", CountsJson(name, counts->read, counts->inserted, counts->duplicates).dump(2));
+    if (!o->json.empty()) {
+      WriteOutput(o->json, CountsJson(name, counts->read, counts->inserted, counts->duplicates).dump(2) + "\n",
+                  "the counts");
+    }
     fmt::print(stderr, "autotune: imported {} into {}: {} records, {} added, {} duplicates skipped\n", name, o->db,
                counts->read, counts->inserted, counts->duplicates);
     return 0;
@@ -261,14 +267,14 @@ CommandRun AddMerge(CLI::App& parent) {
   struct Options {
     std::string db;
     std::vector<std::string> others;
-    bool json = false;
+    std::string json;  // --json: "-" for stdout, or a file
   };
   auto o = std::make_shared<Options>();
   auto* cmd = parent.add_subcommand(
       "merge", "Add the records of other databases (read-only; an older schema is fine) that are new to --db");
   cmd->add_option("--db", o->db, "tuning database to merge into (created if missing)")->required();
   cmd->add_option("others", o->others, "databases to merge from")->required();
-  cmd->add_flag("--json", o->json, "print the counts as JSON");
+  AddJsonOption(*cmd, o->json, "the counts");
   return [o]() {
     auto database = OpenDatabase(o->db, db::OpenMode::kReadWrite);
     json all = json::array();
@@ -276,11 +282,11 @@ CommandRun AddMerge(CLI::App& parent) {
       auto counts = db::MergeDatabase(*database, other);
       if (!counts) throw UserError{counts.error().message};  // the files before it stay merged
       all.push_back(CountsJson(other, counts->read, counts->added, counts->duplicates));
-      if (!o->json) {
+      if (o->json.empty()) {
         fmt::print("{}: {} records, {} added, {} duplicates\n", other, counts->read, counts->added, counts->duplicates);
       }
     }
-    if (o->json) fmt::print("{}\n", all.dump(2));
+    if (!o->json.empty()) WriteOutput(o->json, all.dump(2) + "\n", "the counts");
     return 0;
   };
 }

@@ -58,7 +58,7 @@ CommandRun AddLookupCommand(CLI::App& app) {
   cmd->add_option("--target", opts->target, "cpu, cuda, or kind:arch such as cuda:sm_90")->required();
   cmd->add_flag("--nearest", opts->nearest,
                 "without a record of this exact shape, adapt the best traces of the nearest shapes");
-  cmd->add_option("--json", opts->json_file, "write the answer as JSON to this file ('-' for stdout)");
+  AddJsonOption(*cmd, opts->json_file, "the answer");
   cmd->add_option("--source", opts->source_file, "write the kernel source to this file ('-' for stdout)");
   return [opts]() {
     if (!std::ifstream(opts->db)) throw UserError{fmt::format("cannot open the database '{}': no such file", opts->db)};

@@ -3,6 +3,7 @@
 // in the database; `eval` measures how well the model ranks records it did not learn from. Both
 // replay and lower every record (the features come from the lowered program), spread over the cores.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -21,6 +22,7 @@
 #include "costmodel/xgboost_model.h"
 #include "tir/ops/operator.h"
 #include "support/parallel_for.h"
+#include "support/stopwatch.h"
 
 namespace autotune::cli {
 
@@ -29,13 +31,12 @@ namespace {
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-double SecondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // The options `train` and `eval` share: which records, and how the model learns.
 struct DataOptions {
   std::string db;
   std::string op;
-  std::string target = "cuda";
+  std::string target;  // "": the one target kind of the database's valid records
   std::string objective = "weighted-regression";
   int rounds = 0;  // 0: XGBoostConfig's
   uint64_t seed = 1;
@@ -45,8 +46,9 @@ struct DataOptions {
 void AddDataOptions(CLI::App& cmd, DataOptions& o) {
   cmd.add_option("--db", o.db, "tuning database to learn from")->required();
   cmd.add_option("--op", o.op, "only this operator's records (default: every operator)");
-  cmd.add_option("--target", o.target, "records of this target: cpu, cuda or kind:arch such as cuda:sm_90")
-      ->capture_default_str();
+  cmd.add_option("--target", o.target,
+                 "records of this target: cpu, cuda or kind:arch such as cuda:sm_90 (default: the kind of the "
+                 "database's valid records, when they are of one kind)");
   cmd.add_option("--rounds", o.rounds, "boosting rounds")->check(CLI::Range(1, 10000));
   cmd.add_option("--seed", o.seed, "seed of the training (and of the split)")->capture_default_str();
   cmd.add_option("--leave-out", o.leave_out,
@@ -67,6 +69,21 @@ std::string LeftOutKey(const std::string& spec) {
   auto w = tir::MakeWorkload(op, shape, epilogue);
   if (!w) throw UserError{fmt::format("--leave-out '{}': {}", spec, w.error().message)};
   return w->Key();
+}
+
+// --target, or the one kind of target the database has valid records of.
+db::TargetQuery RecordsTarget(const std::string& target, db::TuningDatabase& database, const std::string& db) {
+  if (!target.empty()) return Check(db::ParseTargetQuery(target));
+  std::set<std::string> kinds;
+  for (const auto& t : Check(database.Stats()).targets) {
+    if (t.valid > 0) kinds.insert(t.target.kind);
+  }
+  if (kinds.empty()) throw UserError{fmt::format("'{}' has no valid records to learn from", db)};
+  if (kinds.size() > 1) {
+    throw UserError{fmt::format("'{}' has records of several targets ({}): choose one with --target", db,
+                                fmt::join(kinds, ", "))};
+  }
+  return Check(db::ParseTargetQuery(*kinds.begin()));
 }
 
 costmodel::XGBoostConfig ModelConfig(const DataOptions& o, costmodel::Objective objective, const db::TargetQuery& q) {
@@ -139,9 +156,9 @@ CommandRun AddTrain(CLI::App& parent) {
   return [o]() {
     if (o->out.empty() && o->save_as.empty()) throw UserError{"say where the model goes: --out FILE and/or --save-as NAME"};
     const auto objective = ParseObjectiveOption(o->objective);
-    const db::TargetQuery q = Check(db::ParseTargetQuery(o->target));
     // Read-only until there is a model to store: a mistyped --db is an error, not a new empty file.
     auto database = OpenDatabase(o->db, db::OpenMode::kReadOnly);
+    const db::TargetQuery q = RecordsTarget(o->target, *database, o->db);
     const costmodel::TrainingSet set = ReadRecords(*database, *o, q);
     const auto start = Clock::now();
     costmodel::XGBoostCostModel model(ModelConfig(*o, objective, q));
@@ -192,7 +209,7 @@ CommandRun AddEval(CLI::App& parent) {
       ->capture_default_str();
   cmd->add_option("--folds", o->folds, "cross-validation folds")->check(CLI::Range(2, 100))->capture_default_str();
   cmd->add_option("--top-k", o->top_k, "k of the top-k recall")->check(CLI::Range(1, 100000))->capture_default_str();
-  cmd->add_option("--json", o->json_file, "write the figures as JSON to this file ('-' for stdout)");
+  AddJsonOption(*cmd, o->json_file, "the figures");
   return [o]() {
     if (o->split != "workload" && o->split != "random") {
       throw UserError{fmt::format("unknown split '{}' (expected workload or random)", o->split)};
@@ -204,8 +221,8 @@ CommandRun AddEval(CLI::App& parent) {
     } else {
       objectives = {ParseObjectiveOption(o->objective)};
     }
-    const db::TargetQuery q = Check(db::ParseTargetQuery(o->target));
     auto database = OpenDatabase(o->db, db::OpenMode::kReadOnly);
+    const db::TargetQuery q = RecordsTarget(o->target, *database, o->db);
     // A bad --model should fail before the records are read.
     std::unique_ptr<costmodel::XGBoostCostModel> given;
     costmodel::ModelInfo given_info;

@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_error.h"
 #include "cli/command.h"
+#include "cli/output.h"
 #include "search/networks.h"
 #include "search/task_file.h"
 #include "tir/ops/operator.h"
@@ -17,7 +19,7 @@ namespace {
 struct NetworksOptions {
   std::string network;
   int batch = 0;
-  bool json = false;
+  std::string json;  // --json: "-" for stdout, or a file
 };
 
 std::vector<search::TuneTaskSpec> TasksOf(const std::string& network, int batch) {
@@ -43,20 +45,25 @@ Totals Sum(const std::vector<search::TuneTaskSpec>& tasks) {
   return t;
 }
 
+bool IsNetworkName(const std::string& name) {
+  const auto names = search::NetworkNames();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
 int ListNetworks(const NetworksOptions& o) {
   const int batch = o.batch == 0 ? 1 : o.batch;
   nlohmann::json out = nlohmann::json::array();
   for (const std::string& name : search::NetworkNames()) {
     const auto tasks = TasksOf(name, batch);
     const Totals t = Sum(tasks);
-    if (o.json) {
+    if (!o.json.empty()) {
       out.push_back({{"name", name}, {"batch", batch}, {"tasks", tasks.size()}, {"layers", t.layers}, {"flops", t.flops}});
     } else {
       fmt::print("{:<14} {:>3} tasks  {:>3} layers  {:>7.2f} GFLOP at batch {}\n", name, tasks.size(), t.layers,
                  t.flops / 1e9, batch);
     }
   }
-  if (o.json) fmt::print("{}\n", out.dump(2));
+  if (!o.json.empty()) WriteOutput(o.json, out.dump(2) + "\n", "the networks");
   else fmt::print("\n`autotune networks NAME --batch N` lists a network's tasks; `autotune tune --network NAME` tunes them.\n");
   return 0;
 }
@@ -64,8 +71,8 @@ int ListNetworks(const NetworksOptions& o) {
 int ShowNetwork(const NetworksOptions& o) {
   const int batch = o.batch == 0 ? 1 : o.batch;
   const auto tasks = TasksOf(o.network, batch);
-  if (o.json) {
-    fmt::print("{}", search::TaskListJson(tasks));
+  if (!o.json.empty()) {
+    WriteOutput(o.json, search::TaskListJson(tasks), "the task list");
     return 0;
   }
   size_t width = 4, shape_width = 5;
@@ -91,13 +98,17 @@ CommandRun AddNetworksCommand(CLI::App& app) {
   auto o = std::make_shared<NetworksOptions>();
   cmd->add_option("network", o->network, "a network: its tasks (operator, shape, epilogue, weight: occurrences)");
   cmd->add_option("--batch", o->batch, "batch size (default 1)")->check(CLI::Range(1, 4096));
-  cmd->add_flag("--json", o->json, "print JSON: for a network, the task list that `tune --tasks` reads");
+  AddJsonOption(*cmd, o->json, "the networks, or a network's task list as `tune --tasks` reads it,");
   cmd->footer(
       "Examples:\n"
       "  autotune networks\n"
       "  autotune networks resnet50 --batch 16\n"
       "  autotune networks bert_base --json > bert.json   # edit, then: autotune tune --tasks bert.json");
-  return [o]() { return o->network.empty() ? ListNetworks(*o) : ShowNetwork(*o); };
+  return [o]() {
+    // `networks --json NAME` hands NAME to --json; a network's name there means the network.
+    if (o->network.empty() && IsNetworkName(o->json)) o->network = std::exchange(o->json, "-");
+    return o->network.empty() ? ListNetworks(*o) : ShowNetwork(*o);
+  };
 }
 
 }  // namespace autotune::cli

@@ -4,18 +4,19 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/output.h"
 #include "tir/ops/operator.h"
 
 namespace autotune::cli {
 
 CommandRun AddOpsCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("ops", "List the operators and their shape parameters");
-  auto json = std::make_shared<bool>(false);
-  cmd->add_flag("--json", *json, "print JSON instead of text");
+  auto json = std::make_shared<std::string>();
+  AddJsonOption(*cmd, *json, "the list");
   return [json]() {
     nlohmann::json out = nlohmann::json::array();
     for (const auto* op : tir::BuiltinOperators().All()) {
-      if (*json) {
+      if (!json->empty()) {
         nlohmann::json params = nlohmann::json::array();
         for (const auto& p : op->Params()) {
           params.push_back({{"name", p.name}, {"default", p.default_value ? nlohmann::json(*p.default_value) : nullptr},
@@ -30,7 +31,7 @@ CommandRun AddOpsCommand(CLI::App& app) {
                    p.default_value ? fmt::format(" (default {})", *p.default_value) : std::string(" (required)"));
       }
     }
-    if (*json) fmt::print("{}\n", out.dump(2));
+    if (!json->empty()) WriteOutput(*json, out.dump(2) + "\n", "the operators");
     else fmt::print("\nEpilogues (--epilogue): none, bias, relu, bias,relu\n");
     return 0;
   };

@@ -52,7 +52,7 @@ CommandRun AddReportCommand(CLI::App& app) {
       ->required();
   cmd->add_option("--target", o->target, "only records of this target: cpu, cuda, or kind:arch such as cuda:sm_90");
   cmd->add_option("--op", o->op, "only records of this operator (see `autotune ops`)");
-  cmd->add_option("--json", o->json, "also write the table as JSON to this file ('-': stdout)");
+  AddJsonOption(*cmd, o->json, "the table, besides the HTML,");
   cmd->footer(
       "Writes DIR/index.html, one self-contained page (no script, nothing fetched), with a row per\n"
       "workload and target: records (valid/total), best latency and GFLOP/s, trials until the best so\n"

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/output.h"
 #include "measure/cuda_driver.h"
 #include "measure/nvrtc_compiler.h"
 
@@ -16,8 +17,8 @@ bool CCompilerPresent() { return std::system("cc --version >/dev/null 2>&1") == 
 
 CommandRun AddTargetsCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("targets", "Show which targets can be compiled and measured here");
-  auto json = std::make_shared<bool>(false);
-  cmd->add_flag("--json", *json, "print JSON instead of text");
+  auto json = std::make_shared<std::string>();
+  AddJsonOption(*cmd, *json, "the targets");
   return [json]() {
     const bool cc = CCompilerPresent();
     nlohmann::json out = nlohmann::json::array();
@@ -37,8 +38,8 @@ CommandRun AddTargetsCommand(CLI::App& app) {
     }
     out.push_back({{"target", "cuda"}, {"compile", bool(nvrtc)}, {"measure", bool(nvrtc) && bool(device)},
                    {"reason", reason}});
-    if (*json) {
-      fmt::print("{}\n", out.dump(2));
+    if (!json->empty()) {
+      WriteOutput(*json, out.dump(2) + "\n", "the targets");
       return 0;
     }
     for (const auto& t : out) {

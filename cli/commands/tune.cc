@@ -32,7 +32,7 @@
 #include "measure/cuda_runner.h"
 #include "measure/nvrtc_builder.h"
 #include "measure/nvrtc_compiler.h"
-#include "costmodel/pretrained_models.h"
+#include "costmodel/tuning_model.h"
 #include "costmodel/xgboost_model.h"
 #include "search/measure_record.h"
 #include "search/networks.h"
@@ -311,201 +311,225 @@ void CheckSketchesApply(const std::vector<std::string>& sketches, const std::vec
   }
 }
 
-}  // namespace
-
-CommandRun AddTuneCommand(CLI::App& app) {
-  auto o = std::make_shared<TuneOptions>();
-  auto* cmd = app.add_subcommand(
-      "tune",
-      "Search schedules for an operator, a task list or a network, measure them and keep the fastest in the "
-      "tuning database (re-running resumes; Ctrl-C stores the batch in flight and exits with 130)");
-  cmd->add_option("--op", o->op, "operator (see `autotune ops`)");
-  cmd->add_option("--shape", o->shape, "shape parameters, e.g. M=1024,N=1024,K=1024");
-  cmd->add_option("--epilogue", o->epilogue, "fused epilogue: none, bias, relu or bias,relu");
-  cmd->add_option("--tasks", o->tasks_file, "JSON task list: [{\"op\", \"shape\", \"epilogue\", \"weight\", \"name\"}, ...]");
-  cmd->add_option("--network", o->network, "tune a network's layers: resnet18, resnet50, mobilenet_v2 or bert_base");
-  cmd->add_option("--batch", o->batch, "batch size of --network")->check(CLI::Range(1, 4096));
-  cmd->add_option("--target", o->target, "cpu, cuda or auto (cuda when a GPU and NVRTC are usable)")
+// The options of `tune`, into `o`.
+void AddTuneOptions(CLI::App& cmd, TuneOptions& o) {
+  cmd.add_option("--op", o.op, "operator (see `autotune ops`)");
+  cmd.add_option("--shape", o.shape, "shape parameters, e.g. M=1024,N=1024,K=1024");
+  cmd.add_option("--epilogue", o.epilogue, "fused epilogue: none, bias, relu or bias,relu");
+  cmd.add_option("--tasks", o.tasks_file, "JSON task list: [{\"op\", \"shape\", \"epilogue\", \"weight\", \"name\"}, ...]");
+  cmd.add_option("--network", o.network, "tune a network's layers: resnet18, resnet50, mobilenet_v2 or bert_base");
+  cmd.add_option("--batch", o.batch, "batch size of --network")->check(CLI::Range(1, 4096));
+  cmd.add_option("--target", o.target, "cpu, cuda or auto (cuda when a GPU and NVRTC are usable)")
       ->capture_default_str();
-  cmd->add_option("--trials", o->trials, "measurements in the whole job")->check(CLI::Range(1, 100000000))->capture_default_str();
-  cmd->add_option("--batch-size", o->batch_size, "measurements per round")->check(CLI::Range(1, 100000))->capture_default_str();
-  cmd->add_option("--population", o->population, "candidates per generation of the evolutionary search")
+  cmd.add_option("--trials", o.trials, "measurements in the whole job")->check(CLI::Range(1, 100000000))->capture_default_str();
+  cmd.add_option("--batch-size", o.batch_size, "measurements per round")->check(CLI::Range(1, 100000))->capture_default_str();
+  cmd.add_option("--population", o.population, "candidates per generation of the evolutionary search")
       ->check(CLI::Range(1, 1000000));
-  cmd->add_option("--min-per-sketch", o->min_per_sketch,
-                  "each round measures at least this many of the model's best candidates of every sketch (e.g. "
-                  "split-K and not), so that a start model that favours one sketch does not hide the others "
-                  "(0: off)")
+  cmd.add_option("--min-per-sketch", o.min_per_sketch,
+                 "each round measures at least this many of the model's best candidates of every sketch (e.g. "
+                 "split-K and not), so that a start model that favours one sketch does not hide the others "
+                 "(0: off)")
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
-  cmd->add_option("--transfer", o->transfer,
-                  "a task with no record of its own on this target (of the searched sketches) starts with up to this "
-                  "many of the best schedules of the nearest other shapes of its operator in --db, adapted to its "
-                  "shape (0: none)")
+  cmd.add_option("--transfer", o.transfer,
+                 "a task with no record of its own on this target (of the searched sketches) starts with up to this "
+                 "many of the best schedules of the nearest other shapes of its operator in --db, adapted to its "
+                 "shape (0: none)")
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
   std::string sketch_names;
   for (const auto& s : search::BuiltinSketches()) {
     sketch_names += fmt::format("{}{}{}", sketch_names.empty() ? "" : ", ", s.name, s.by_default ? "" : " (only when named)");
   }
-  cmd->add_option("--sketches", o->sketches,
-                  "comma-separated schedule structures to search instead of the default ones (only their schedules "
-                  "seed the search; the first round still measures the default schedule): " + sketch_names)
+  cmd.add_option("--sketches", o.sketches,
+                 "comma-separated schedule structures to search instead of the default ones (only their schedules "
+                 "seed the search; the first round still measures the default schedule): " + sketch_names)
       ->delimiter(',');
-  cmd->add_option("--cost-model", o->cost_model,
-                  "xgboost: learned from this job's measurements, on top of --model's (without one, random until 32 "
-                  "are valid); or random (no model: for comparisons)")
+  cmd.add_option("--cost-model", o.cost_model,
+                 "xgboost: learned from this job's measurements, on top of --model's (without one, random until 32 "
+                 "are valid); or random (no model: for comparisons)")
       ->capture_default_str();
-  cmd->add_option("--model", o->model,
-                  "start from a trained cost model: a file or a name stored in --db (see `autotune model train`), or "
-                  "none; by default the model built into autotune for the GPU, when it has one (cuda:sm_90)");
-  cmd->add_option("--db", o->db_file, "tuning database (created if missing)")->capture_default_str();
-  cmd->add_option("--seed", o->seed, "seed of the search")->capture_default_str();
-  o->config.screen_ratio = kTuneScreenRatio;
-  cmd->add_option("--screen-ratio", o->config.screen_ratio,
-                  "a candidate whose first timed repeat is slower than this many times the best so far gets no "
-                  "further repeats (0: every candidate gets all --repeats)")
+  cmd.add_option("--model", o.model,
+                 "start from a trained cost model: a file or a name stored in --db (see `autotune model train`), or "
+                 "none; by default the model built into autotune for the GPU, when it has one (cuda:sm_90)");
+  cmd.add_option("--db", o.db_file, "tuning database (created if missing)")->capture_default_str();
+  cmd.add_option("--seed", o.seed, "seed of the search")->capture_default_str();
+  cmd.add_option("--screen-ratio", o.config.screen_ratio,
+                 "a candidate whose first timed repeat is slower than this many times the best so far gets no "
+                 "further repeats (0: every candidate gets all --repeats)")
       ->check(CLI::Range(0.0, 1000.0))
       ->capture_default_str();
-  cmd->add_flag("--serial-rounds", o->serial_rounds,
-                "build the next round only after this one is measured (by default, on a GPU or workers, the next "
-                "round is proposed and built while this one runs)");
-  cmd->add_flag("--batch-runs", o->batch_runs,
-                "on a local GPU, measure a round only once all its candidates are built (by default each candidate "
-                "runs as soon as it is built, while the round's slowest still compile)");
-  cmd->add_option("--json", o->json_file, "write a JSON report to this file ('-' for stdout)");
-  cmd->add_option("--out", o->out_dir, "write the best kernel of every task to this directory");
-  AddMeasureOptions(*cmd, o->config);
-  AddRemoteOptions(*cmd, o->remote);
+  cmd.add_flag("--serial-rounds", o.serial_rounds,
+               "build the next round only after this one is measured (by default, on a GPU or workers, the next "
+               "round is proposed and built while this one runs)");
+  cmd.add_flag("--batch-runs", o.batch_runs,
+               "on a local GPU, measure a round only once all its candidates are built (by default each candidate "
+               "runs as soon as it is built, while the round's slowest still compile)");
+  AddJsonOption(cmd, o.json_file, "the report");
+  cmd.add_option("--out", o.out_dir, "write the best kernel of every task to this directory");
+  AddMeasureOptions(cmd, o.config);
+  AddRemoteOptions(cmd, o.remote);
+}
+
+void CheckTuneOptions(const TuneOptions& o) {
+  if (o.cost_model != "xgboost" && o.cost_model != "random") {
+    throw UserError{fmt::format("unknown cost model '{}' (expected xgboost or random)", o.cost_model)};
+  }
+  if (!o.model.empty() && o.model != "none" && o.cost_model != "xgboost") {
+    throw UserError{"--model needs --cost-model xgboost"};
+  }
+  if (o.target != "cpu" && o.target != "cuda" && o.target != "auto") {
+    throw UserError{fmt::format("unknown target '{}' (expected cpu, cuda or auto)", o.target)};
+  }
+  CheckSketchNames(o.sketches, o.target);
+  // A model named in a database that does not exist yet cannot be there: say so before creating it.
+  std::error_code ec;
+  if (!o.model.empty() && o.model != "none" && !std::filesystem::is_regular_file(o.model, ec) &&
+      !std::filesystem::exists(o.db_file, ec)) {
+    throw UserError{fmt::format("no model file '{}', and no database '{}' that could hold a model of that name",
+                                o.model, o.db_file)};
+  }
+}
+
+// Where candidates are built and measured: the workers of --workers, else this machine.
+struct Measurement {
+  MeasureTarget target;
+  std::unique_ptr<measure::Builder> builder;
+  std::unique_ptr<measure::Runner> runner;
+};
+
+Measurement SetUpMeasurement(TuneOptions& o, bool build_timeout_given) {
+  if (!o.remote.workers.empty()) {
+    if (o.target != "cpu" && !build_timeout_given) o.config.build_timeout_s = kCudaTuneBuildTimeoutS;
+    RemoteMeasurement remote = ConnectWorkers(o.remote, o.target, o.config);
+    return {remote.target, std::move(remote.builder), std::move(remote.runner)};
+  }
+  const RemoteOptions& r = o.remote;
+  if (!r.token_file.empty() || !r.tls_cert.empty() || !r.tls_key.empty() || !r.tls_ca.empty()) {
+    throw UserError{"--token-file and the --tls-* options go with --workers"};
+  }
+  Measurement m;
+  m.target = ResolveMeasureTarget(o.target, o.config);
+  if (m.target.kind == tir::TargetKind::kCuda && !build_timeout_given) o.config.build_timeout_s = kCudaTuneBuildTimeoutS;
+  m.builder = MakeBuilder(m.target.kind, o.config);
+  m.runner = MakeRunner(m.target.kind, o.config);
+  return m;
+}
+
+// The job's cost model; sets o.model_used to what it started from.
+std::unique_ptr<costmodel::CostModel> MakeCostModel(TuneOptions& o, db::TuningDatabase& database,
+                                                    const MeasureTarget& target) {
+  if (o.cost_model == "random") return costmodel::MakeRandomCostModel(o.seed);
+  auto xgb = costmodel::MakeTuningXGBoost(target.info.ShortText(), o.seed);
+  if (o.model == "none") return xgb;  // a cold start: the job's own measurements only
+  if (!o.model.empty()) {
+    const costmodel::ModelInfo info = LoadModel(o.model, database, *xgb, tir::TargetKindName(target.kind));
+    fmt::print(stderr, "autotune: starting from the {} cost model '{}' ({} records of {})\n", info.objective, o.model,
+               info.records, info.target);
+    o.model_used = o.model;
+    return xgb;
+  }
+  const std::string builtin = target.info.ShortText();
+  auto started = costmodel::StartFromBuiltinModel(*xgb, builtin);
+  if (!started) {
+    fmt::print(stderr, "autotune: warning: the built-in cost model of {} does not load ({}); starting cold\n", builtin,
+               started.error().message);
+  } else if (*started) {
+    fmt::print(stderr, "autotune: starting from the built-in cost model of {} ({} records; --model none starts cold)\n",
+               builtin, (*started)->records);
+    o.model_used = "built-in:" + builtin;
+  }
+  return xgb;
+}
+
+search::TuneConfig MakeTuneConfig(const TuneOptions& o, const MeasureTarget& target) {
+  search::TuneConfig tc;
+  tc.target = target.kind;
+  tc.target_info = target.info;
+  tc.trials = o.trials;
+  tc.batch_size = o.batch_size;
+  tc.seed = o.seed;
+  // The cpu target times kernels on the cores the builds would use: one round at a time there.
+  tc.overlap_rounds = !o.serial_rounds && (target.kind == tir::TargetKind::kCuda || !o.remote.workers.empty());
+  tc.stream_runs = !o.batch_runs;
+  tc.evolution.sketches = o.sketches;
+  if (o.population > 0) tc.evolution.population = o.population;
+  tc.evolution.min_per_sketch = o.min_per_sketch;
+  tc.transfer = o.transfer;
+  return tc;
+}
+
+void PrintJobPlan(const TuneOptions& o, size_t tasks, const MeasureTarget& target) {
+  fmt::print(stderr, "autotune: tuning {} task{} on {}: {} trials in rounds of {}, database '{}'\n", tasks,
+             tasks == 1 ? "" : "s", target.info.Text(), o.trials, o.batch_size, o.db_file);
+  const size_t trials = static_cast<size_t>(o.trials);
+  if (trials < tasks) {
+    fmt::print(stderr, "autotune: warning: {} trials for {} tasks: the last {} get no trial (each task needs one at least)\n",
+               o.trials, tasks, tasks - trials);
+  } else if (trials < tasks * static_cast<size_t>(o.batch_size)) {
+    fmt::print(stderr, "autotune: {} trials for {} tasks: first rounds of about {} instead of {}, so that every task gets one\n",
+               o.trials, tasks, search::FirstRoundSize(o.trials, static_cast<int>(tasks), o.batch_size), o.batch_size);
+  }
+}
+
+// Prints the table, writes the kernels and the report; 130 when the job was interrupted.
+int FinishJob(const TuneOptions& o, const MeasureTarget& target, const std::vector<search::TaskReport>& reports,
+              double seconds) {
+  const bool interrupted = StopRequested().load();
+  PrintTable(TextStream(o.json_file), reports);
+  std::vector<std::string> kernel_files;
+  if (!o.out_dir.empty()) kernel_files = WriteKernels(o.out_dir, reports, target.kind);
+  if (!o.json_file.empty()) {
+    const json report = Report(o, target, reports, kernel_files, seconds, interrupted);
+    WriteOutput(o.json_file, report.dump(2) + "\n", "the JSON report");
+  }
+  if (!interrupted) return 0;
+  fmt::print(stderr, "autotune: interrupted; every measured batch is in '{}': run the same command to resume\n",
+             o.db_file);
+  return kExitInterrupted;
+}
+
+int RunTune(TuneOptions& o, bool build_timeout_given) {
+  CheckTuneOptions(o);
+  const std::vector<search::TuneTaskSpec> tasks = Tasks(o);
+  // Before the database is opened where the target is given; once it is resolved otherwise.
+  if (o.target != "auto") CheckSketchesApply(o.sketches, tasks, *tir::ParseTargetKind(o.target));
+  // Open the database first: a bad path or a corrupt file should not cost a measurement.
+  std::unique_ptr<db::TuningDatabase> database = OpenDatabase(o.db_file, db::OpenMode::kReadWrite);
+  Measurement m = SetUpMeasurement(o, build_timeout_given);
+  if (o.target == "auto") CheckSketchesApply(o.sketches, tasks, m.target.kind);
+  std::unique_ptr<costmodel::CostModel> model = MakeCostModel(o, *database, m.target);
+  PrintJobPlan(o, tasks.size(), m.target);
+  InstallStopSignals(
+      "\nautotune: interrupted: storing the batch in flight, then writing the report (Ctrl-C again to quit now)\n");
+  Progress progress(tasks.size());
+  search::Tuner tuner(MakeTuneConfig(o, m.target), *m.builder, *m.runner, *database, *model);
+  const auto start = std::chrono::steady_clock::now();
+  auto reports = tuner.Run(tasks, StopRequested(), [&](const search::TuneProgress& p) { progress.Update(p); });
+  progress.Done();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!reports) throw UserError{reports.error().message};
+  return FinishJob(o, m.target, *reports, seconds);
+}
+
+}  // namespace
+
+CommandRun AddTuneCommand(CLI::App& app) {
+  auto o = std::make_shared<TuneOptions>();
+  o->config.screen_ratio = kTuneScreenRatio;
+  auto* cmd = app.add_subcommand(
+      "tune",
+      "Search schedules for an operator, a task list or a network, measure them and keep the fastest in the "
+      "tuning database (re-running resumes; Ctrl-C stores the batch in flight and exits with 130)");
+  AddTuneOptions(*cmd, *o);
+  cmd->footer(
+      "Examples:\n"
+      "  autotune tune --op gemm --shape M=512,N=512,K=512 --target cpu --trials 64\n"
+      "  autotune tune --op conv2d --shape N=1,C=64,H=56,W=56,K=64,R=3,S=3,pad=1 --epilogue bias,relu --json r.json\n"
+      "  autotune tune --network resnet50 --batch 1 --db resnet50.db --out kernels/\n"
+      "  autotune tune --tasks tasks.json --trials 2000 --workers gpu1:50051,gpu2:50051 --token-file token");
   const CLI::Option* build_timeout = cmd->get_option("--build-timeout");
-  return [o, build_timeout]() {
-    if (o->cost_model != "xgboost" && o->cost_model != "random") {
-      throw UserError{fmt::format("unknown cost model '{}' (expected xgboost or random)", o->cost_model)};
-    }
-    if (!o->model.empty() && o->model != "none" && o->cost_model != "xgboost") {
-      throw UserError{"--model needs --cost-model xgboost"};
-    }
-    if (o->target != "cpu" && o->target != "cuda" && o->target != "auto") {
-      throw UserError{fmt::format("unknown target '{}' (expected cpu, cuda or auto)", o->target)};
-    }
-    const std::vector<search::TuneTaskSpec> tasks = Tasks(*o);
-    CheckSketchNames(o->sketches, o->target);
-    // Before the database is opened where the target is given; once it is resolved otherwise.
-    if (o->target != "auto") CheckSketchesApply(o->sketches, tasks, *tir::ParseTargetKind(o->target));
-    // A model named in a database that does not exist yet cannot be there: say so before creating it.
-    std::error_code ec;
-    if (!o->model.empty() && o->model != "none" && !std::filesystem::is_regular_file(o->model, ec) &&
-        !std::filesystem::exists(o->db_file, ec)) {
-      throw UserError{fmt::format("no model file '{}', and no database '{}' that could hold a model of that name",
-                                  o->model, o->db_file)};
-    }
-    // Open the database first: a bad path or a corrupt file should not cost a measurement.
-    std::unique_ptr<db::TuningDatabase> database = OpenDatabase(o->db_file, db::OpenMode::kReadWrite);
-    MeasureTarget target;
-    std::unique_ptr<measure::Builder> builder;
-    std::unique_ptr<measure::Runner> runner;
-    const bool build_timeout_given = build_timeout->count() > 0;
-    if (!o->remote.workers.empty()) {
-      if (o->target != "cpu" && !build_timeout_given) o->config.build_timeout_s = kCudaTuneBuildTimeoutS;
-      RemoteMeasurement remote = ConnectWorkers(o->remote, o->target, o->config);
-      target = remote.target;
-      builder = std::move(remote.builder);
-      runner = std::move(remote.runner);
-    } else {
-      const RemoteOptions& r = o->remote;
-      if (!r.token_file.empty() || !r.tls_cert.empty() || !r.tls_key.empty() || !r.tls_ca.empty()) {
-        throw UserError{"--token-file and the --tls-* options go with --workers"};
-      }
-      target = ResolveMeasureTarget(o->target, o->config);
-      if (target.kind == tir::TargetKind::kCuda && !build_timeout_given) o->config.build_timeout_s = kCudaTuneBuildTimeoutS;
-      builder = MakeBuilder(target.kind, o->config);
-      runner = MakeRunner(target.kind, o->config);
-    }
-    std::unique_ptr<costmodel::CostModel> model;
-    if (o->cost_model == "xgboost") {
-      costmodel::XGBoostConfig xc;
-      xc.seed = o->seed;
-      xc.target = target.info.ShortText();
-      // One XGBoost thread. Its OpenMP threads meet at a barrier at every step of a tree, so next to
-      // the compilers and the search each step waits for the slowest to get a core: on the H200
-      // machine a retrain on 200-450 records took up to 12 s in a job (and the job waits for it),
-      // where one thread trains on 16,000 records in 0.7 s. On the cpu target more threads would
-      // also share the cores with the kernels being timed.
-      xc.threads = 1;
-      auto xgb = std::make_unique<costmodel::XGBoostCostModel>(xc);
-      if (o->model == "none") {
-        // A cold start: the job's own measurements only.
-      } else if (!o->model.empty()) {
-        const costmodel::ModelInfo info = LoadModel(o->model, *database, *xgb, tir::TargetKindName(target.kind));
-        fmt::print(stderr, "autotune: starting from the {} cost model '{}' ({} records of {})\n", info.objective,
-                   o->model, info.records, info.target);
-        o->model_used = o->model;
-      } else if (auto builtin = costmodel::FindPretrainedModel(target.info.ShortText())) {
-        // A start model beats a cold start even on shapes it has not seen (docs/BENCHMARKS.md). One
-        // that does not load (features changed without a retrain) costs a warning, not the job.
-        auto info = xgb->Load(std::string(builtin->bytes));
-        if (info) {
-          fmt::print(stderr, "autotune: starting from the built-in cost model of {} ({} records; --model none starts cold)\n",
-                     builtin->target, info->records);
-          o->model_used = fmt::format("built-in:{}", builtin->target);
-        } else {
-          fmt::print(stderr, "autotune: warning: the built-in cost model of {} does not load ({}); starting cold\n",
-                     builtin->target, info.error().message);
-        }
-      }
-      model = std::move(xgb);
-    } else {
-      model = costmodel::MakeRandomCostModel(o->seed);
-    }
-    search::TuneConfig tc;
-    tc.target = target.kind;
-    tc.target_info = target.info;
-    tc.trials = o->trials;
-    tc.batch_size = o->batch_size;
-    tc.seed = o->seed;
-    // The cpu target times kernels on the cores the builds would use: one round at a time there.
-    tc.overlap_rounds = !o->serial_rounds && (target.kind == tir::TargetKind::kCuda || !o->remote.workers.empty());
-    tc.stream_runs = !o->batch_runs;
-    if (o->target == "auto") CheckSketchesApply(o->sketches, tasks, target.kind);
-    tc.evolution.sketches = o->sketches;
-    if (o->population > 0) tc.evolution.population = o->population;
-    tc.evolution.min_per_sketch = o->min_per_sketch;
-    tc.transfer = o->transfer;
-
-    fmt::print(stderr, "autotune: tuning {} task{} on {}: {} trials in rounds of {}, database '{}'\n", tasks.size(),
-               tasks.size() == 1 ? "" : "s", target.info.Text(), o->trials, o->batch_size, o->db_file);
-    if (static_cast<size_t>(o->trials) < tasks.size()) {
-      fmt::print(stderr, "autotune: warning: {} trials for {} tasks: the last {} get no trial (each task needs one at least)\n",
-                 o->trials, tasks.size(), tasks.size() - static_cast<size_t>(o->trials));
-    } else if (static_cast<size_t>(o->trials) < tasks.size() * static_cast<size_t>(o->batch_size)) {
-      fmt::print(stderr, "autotune: {} trials for {} tasks: first rounds of about {} instead of {}, so that every task gets one\n",
-                 o->trials, tasks.size(), search::FirstRoundSize(o->trials, static_cast<int>(tasks.size()), o->batch_size),
-                 o->batch_size);
-    }
-    InstallStopSignals(
-        "\nautotune: interrupted: storing the batch in flight, then writing the report (Ctrl-C again to quit now)\n");
-    Progress progress(tasks.size());
-    search::Tuner tuner(tc, *builder, *runner, *database, *model);
-    const auto start = std::chrono::steady_clock::now();
-    auto reports = tuner.Run(tasks, StopRequested(), [&](const search::TuneProgress& p) { progress.Update(p); });
-    progress.Done();
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!reports) throw UserError{reports.error().message};
-    const bool interrupted = StopRequested().load();
-
-    PrintTable(o->json_file == "-" ? stderr : stdout, *reports);
-    std::vector<std::string> kernel_files;
-    if (!o->out_dir.empty()) kernel_files = WriteKernels(o->out_dir, *reports, target.kind);
-    if (!o->json_file.empty()) {
-      const json report = Report(*o, target, *reports, kernel_files, seconds, interrupted);
-      WriteOutput(o->json_file, report.dump(2) + "\n", "the JSON report");
-    }
-    if (interrupted) {
-      fmt::print(stderr, "autotune: interrupted; every measured batch is in '{}': run the same command to resume\n",
-                 o->db_file);
-      return kExitInterrupted;
-    }
-    return 0;
-  };
+  return [o, build_timeout]() { return RunTune(*o, build_timeout->count() > 0); };
 }
 
 }  // namespace autotune::cli

@@ -196,8 +196,9 @@ TEST(Cli, MeasureWritesAJsonReportAndReplaysItsTrace) {
   auto again = RunCli(std::string("measure ") + kGemm + " --epilogue relu --target cpu --min-repeat-ms 1 --trace " +
                       report + " --json -");
   ASSERT_EQ(again.status, 0) << again.err;
-  auto j2 = nlohmann::json::parse(again.out.substr(again.out.find('{')));
+  auto j2 = nlohmann::json::parse(again.out);  // stdout is the JSON alone: the result line went to stderr
   EXPECT_EQ(j2["trace"], j["trace"]);
+  EXPECT_NE(again.err.find("correct"), std::string::npos) << again.err;
 }
 
 TEST(Cli, SavedGpuTraceReplaysOnTheCpuPath) {
