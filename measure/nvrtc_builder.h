@@ -40,8 +40,8 @@ class NvrtcBuilder : public Builder {
   std::vector<BuildResult> Build(const std::vector<BuildInput>& inputs, const OnBuilt& on_built = {}) override;
 
   const std::string& CacheDir() const { return cache_dir_; }
-  // The architecture the kernels are compiled for ("sm_90"), or why there is none. The first call
-  // may query the GPU (in a child process).
+  // The architecture the kernels are compiled for ("sm_90"), or why there is none. Until it is known
+  // (once per builder), asking may query the GPU in a child process.
   Result<std::string> Arch();
   // The NVRTC options, or why NVRTC cannot be used (not found, no architecture).
   Result<std::vector<std::string>> Options();

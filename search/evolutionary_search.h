@@ -3,7 +3,7 @@
 // database, plus fresh samples of the schedule space) evolves for a few generations by mutation of
 // its sampling decisions (tile sizes, unroll depth, vector width) and crossover of two parents'
 // decisions, with parents picked in proportion to the cost model's score. Every candidate is a trace
-// replayed on a fresh state (ARCHITECTURE.md convention 7) and checked (lowering; the GPU validity
+// replayed on a fresh state (docs/DESIGN.md convention 7) and checked (lowering; the GPU validity
 // check for cuda) before it is scored. A batch is the best-scored candidates never measured on this
 // target (a few of each family at most) plus an epsilon-greedy share of random ones. The pure part
 // of each candidate (breeding or sampling, hashing, replay, lowering, the validity check) runs on a

@@ -104,6 +104,10 @@ CommandRun AddTop(CLI::App& parent) {
   };
   auto o = std::make_shared<Options>();
   auto* cmd = parent.add_subcommand("top", "The fastest valid records of one workload");
+  cmd->footer(
+      "Examples:\n"
+      "  autotune db top --db autotune.db --op gemm --shape M=512,N=512,K=512 -n 5\n"
+      "  autotune db top --db autotune.db --op conv2d --shape N=1,C=64,H=56,W=56,K=64,R=3,S=3,pad=1 --target cuda:sm_90 --json");
   cmd->add_option("--db", o->db, "tuning database")->required();
   cmd->add_option("--op", o->op, "operator (see `autotune ops`)")->required();
   cmd->add_option("--shape", o->shape, "shape parameters, e.g. M=1024,N=1024,K=1024")->required();

@@ -60,6 +60,10 @@ CommandRun AddLookupCommand(CLI::App& app) {
                 "without a record of this exact shape, adapt the best traces of the nearest shapes");
   AddJsonOption(*cmd, opts->json_file, "the answer");
   cmd->add_option("--source", opts->source_file, "write the kernel source to this file ('-' for stdout)");
+  cmd->footer(
+      "Examples:\n"
+      "  autotune lookup --db autotune.db --op gemm --shape M=512,N=512,K=512 --target cuda\n"
+      "  autotune lookup --db autotune.db --op gemm --shape M=500,N=512,K=512 --target cpu --nearest --source k.c --json");
   return [opts]() {
     if (!std::ifstream(opts->db)) throw UserError{fmt::format("cannot open the database '{}': no such file", opts->db)};
     auto lookup = db::KernelLookup::Open(opts->db);

@@ -153,6 +153,10 @@ CommandRun AddTrain(CLI::App& parent) {
   cmd->add_option("--objective", o->objective, "pairwise, regression or weighted-regression")->capture_default_str();
   cmd->add_option("--out", o->out, "write the model to this file (XGBoost JSON)");
   cmd->add_option("--save-as", o->save_as, "store the model in the database under this name");
+  cmd->footer(
+      "Examples:\n"
+      "  autotune model train --db autotune.db --out model.json        # then: autotune tune --model model.json\n"
+      "  autotune model train --db autotune.db --target cuda:sm_90 --save-as h200 --rounds 400");
   return [o]() {
     if (o->out.empty() && o->save_as.empty()) throw UserError{"say where the model goes: --out FILE and/or --save-as NAME"};
     const auto objective = ParseObjectiveOption(o->objective);

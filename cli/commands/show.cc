@@ -50,6 +50,11 @@ CommandRun AddShowCommand(CLI::App& app) {
   cmd->add_option("--save-trace", opts->save_trace, "write the schedule's trace (JSON) to this file");
   cmd->add_flag("--compile", opts->compile, "cuda: compile with NVRTC and report cubin size, registers and spills");
   cmd->add_option("--arch", opts->arch, "cuda: architecture to compile for, e.g. sm_90 (default: the local GPU's)");
+  cmd->footer(
+      "Examples:\n"
+      "  autotune show --op gemm --shape M=128,N=128,K=64 --target cuda\n"
+      "  autotune show --op conv2d --shape N=1,C=64,H=56,W=56,K=64,R=3,S=3,pad=1 --target cpu --dump-ir\n"
+      "  autotune show --op gemm --shape M=512,N=512,K=512 --target cuda --save-trace t.json");
   return [opts]() {
     const tir::Workload w = opts->wl.MakeWorkload();
     const tir::TargetKind target = opts->wl.Target();

@@ -118,6 +118,11 @@ CommandRun AddWorkerCommand(CLI::App& app) {
   cmd->add_option("--metrics", opts->metrics,
                   "serve counters for Prometheus at http://HOST:PORT/metrics (IPv4; port 0: pick a free one)");
   AddMeasureOptions(*cmd, opts->config);
+  cmd->footer(
+      "Examples:\n"
+      "  autotune worker                                   # loopback only, no credentials\n"
+      "  autotune worker --listen 0.0.0.0:50051 --token-file token\n"
+      "  autotune tune --op gemm --shape M=1024,N=1024,K=1024 --workers gpu1:50051 --token-file token");
   return [opts]() {
     const HostPort hp = ParseListen(opts->listen);
     const auto tls = ReadTlsFiles(opts->tls_cert, opts->tls_key, opts->tls_client_ca,
