@@ -96,13 +96,94 @@ std::string SketchNameOf(const db::TuningRecord& r) {
   return s ? s->name : "-";
 }
 
+struct TopOptions {
+  std::string db, op, shape, epilogue, target, sketch;
+  int n = 10;
+  std::string json;  // --json: "-" for stdout, or a file
+};
+
+// A record with the name of the sketch that made its schedule.
+struct Ranked {
+  db::TuningRecord record;
+  std::string sketch;
+};
+
+// What `db top` found: the best records, fastest first, and the counts that frame them.
+struct TopResult {
+  std::string workload, key, where;
+  std::vector<Ranked> best;
+  size_t matching = 0;  // valid records of --sketch (of every sketch without it)
+  db::TuningDatabase::RecordCounts counts;
+};
+
+TopResult FindTop(const TopOptions& o) {
+  if (!o.sketch.empty() && !search::FindSketch(o.sketch)) {
+    throw UserError{fmt::format("unknown sketch '{}' in --sketch (known: {})", o.sketch, search::BuiltinSketchNames())};
+  }
+  // The workload is rebuilt as the tuner made it, so the key is the one its records are stored under.
+  auto w = tir::MakeWorkload(o.op, o.shape, o.epilogue);
+  if (!w) throw UserError{w.error().message};
+  std::vector<db::TargetQuery> queries = {db::TargetQuery{"cpu", ""}, db::TargetQuery{"cuda", ""}};
+  if (!o.target.empty()) queries = {Check(db::ParseTargetQuery(o.target))};
+  auto database = OpenDatabase(o.db, db::OpenMode::kReadOnly);
+  TopResult top{w->CanonicalText(), w->Key(), o.target.empty() ? "any target" : o.target, {}, 0, {}};
+  for (const auto& q : queries) {
+    // With --sketch every valid record is read, so the filter does not stop at the first n.
+    for (auto& r : Check(database->Best(top.key, q, o.sketch.empty() ? o.n : 0))) {
+      std::string sketch = SketchNameOf(r);
+      if (o.sketch.empty() || sketch == o.sketch) top.best.push_back({std::move(r), std::move(sketch)});
+    }
+  }
+  top.matching = top.best.size();
+  // Every target's best, fastest first (stable: each query's order is kept for equal medians).
+  std::stable_sort(top.best.begin(), top.best.end(),
+                   [](const Ranked& a, const Ranked& b) { return a.record.median_ms < b.record.median_ms; });
+  if (static_cast<int>(top.best.size()) > o.n) top.best.resize(o.n);
+  std::optional<db::TargetQuery> filter;
+  if (!o.target.empty()) filter = queries[0];
+  top.counts = Check(database->CountRecords(top.key, filter));
+  return top;
+}
+
+json TopJson(const TopOptions& o, const TopResult& top) {
+  json records = json::array();
+  int rank = 0;
+  for (const auto& [r, sketch] : top.best) {
+    records.push_back({{"rank", ++rank}, {"median_ms", r.median_ms}, {"gflops", r.gflops},
+                       {"target", TargetJson(r.target)}, {"measured_at", r.measured_at}, {"sketch", sketch},
+                       {"trace_hash", r.trace_hash}, {"trace", json::parse(r.trace_json, nullptr, false)}});
+  }
+  return {{"workload", top.workload},
+          {"key", top.key},
+          {"target", top.where},
+          {"sketch", o.sketch.empty() ? json(nullptr) : json(o.sketch)},
+          {"valid_of_sketch", o.sketch.empty() ? json(nullptr) : json(top.matching)},
+          {"records", records},
+          {"valid", top.counts.valid},
+          {"invalid", top.counts.invalid()}};
+}
+
+void PrintTop(const TopOptions& o, const TopResult& top) {
+  const std::string of_sketch = o.sketch.empty() ? "" : fmt::format(", sketch {}", o.sketch);
+  if (top.best.empty()) {
+    fmt::print("{} on {}{}: no valid records\n", top.workload, top.where, of_sketch);
+  } else {
+    const std::string valid = o.sketch.empty() ? fmt::format("{} valid records", top.counts.valid)
+                                               : fmt::format("{} valid records of the sketch", top.matching);
+    fmt::print("{} on {}{}: {}, best {}\n\n", top.workload, top.where, of_sketch, valid, top.best.size());
+    fmt::print("{:>4}  {:>12}  {:>10}  {:<12}  {:<20}  {:<20}  {}\n", "rank", "median ms", "GFLOP/s", "target",
+               "sketch", "measured at", "trace");
+    int rank = 0;
+    for (const auto& [r, sketch] : top.best) {
+      fmt::print("{:>4}  {:>12.6f}  {:>10.2f}  {:<12}  {:<20}  {:<20}  {}\n", ++rank, r.median_ms, r.gflops,
+                 r.target.ShortText(), sketch, r.measured_at, r.trace_hash.substr(0, 12));
+    }
+  }
+  fmt::print("{} invalid records (failed or wrong answers) of this workload on {}\n", top.counts.invalid(), top.where);
+}
+
 CommandRun AddTop(CLI::App& parent) {
-  struct Options {
-    std::string db, op, shape, epilogue, target, sketch;
-    int n = 10;
-    std::string json;  // --json: "-" for stdout, or a file
-  };
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<TopOptions>();
   auto* cmd = parent.add_subcommand("top", "The fastest valid records of one workload");
   cmd->footer(
       "Examples:\n"
@@ -119,84 +200,9 @@ CommandRun AddTop(CLI::App& parent) {
                   "compare schedule structures");
   AddJsonOption(*cmd, o->json, "the records, with their traces,");
   return [o]() {
-    if (!o->sketch.empty() && !search::FindSketch(o->sketch)) {
-      throw UserError{
-          fmt::format("unknown sketch '{}' in --sketch (known: {})", o->sketch, search::BuiltinSketchNames())};
-    }
-    // The workload is rebuilt as the tuner made it, so the key is the one its records are stored under.
-    auto w = tir::MakeWorkload(o->op, o->shape, o->epilogue);
-    if (!w) throw UserError{w.error().message};
-    std::vector<db::TargetQuery> queries;
-    if (o->target.empty()) {
-      queries = {db::TargetQuery{"cpu", ""}, db::TargetQuery{"cuda", ""}};
-    } else {
-      queries = {Check(db::ParseTargetQuery(o->target))};
-    }
-    auto database = OpenDatabase(o->db, db::OpenMode::kReadOnly);
-    const std::string key = w->Key();
-    struct Ranked {
-      db::TuningRecord record;
-      std::string sketch;
-    };
-    std::vector<Ranked> best;
-    for (const auto& q : queries) {
-      // With --sketch every valid record is read, so the filter does not stop at the first n.
-      for (auto& r : Check(database->Best(key, q, o->sketch.empty() ? o->n : 0))) {
-        std::string sketch = SketchNameOf(r);
-        if (o->sketch.empty() || sketch == o->sketch) best.push_back({std::move(r), std::move(sketch)});
-      }
-    }
-    const size_t matching = best.size();
-    // Every target's best, fastest first (stable: each query's order is kept for equal medians).
-    std::stable_sort(best.begin(), best.end(),
-                     [](const Ranked& a, const Ranked& b) { return a.record.median_ms < b.record.median_ms; });
-    if (static_cast<int>(best.size()) > o->n) best.resize(o->n);
-    std::optional<db::TargetQuery> filter;
-    if (!o->target.empty()) filter = queries[0];
-    const auto counts = Check(database->CountRecords(key, filter));
-    const std::string where = o->target.empty() ? "any target" : o->target;
-    const std::string of_sketch = o->sketch.empty() ? "" : fmt::format(", sketch {}", o->sketch);
-
-    if (!o->json.empty()) {
-      json records = json::array();
-      int rank = 0;
-      for (const auto& [r, sketch] : best) {
-        records.push_back({{"rank", ++rank},
-                           {"median_ms", r.median_ms},
-                           {"gflops", r.gflops},
-                           {"target", TargetJson(r.target)},
-                           {"measured_at", r.measured_at},
-                           {"sketch", sketch},
-                           {"trace_hash", r.trace_hash},
-                           {"trace", json::parse(r.trace_json, nullptr, false)}});
-      }
-      WriteOutput(o->json, json{{"workload", w->CanonicalText()},
-                              {"key", key},
-                              {"target", where},
-                              {"sketch", o->sketch.empty() ? json(nullptr) : json(o->sketch)},
-                              {"valid_of_sketch", o->sketch.empty() ? json(nullptr) : json(matching)},
-                              {"records", records},
-                              {"valid", counts.valid},
-                              {"invalid", counts.invalid()}}
-                             .dump(2) + "\n",
-                  "the JSON");
-      return 0;
-    }
-    if (best.empty()) {
-      fmt::print("{} on {}{}: no valid records\n", w->CanonicalText(), where, of_sketch);
-    } else {
-      const std::string valid = o->sketch.empty() ? fmt::format("{} valid records", counts.valid)
-                                                  : fmt::format("{} valid records of the sketch", matching);
-      fmt::print("{} on {}{}: {}, best {}\n\n", w->CanonicalText(), where, of_sketch, valid, best.size());
-      fmt::print("{:>4}  {:>12}  {:>10}  {:<12}  {:<20}  {:<20}  {}\n", "rank", "median ms", "GFLOP/s", "target",
-                 "sketch", "measured at", "trace");
-      int rank = 0;
-      for (const auto& [r, sketch] : best) {
-        fmt::print("{:>4}  {:>12.6f}  {:>10.2f}  {:<12}  {:<20}  {:<20}  {}\n", ++rank, r.median_ms, r.gflops,
-                   r.target.ShortText(), sketch, r.measured_at, r.trace_hash.substr(0, 12));
-      }
-    }
-    fmt::print("{} invalid records (failed or wrong answers) of this workload on {}\n", counts.invalid(), where);
+    const TopResult top = FindTop(*o);
+    if (!o->json.empty()) WriteOutput(o->json, TopJson(*o, top).dump(2) + "\n", "the JSON");
+    else PrintTop(*o, top);
     return 0;
   };
 }
