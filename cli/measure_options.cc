@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/cli_error.h"
+#include "cli/number_checks.h"
 #include "measure/c_builder.h"
 #include "measure/cpu_runner.h"
 #include "measure/cuda_runner.h"
@@ -16,16 +17,16 @@ void AddMeasureOptions(CLI::App& cmd, measure::MeasureConfig& c) {
   cmd.add_option("--repeats", c.repeats, "timed repeats per candidate; the median is the figure")
       ->check(CLI::Range(1, 1000));
   cmd.add_option("--min-repeat-ms", c.min_repeat_ms, "each repeat runs the kernel at least this long")
-      ->check(CLI::Range(0.0, 60000.0));
+      ->check(FiniteRange(0.0, 60000.0));
   cmd.add_option("--warmup", c.warmup, "untimed runs before timing")->check(CLI::Range(0, 1000));
   cmd.add_option("--threads", c.num_threads, "CPU threads of the kernel (0: all cores)")->check(CLI::Range(0, 4096));
   cmd.add_option("--build-timeout", c.build_timeout_s,
                  fmt::format("seconds allowed to compile a candidate, on cuda CPU seconds of the compiler (default: "
                              "60; tune on cuda: {:g})",
                              kCudaTuneBuildTimeoutS))
-      ->check(CLI::Range(1.0, 3600.0));
+      ->check(FiniteRange(1.0, 3600.0));
   cmd.add_option("--run-timeout", c.run_timeout_s, "seconds allowed to check and time a candidate")
-      ->check(CLI::Range(1.0, 3600.0));
+      ->check(FiniteRange(1.0, 3600.0));
   cmd.add_option("--arch", c.cuda_arch, "cuda: GPU architecture to compile for (default: the GPU's, e.g. sm_90)");
   cmd.add_option("--device", c.cuda_device, "cuda: GPU ordinal")->check(CLI::Range(0, 64));
   // One value per use, so that options starting with '-' are written --nvrtc-option=--Ofast-compile=min.

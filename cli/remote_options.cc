@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/cli_error.h"
+#include "cli/number_checks.h"
 #include "cli/secret_files.h"
 #include "measure/remote/codegen_builder.h"
 #include "measure/remote/remote_runner.h"
@@ -12,7 +13,8 @@ namespace autotune::cli {
 void AddRemoteOptions(CLI::App& cmd, RemoteOptions& o) {
   cmd.add_option("--workers", o.workers,
                  "measure on `autotune worker` daemons: host:port,host:port, or dns:///name:port (every address "
-                 "of the name: each batch is split over them) or ipv4:a:port,b:port");
+                 "of the name: each batch is split over them) or ipv4:a:port,b:port")
+      ->check(NotEmpty());  // why: an empty --workers would quietly tune on this machine
   cmd.add_option("--token-file", o.token_file, "file holding the token the workers require");
   cmd.add_option("--tls-cert", o.tls_cert, "TLS: the job's client certificate (PEM); with --tls-key and --tls-ca");
   cmd.add_option("--tls-key", o.tls_key, "TLS: the client certificate's private key (PEM)");

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -47,6 +50,20 @@ void WorkloadOptions::AddTo(CLI::App& cmd, bool) {
       ->excludes(trace);
 }
 
+namespace {
+
+// Why opening `path` failed (`err` is the errno of the open): a missing file and one this user may not
+// read need different fixes, so the message tells them apart.
+std::string WhyUnreadable(const std::string& path, int err) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (status.type() == std::filesystem::file_type::not_found) return "no such file";
+  if (status.type() == std::filesystem::file_type::directory) return "it is a directory";
+  return fmt::format("not readable ({})", std::strerror(err != 0 ? err : EACCES));
+}
+
+}  // namespace
+
 tir::Workload WorkloadOptions::MakeWorkload() const {
   auto w = tir::MakeWorkload(op, shape, epilogue);
   if (!w) throw UserError{w.error().message};
@@ -77,7 +94,11 @@ tir::Schedule WorkloadOptions::MakeSchedule(const tir::Workload& w) const {
     return std::move(sch).value();
   }
   std::ifstream in(trace_file);
-  if (!in) throw UserError{fmt::format("cannot read trace file '{}'", trace_file)};
+  const int open_errno = errno;
+  std::error_code ec;  // a directory opens on Linux and fails only on reading
+  if (!in || std::filesystem::is_directory(trace_file, ec)) {
+    throw UserError{fmt::format("cannot read trace file '{}': {}", trace_file, WhyUnreadable(trace_file, open_errno))};
+  }
   std::stringstream text;
   text << in.rdbuf();
   nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);

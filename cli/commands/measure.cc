@@ -6,6 +6,7 @@
 
 #include "cli/cli_error.h"
 #include "cli/command.h"
+#include "cli/number_checks.h"
 #include "cli/measure_options.h"
 #include "cli/open_database.h"
 #include "cli/output.h"
@@ -151,7 +152,7 @@ CommandRun AddMeasureCommand(CLI::App& app) {
   auto& c = opts->config;
   AddJsonOption(*cmd, opts->json_file, "the report");
   cmd->add_option("--db", opts->db_file, "store the result in this tuning database (created if missing)");
-  cmd->add_option("--seed", c.seed, "seed of the random inputs");
+  cmd->add_option("--seed", c.seed, "seed of the random inputs")->check(NotNegative());
   cmd->add_option("--save-io", opts->save_io_dir,
                   "write the inputs and the checked run's output to this directory as .npy files, with io.json "
                   "naming them (for scripts/peer_bench.py --inputs)");

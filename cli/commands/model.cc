@@ -12,6 +12,7 @@
 
 #include "cli/cli_error.h"
 #include "cli/command.h"
+#include "cli/number_checks.h"
 #include "cli/model_source.h"
 #include "cli/open_database.h"
 #include "cli/output.h"
@@ -50,7 +51,7 @@ void AddDataOptions(CLI::App& cmd, DataOptions& o) {
                  "records of this target: cpu, cuda or kind:arch such as cuda:sm_90 (default: the kind of the "
                  "database's valid records, when they are of one kind)");
   cmd.add_option("--rounds", o.rounds, "boosting rounds")->check(CLI::Range(1, 10000));
-  cmd.add_option("--seed", o.seed, "seed of the training (and of the split)")->capture_default_str();
+  cmd.add_option("--seed", o.seed, "seed of the training (and of the split)")->check(NotNegative())->capture_default_str();
   cmd.add_option("--leave-out", o.leave_out,
                  "skip this workload's records, OP:SHAPE[:EPILOGUE] such as gemm:M=1024,N=1024,K=1024 (repeat for "
                  "several): a model for judging how tuning does on a shape the model has not seen");

@@ -19,6 +19,7 @@
 
 #include "cli/cli_error.h"
 #include "cli/command.h"
+#include "cli/number_checks.h"
 #include "cli/measure_options.h"
 #include "cli/model_source.h"
 #include "cli/open_database.h"
@@ -353,11 +354,11 @@ void AddTuneOptions(CLI::App& cmd, TuneOptions& o) {
                  "start from a trained cost model: a file or a name stored in --db (see `autotune model train`), or "
                  "none; by default the model built into autotune for the GPU, when it has one (cuda:sm_90)");
   cmd.add_option("--db", o.db_file, "tuning database (created if missing)")->capture_default_str();
-  cmd.add_option("--seed", o.seed, "seed of the search")->capture_default_str();
+  cmd.add_option("--seed", o.seed, "seed of the search")->check(NotNegative())->capture_default_str();
   cmd.add_option("--screen-ratio", o.config.screen_ratio,
                  "a candidate whose first timed repeat is slower than this many times the best so far gets no "
                  "further repeats (0: every candidate gets all --repeats)")
-      ->check(CLI::Range(0.0, 1000.0))
+      ->check(FiniteRange(0.0, 1000.0))
       ->capture_default_str();
   cmd.add_flag("--serial-rounds", o.serial_rounds,
                "build the next round only after this one is measured (by default, on a GPU or workers, the next "

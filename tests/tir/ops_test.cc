@@ -41,6 +41,8 @@ TEST(Operators, RejectsBadInputWithAClearMessage) {
       {"gemm", "M=0,N=2,K=3", "", "M=0 must be at least 1"},
       {"gemm", "M=1;N=2,K=3", "", "M='1;N=2' is not an integer"},
       {"gemm", "M=1,,K=3", "", "malformed shape item"},
+      {"gemm", "M=1,N=2,K=3,", "", "trailing comma in shape 'M=1,N=2,K=3,'"},
+      {"gemm", "M=1,N=2,K=3, ", "", "trailing comma in shape"},
       {"gemm", "", "", "empty shape"},
       {"gemm", "M=1,N=2,K=3", "tanh", "unknown epilogue 'tanh'"},
       {"gemm", "M=100000,N=100000,K=3", "", "at most 2^31-1"},

@@ -75,6 +75,8 @@ Result<ShapeParams> ParseShape(const OperatorDef& op, const std::string& text) {
   std::map<std::string, int64_t> given;
   std::string_view rest = text;
   if (Trim(text).empty()) return MakeError(fmt::format("empty shape for {} (expected {})", op.Name(), ParamNames(op)));
+  // The loop below stops at the end of the text, so a trailing comma would pass unnoticed.
+  if (Trim(text).back() == ',') return MakeError(fmt::format("trailing comma in shape '{}' (expected NAME=VALUE,...)", text));
   while (!rest.empty()) {
     size_t comma = rest.find(',');
     std::string item = Trim(rest.substr(0, comma));
