@@ -23,9 +23,9 @@ void WriteOutput(const std::string& path, const std::string& text, const char* w
 
 namespace {
 
-// Why `path` could not take a command's output, or "" when it can. A JSON output never replaces a
-// file that is not JSON: `db merge --json a.db b.db` must not overwrite the database a.db.
-std::string OutputPathProblem(const std::string& path, bool json) {
+// Why `path` could not take a command's JSON, or "" when it can. It never replaces a file that is
+// not JSON: `db merge --json a.db b.db` must not overwrite the database a.db.
+std::string OutputPathProblem(const std::string& path) {
   if (path.empty() || path == "-") return "";
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -35,7 +35,7 @@ std::string OutputPathProblem(const std::string& path, bool json) {
   const fs::path dir = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
   if (!fs::is_directory(dir, ec)) return fmt::format("no directory '{}'", dir.string());
   if (::access(dir.c_str(), W_OK) != 0) return "its directory is not writable";
-  if (json && fs::is_regular_file(st) && fs::file_size(path, ec) > 0) {
+  if (fs::is_regular_file(st) && fs::file_size(path, ec) > 0) {
     std::ifstream in(path, std::ios::binary);
     char c = ' ';
     while (in.get(c) && std::isspace(static_cast<unsigned char>(c))) {
@@ -47,12 +47,6 @@ std::string OutputPathProblem(const std::string& path, bool json) {
 
 }  // namespace
 
-void CheckOutputPath(const std::string& path, const char* what) {
-  if (const std::string problem = OutputPathProblem(path, false); !problem.empty()) {
-    throw UserError{fmt::format("cannot write {} to '{}': {}", what, path, problem)};
-  }
-}
-
 CLI::Option* AddJsonOption(CLI::App& cmd, std::string& file, const std::string& what) {
   return cmd.add_option("--json", file, fmt::format("{} as JSON: on stdout (--json or --json -) or to FILE", what))
       ->type_name("[FILE]")
@@ -60,7 +54,7 @@ CLI::Option* AddJsonOption(CLI::App& cmd, std::string& file, const std::string& 
       ->default_str("-")
       ->check(CLI::Validator(
           [](std::string& path) {
-            const std::string problem = OutputPathProblem(path, true);
+            const std::string problem = OutputPathProblem(path);
             return problem.empty() ? problem : fmt::format("cannot write JSON to '{}': {}", path, problem);
           },
           ""));

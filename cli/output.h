@@ -10,10 +10,6 @@ namespace autotune::cli {
 // Throws UserError naming `what` and the path when the file cannot be written.
 void WriteOutput(const std::string& path, const std::string& text, const char* what);
 
-// Throws UserError when `path` could not be written later (its directory is missing or not
-// writable, or it names a directory), so that a long job fails before it starts, not after.
-void CheckOutputPath(const std::string& path, const char* what);
-
 // The same `--json` on every command: `--json` alone or `--json -` prints JSON on stdout instead of
 // text, `--json FILE` writes it to FILE. `file` stays empty when the option is not given.
 CLI::Option* AddJsonOption(CLI::App& cmd, std::string& file, const std::string& what);

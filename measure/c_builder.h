@@ -26,8 +26,6 @@ class CBuilder : public Builder {
   std::vector<BuildResult> Build(const std::vector<BuildInput>& inputs, const OnBuilt& on_built = {}) override;
 
   const std::string& CacheDir() const { return cache_dir_; }
-  // The compiler command line without the input and output files.
-  const std::vector<std::string>& Command() const { return command_; }
 
  private:
   BuildResult BuildOne(const BuildInput& input) const;

@@ -33,13 +33,5 @@ inline const char* DTypeName(DType t) {
   }
   return "?";
 }
-inline std::optional<DType> ParseDType(std::string_view s) {
-  if (s == "bool") return DType::kBool;
-  if (s == "int32") return DType::kInt32;
-  if (s == "int64") return DType::kInt64;
-  if (s == "float32") return DType::kFloat32;
-  if (s == "float64") return DType::kFloat64;
-  return std::nullopt;
-}
 
 }  // namespace autotune::tir

@@ -36,11 +36,4 @@ ComputeDAG ComputeDAG::Make(const std::vector<Operation>& inputs, const std::vec
   return dag;
 }
 
-const OperationNode* ComputeDAG::FindByBuffer(const BufferNode* b) const {
-  for (const auto& op : ops) {
-    if (op->buffer.get() == b) return op.get();
-  }
-  return nullptr;
-}
-
 }  // namespace autotune::tir::te

@@ -16,7 +16,6 @@ struct ComputeDAG {
   // Builds the DAG of `computes` (the last one is the output); `inputs` fixes the argument order of
   // the placeholders.
   static ComputeDAG Make(const std::vector<Operation>& inputs, const std::vector<Operation>& computes);
-  const OperationNode* FindByBuffer(const BufferNode* b) const;
 };
 
 }  // namespace autotune::tir::te
