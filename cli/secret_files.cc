@@ -2,19 +2,20 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <iterator>
+#include <utility>
 
 #include "cli/cli_error.h"
+#include "support/input_file.h"
 
 namespace autotune::cli {
 
 namespace {
 
 std::string ReadWhole(const std::string& path, const std::string& what) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw UserError{fmt::format("cannot read the {} '{}'", what, path)};
-  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  // Tokens and PEM files are a few kilobytes.
+  auto text = ReadInputFile(path, kMiB);
+  if (!text) throw UserError{fmt::format("cannot read the {} '{}': {}", what, path, text.error().message)};
+  return std::move(*text);
 }
 
 std::string ReadPem(const std::string& path, const std::string& what) {

@@ -2,15 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
 #include "cli/cli_error.h"
 #include "search/default_schedule.h"
 #include "search/sketch.h"
+#include "support/input_file.h"
 #include "tir/ops/operator.h"
 
 namespace autotune::cli {
@@ -50,20 +45,6 @@ void WorkloadOptions::AddTo(CLI::App& cmd, bool) {
       ->excludes(trace);
 }
 
-namespace {
-
-// Why opening `path` failed (`err` is the errno of the open): a missing file and one this user may not
-// read need different fixes, so the message tells them apart.
-std::string WhyUnreadable(const std::string& path, int err) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (status.type() == std::filesystem::file_type::not_found) return "no such file";
-  if (status.type() == std::filesystem::file_type::directory) return "it is a directory";
-  return fmt::format("not readable ({})", std::strerror(err != 0 ? err : EACCES));
-}
-
-}  // namespace
-
 tir::Workload WorkloadOptions::MakeWorkload() const {
   auto w = tir::MakeWorkload(op, shape, epilogue);
   if (!w) throw UserError{w.error().message};
@@ -93,15 +74,10 @@ tir::Schedule WorkloadOptions::MakeSchedule(const tir::Workload& w) const {
     if (!sch) throw UserError{fmt::format("no default schedule for {}: {}", w.CanonicalText(), sch.error().message)};
     return std::move(sch).value();
   }
-  std::ifstream in(trace_file);
-  const int open_errno = errno;
-  std::error_code ec;  // a directory opens on Linux and fails only on reading
-  if (!in || std::filesystem::is_directory(trace_file, ec)) {
-    throw UserError{fmt::format("cannot read trace file '{}': {}", trace_file, WhyUnreadable(trace_file, open_errno))};
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  // Traces are kilobytes; a report holding one, a few megabytes at most.
+  auto text = ReadInputFile(trace_file, 64 * kMiB);
+  if (!text) throw UserError{fmt::format("cannot read trace file '{}': {}", trace_file, text.error().message)};
+  nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) throw UserError{fmt::format("trace file '{}' is not valid JSON", trace_file)};
   j = TraceInReport(j, w, trace_file);
   auto trace = tir::Trace::FromJson(j);

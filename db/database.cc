@@ -11,6 +11,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "db/record_check.h"
 #include "db/schema.h"
 #include "db/sqlite.h"
 
@@ -96,8 +97,19 @@ Result<FileState> Inspect(const std::string& path, sqlite::Connection& conn) {
   return FileState{static_cast<int>(*version)};
 }
 
+// A read-only look that writes nothing beside the file. Without a -wal file no writer has the
+// database open (the last one to close removes it) and every commit is in the file itself, so it is
+// read as immutable: no -shm/-wal is created, and a read-only directory is fine. With one, a writer
+// may be at work: SQLite's ordinary read-only mode shares its locks.
+Result<sqlite::Connection> OpenWithoutWriting(const std::string& path) {
+  struct stat st {};
+  const bool writer_may_be_active = ::stat((path + "-wal").c_str(), &st) == 0 || ::stat((path + "-journal").c_str(), &st) == 0;
+  return writer_may_be_active ? sqlite::Connection::Open(path, SQLITE_OPEN_READONLY)
+                              : sqlite::Connection::OpenImmutable(path);
+}
+
 Result<sqlite::Connection> OpenInspected(const std::string& path, int flags, FileState* state) {
-  auto conn = sqlite::Connection::Open(path, flags);
+  auto conn = flags == SQLITE_OPEN_READONLY ? OpenWithoutWriting(path) : sqlite::Connection::Open(path, flags);
   if (!conn) return MakeError(fmt::format("{}: cannot open ({})", path, conn.error().message));
   conn->SetBusyTimeout(kBusyTimeoutMs);
   auto s = Inspect(path, *conn);
@@ -233,6 +245,13 @@ Result<std::vector<TuningRecord>> ReadRecords(sqlite::Statement& stmt) {
   }
 }
 
+// Best-record answers leave out records whose numbers contradict themselves (a file edited by hand, or
+// written by a faulty tool), so no caller ranks them.
+Result<std::vector<TuningRecord>> BelievableOnly(Result<std::vector<TuningRecord>> records) {
+  if (records) std::erase_if(*records, [](const TuningRecord& r) { return !CheckRecordNumbers(r); });
+  return records;
+}
+
 // What CommitBatch refuses, before it starts the transaction.
 Result<void> CheckRecord(const TuningRecord& r, size_t index) {
   auto bad = [&](const std::string& why) {
@@ -271,6 +290,9 @@ Result<std::unique_ptr<TuningDatabase>> TuningDatabase::Open(const std::string& 
     exists = false;
   } else if (S_ISDIR(st.st_mode)) {
     return MakeError(fmt::format("{}: cannot open (is a directory)", path));
+  } else if (!S_ISREG(st.st_mode)) {
+    // SQLite would wait forever on a FIFO and read a device as a database.
+    return MakeError(fmt::format("{}: cannot open (not a regular file)", path));
   }
 
   auto impl = std::make_unique<Impl>();
@@ -501,13 +523,14 @@ Result<std::vector<TuningRecord>> TuningDatabase::Best(const std::string& worklo
     // The validity terms are written exactly as in the partial index, so the planner can use it.
     auto s = impl_->conn.Prepare(std::string(kRecordColumns) + " FROM records r " + kRecordJoins + R"sql(
       WHERE w.key = ?1 AND t.kind = ?2 AND (?3 = '' OR t.arch = ?3) AND r.error_kind = 'NONE' AND r.correct = 1
+        AND r.median_ms > 0
       ORDER BY r.median_ms, r.id LIMIT ?4)sql");
     if (!s) return s.error();
     s->Bind(1, workload_key)
         .Bind(2, query.kind)
         .Bind(3, query.arch)
         .Bind(4, static_cast<int64_t>(limit > 0 ? limit : -1));
-    return ReadRecords(*s);
+    return BelievableOnly(ReadRecords(*s));
   };
   return Named(impl_->path, run());
 }
@@ -519,13 +542,14 @@ Result<std::vector<TuningRecord>> TuningDatabase::BestOfEachWorkload(const std::
     auto s = impl_->conn.Prepare(std::string(kRecordColumns) + R"sql(
       FROM (SELECT r.*, row_number() OVER (PARTITION BY r.workload_id, r.target_id ORDER BY r.median_ms, r.id) AS rank
             FROM records r JOIN targets t ON t.id = r.target_id
-            WHERE t.kind = ?2 AND (?3 = '' OR t.arch = ?3) AND r.error_kind = 'NONE' AND r.correct = 1) r
+            WHERE t.kind = ?2 AND (?3 = '' OR t.arch = ?3) AND r.error_kind = 'NONE' AND r.correct = 1
+              AND r.median_ms > 0) r
       )sql" + kRecordJoins + R"sql(
       WHERE (?1 = '' OR w.op = ?1) AND (?4 <= 0 OR r.rank <= ?4)
       ORDER BY w.op, w.key, t.kind, t.arch, t.device, t.driver, t.toolkit, r.rank)sql");
     if (!s) return s.error();
     s->Bind(1, op).Bind(2, query.kind).Bind(3, query.arch).Bind(4, per_workload);
-    return ReadRecords(*s);
+    return BelievableOnly(ReadRecords(*s));
   };
   return Named(impl_->path, run());
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "db/record_check.h"
 #include "db/record_json.h"
 
 namespace autotune::db {
@@ -39,11 +40,13 @@ Result<int64_t> ExportJsonl(TuningDatabase& db, std::ostream& out) {
 Result<std::vector<TuningRecord>> ReadJsonl(std::istream& in) {
   std::vector<TuningRecord> records;
   WorkloadCache cache;
+  RecordChecker checker;
   std::string line;
   for (int64_t number = 1; std::getline(in, line); ++number) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     auto r = RecordFromJsonLine(line, &cache);
     if (!r) return MakeError(fmt::format("line {}: {}", number, r.error().message));
+    if (auto c = checker.Check(*r); !c) return MakeError(fmt::format("line {}: {}", number, c.error().message));
     records.push_back(std::move(*r));
   }
   if (in.bad()) return MakeError("read error");

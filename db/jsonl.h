@@ -21,8 +21,8 @@ struct ImportCounts {
   int64_t duplicates = 0;  // already stored (same workload, target and trace), skipped
 };
 
-// Parses and checks every line (db/record_json.h); a bad line is an error naming its number.
-// Empty lines are skipped.
+// Parses and checks every line (db/record_json.h, then db/record_check.h: believable numbers, a
+// trace that replays); a bad line is an error naming its number and why. Empty lines are skipped.
 Result<std::vector<TuningRecord>> ReadJsonl(std::istream& in);
 // Stores records in batches of `batch_size` (one transaction each), skipping those already stored.
 Result<ImportCounts> StoreRecords(TuningDatabase& db, std::vector<TuningRecord> records, int batch_size = 1000);

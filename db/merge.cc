@@ -6,6 +6,8 @@
 #include <optional>
 #include <vector>
 
+#include "db/record_check.h"
+
 namespace autotune::db {
 
 namespace {
@@ -40,15 +42,20 @@ Result<MergeCounts> MergeDatabase(TuningDatabase& into, const std::string& other
     return true;
   };
   // Streamed in batches: the other database may be larger than memory would like.
+  RecordChecker checker;
   auto r = (*other)->ForEachRecord([&](const TuningRecord& record) {
     ++counts.read;
+    if (auto c = checker.Check(record); !c) {
+      if (counts.refused++ == 0) counts.first_refusal = fmt::format("record {}: {}", counts.read, c.error().message);
+      return true;
+    }
     batch.push_back(record);
     return batch.size() < static_cast<size_t>(std::max(batch_size, 1)) || flush();
   });
   if (!r) return r.error();
   if (!failed && !batch.empty()) flush();
   if (failed) return *failed;
-  counts.duplicates = counts.read - counts.added;
+  counts.duplicates = counts.read - counts.refused - counts.added;
   return counts;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <cctype>
 #include <utility>
 
 namespace autotune::db::sqlite {
@@ -19,6 +20,27 @@ Result<Connection> Connection::Open(const std::string& path, int flags) {
     return MakeError(msg);
   }
   return Connection(db);
+}
+
+namespace {
+
+// A path as a file: URI (RFC 3986 percent-encoding of everything but unreserved characters and '/').
+std::string FileUri(const std::string& path) {
+  std::string uri = path.starts_with('/') ? "file://" : "file:";
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '.' || c == '_' || c == '~') {
+      uri.push_back(static_cast<char>(c));
+    } else {
+      uri += fmt::format("%{:02X}", c);
+    }
+  }
+  return uri;
+}
+
+}  // namespace
+
+Result<Connection> Connection::OpenImmutable(const std::string& path) {
+  return Open(FileUri(path) + "?immutable=1", SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
 }
 
 Result<Connection> Connection::OpenMemory() { return Open(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE); }

@@ -21,6 +21,9 @@ class Connection {
   // `flags` are sqlite3_open_v2's (SQLITE_OPEN_READONLY, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE).
   // Opening reads nothing yet: the file's header is read by the first statement.
   static Result<Connection> Open(const std::string& path, int flags);
+  // Read-only, without locks and without -wal/-shm files (SQLite's `immutable` URI parameter): for a
+  // file no one is writing, in a directory this process may not write.
+  static Result<Connection> OpenImmutable(const std::string& path);
   // A fresh private in-memory database.
   static Result<Connection> OpenMemory();
 

@@ -1,15 +1,11 @@
 #include "search/task_file.h"
 
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "support/input_file.h"
 #include "tir/ops/operator.h"
 
 namespace autotune::search {
@@ -110,16 +106,10 @@ Result<std::vector<TuneTaskSpec>> ParseTaskList(const std::string& json_text, co
 }
 
 Result<std::vector<TuneTaskSpec>> LoadTaskFile(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    return MakeError(fmt::format("cannot read task file '{}': it is a directory", path));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError(fmt::format("cannot read task file '{}': {}", path, std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return MakeError(fmt::format("cannot read task file '{}': {}", path, std::strerror(errno)));
-  return ParseTaskList(text.str(), path);
+  // A network's task list is kilobytes; a limit keeps a wrong path (a disk image, /dev/zero) out.
+  auto text = ReadInputFile(path, 16 * kMiB);
+  if (!text) return MakeError(fmt::format("cannot read task file '{}': {}", path, text.error().message));
+  return ParseTaskList(*text, path);
 }
 
 std::string TaskListJson(const std::vector<TuneTaskSpec>& tasks) {

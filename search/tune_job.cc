@@ -104,6 +104,10 @@ Result<std::vector<TaskReport>> Tuner::Job::Run() {
   auto weights = AddTasks();
   if (!weights) return weights.error();
   if (tasks_.empty()) return std::move(reports_);
+  if (config_.trials <= 0) {
+    if (auto r = ReportStoredBest(); !r) return r.error();
+    return std::move(reports_);
+  }
   scheduler_ = TaskScheduler(std::move(*weights));
   if (auto r = FillPipeline(); !r) return r.error();
   while (!rounds_.empty()) {
@@ -187,20 +191,39 @@ void Tuner::Job::TeachModelStoredRecords(size_t i, const std::vector<db::TuningR
 void Tuner::Job::SeedFromStoredRecords(size_t i, const std::vector<db::TuningRecord>& stored,
                                        std::vector<std::optional<tir::Schedule>>& replayed) {
   TaskState& st = states_[i];
-  TaskReport& report = reports_[i];
   for (size_t k = 0; k < stored.size(); ++k) {
     if (!Usable(stored[k], replayed[k])) continue;
     const db::TuningRecord& rec = stored[k];
-    if (rec.target.device == config_.target_info.device && rec.median_ms < st.best_ms) {
-      st.best_ms = rec.median_ms;
-      report.best_latency_ms = rec.median_ms;
-      report.best_gflops = st.workload.flops / (rec.median_ms * 1e6);
-      report.best_trace_json = rec.trace_json;
-    }
+    if (rec.target.device == config_.target_info.device) TakeStoredBest(i, rec);
     if (st.best.size() < static_cast<size_t>(kBestKept) && st.searched(*replayed[k])) {
       st.AddBest(MeasuredSchedule{rec.median_ms, std::move(*replayed[k]), rec.trace_hash});
     }
   }
+}
+
+void Tuner::Job::TakeStoredBest(size_t i, const db::TuningRecord& rec) {
+  TaskState& st = states_[i];
+  if (!(rec.median_ms < st.best_ms)) return;
+  TaskReport& report = reports_[i];
+  st.best_ms = rec.median_ms;
+  report.best_latency_ms = rec.median_ms;
+  report.best_gflops = st.workload.flops / (rec.median_ms * 1e6);
+  report.best_trace_json = rec.trace_json;
+}
+
+Result<void> Tuner::Job::ReportStoredBest() {
+  for (size_t i = 0; i < states_.size(); ++i) {
+    auto stored = tuner_.db_.Best(states_[i].key, query_, 0);  // fastest first
+    if (!stored) return MakeError(fmt::format("reading '{}': {}", tuner_.db_.path(), stored.error().message));
+    for (const db::TuningRecord& rec : *stored) {
+      if (rec.target.device != config_.target_info.device) continue;
+      if (ReplayStoredTrace(rec.trace_json, states_[i].workload, config_.target)) {
+        TakeStoredBest(i, rec);
+        break;
+      }
+    }
+  }
+  return {};
 }
 
 // A shape new to this target starts from what its neighbours found (the same architecture's records,

@@ -106,6 +106,10 @@ class Tuner::Job {
   void SeedFromStoredRecords(size_t i, const std::vector<db::TuningRecord>& stored,
                              std::vector<std::optional<tir::Schedule>>& replayed);
   Result<void> FindTransferSeeds(size_t i);
+  // A job with nothing left to measure reports each task's stored best on this device.
+  Result<void> ReportStoredBest();
+  // `rec` (of this device) as task i's best, when faster than the best so far.
+  void TakeStoredBest(size_t i, const db::TuningRecord& rec);
 
   // ---- proposing ----
   // The next round; nullopt when the budget is spoken for or every task is finished.

@@ -1,16 +1,20 @@
 #include "search/tuner.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <unordered_set>
 #include <utility>
 
 #include "search/tune_job.h"
-#include "tir/lower/lower.h"
 #include "support/stopwatch.h"
+#include "tir/lower/lower.h"
+#include "tir/ops/operator.h"
 
 namespace autotune::search {
 
@@ -119,6 +123,21 @@ void Tuner::BuildAndRunAsBuilt(const tir::Workload& workload, const std::vector<
   // A round with a candidate the runner did not measure counts as not measured at all, like a batch
   // Run that returns nothing: never stored with an empty result.
   if (unmeasured) results.clear();
+}
+
+Result<int64_t> StoredTrials(db::TuningDatabase& db, const std::vector<TuneTaskSpec>& tasks,
+                             const db::TargetInfo& target) {
+  std::unordered_set<std::string> counted;  // a workload listed twice counts once
+  int64_t stored = 0;
+  for (const TuneTaskSpec& spec : tasks) {
+    auto w = tir::MakeWorkload(spec.op, spec.shape, spec.epilogue);
+    if (!w) return MakeError(fmt::format("{} {}: {}", spec.op, spec.shape, w.error().message));
+    if (!counted.insert(w->Key()).second) continue;
+    auto measured = db.MeasuredTraceHashes(w->Key(), target);
+    if (!measured) return MakeError(fmt::format("reading '{}': {}", db.path(), measured.error().message));
+    stored += static_cast<int64_t>(measured->size());
+  }
+  return stored;
 }
 
 Tuner::Tuner(TuneConfig config, measure::Builder& builder, measure::Runner& runner, db::TuningDatabase& db,

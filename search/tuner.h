@@ -83,11 +83,18 @@ struct TuneProgress {
   const std::vector<TaskReport>* reports = nullptr;
 };
 
+// How many schedules of the tasks' workloads the database holds measurements of on `target`'s device
+// (its kind, arch and device; failures included): what `tune --trials N` counts toward N, so a job
+// run again after a stop measures only what is missing.
+Result<int64_t> StoredTrials(db::TuningDatabase& db, const std::vector<TuneTaskSpec>& tasks,
+                             const db::TargetInfo& target);
+
 class Tuner {
  public:
   Tuner(TuneConfig config, measure::Builder& builder, measure::Runner& runner, db::TuningDatabase& db,
         CostModel& model);
-  // Tunes the tasks (validated workloads) until the trial budget is spent, every task's space is
+  // Tunes the tasks (validated workloads) until the trial budget is spent (a budget of 0 reports the
+  // stored best of each task on this device), every task's space is
   // exhausted, or `stop` becomes true (checked between batches: the batch in flight is finished
   // and stored first). Database errors end the job with an error; candidate failures never do.
   Result<std::vector<TaskReport>> Run(const std::vector<TuneTaskSpec>& tasks, const std::atomic<bool>& stop,

@@ -16,6 +16,7 @@
 #include "db/jsonl.h"
 #include "db/merge.h"
 #include "search/sketch.h"
+#include "support/input_file.h"
 #include "tir/ops/operator.h"
 #include "tir/schedule/trace.h"
 
@@ -250,6 +251,9 @@ CommandRun AddImport(CLI::App& parent) {
   return [o]() {
     std::ifstream file;
     if (o->in != "-") {
+      // Records are read into memory before any is stored: a few GiB is millions of records.
+      auto usable = CheckInputFile(o->in, 4096 * kMiB);
+      if (!usable) throw UserError{fmt::format("cannot read '{}': {}", o->in, usable.error().message)};
       file.open(o->in, std::ios::binary);
       if (!file) throw UserError{fmt::format("cannot read '{}'", o->in)};
     }
@@ -291,9 +295,15 @@ CommandRun AddMerge(CLI::App& parent) {
     for (const auto& other : o->others) {
       auto counts = db::MergeDatabase(*database, other);
       if (!counts) throw UserError{counts.error().message};  // the files before it stay merged
-      all.push_back(CountsJson(other, counts->read, counts->added, counts->duplicates));
+      json entry = CountsJson(other, counts->read, counts->added, counts->duplicates);
+      entry["refused"] = counts->refused;
+      all.push_back(std::move(entry));
       if (o->json.empty()) {
         fmt::print("{}: {} records, {} added, {} duplicates\n", other, counts->read, counts->added, counts->duplicates);
+      }
+      if (counts->refused > 0) {
+        fmt::print(stderr, "autotune: {}: {} records not believable, left out (first: {})\n", other, counts->refused,
+                   counts->first_refusal);
       }
     }
     if (!o->json.empty()) WriteOutput(o->json, all.dump(2) + "\n", "the counts");

@@ -1,13 +1,14 @@
 // autotune lookup: the lookup library's answer from the command line (the same code answers both).
 #include <fmt/format.h>
 
-#include <fstream>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_error.h"
 #include "cli/command.h"
 #include "cli/output.h"
 #include "db/lookup/kernel_lookup.h"
+#include "support/input_file.h"
 
 namespace autotune::cli {
 
@@ -65,7 +66,9 @@ CommandRun AddLookupCommand(CLI::App& app) {
       "  autotune lookup --db autotune.db --op gemm --shape M=512,N=512,K=512 --target cuda\n"
       "  autotune lookup --db autotune.db --op gemm --shape M=500,N=512,K=512 --target cpu --nearest --source k.c --json");
   return [opts]() {
-    if (!std::ifstream(opts->db)) throw UserError{fmt::format("cannot open the database '{}': no such file", opts->db)};
+    if (auto c = CheckInputFile(opts->db, INT64_MAX); !c) {
+      throw UserError{fmt::format("cannot open the database '{}': {}", opts->db, c.error().message)};
+    }
     auto lookup = db::KernelLookup::Open(opts->db);
     if (!lookup) throw UserError{lookup.error().message};
     db::LookupResult r = (*lookup)->Find({opts->op, opts->shape, opts->epilogue, opts->target, opts->nearest});

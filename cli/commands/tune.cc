@@ -55,7 +55,10 @@ struct TuneOptions {
   std::string network;
   int batch = 0;  // of --network
   std::string target = "auto";
-  int trials = 1000;
+  int trials = 1000;      // the total, counting what the database holds of the job's workloads
+  int more = 0;           // --more: this many beyond what the database holds, instead
+  int64_t stored = 0;     // measurements the database held of the job's workloads on this device
+  int to_measure = 0;     // what this run measures: --more, or --trials less `stored`
   int batch_size = 64;
   int population = 0;  // 0: EvolutionConfig's default
   int min_per_sketch = search::EvolutionConfig{}.min_per_sketch;
@@ -270,7 +273,9 @@ json Report(const TuneOptions& o, const MeasureTarget& target, const std::vector
           {"seed", o.seed},
           {"cost_model", o.cost_model},
           {"model", o.model_used.empty() ? json(nullptr) : json(o.model_used)},
-          {"trials_budget", o.trials},
+          {"trials_budget", o.more > 0 ? json(nullptr) : json(o.trials)},
+          {"more", o.more > 0 ? json(o.more) : json(nullptr)},
+          {"trials_stored_before", o.stored},
           {"batch_size", o.batch_size},
           {"min_per_sketch", o.min_per_sketch},
           {"transfer", o.transfer},
@@ -322,7 +327,14 @@ void AddTuneOptions(CLI::App& cmd, TuneOptions& o) {
   cmd.add_option("--batch", o.batch, "batch size of --network")->check(CLI::Range(1, 4096));
   cmd.add_option("--target", o.target, "cpu, cuda or auto (cuda when a GPU and NVRTC are usable)")
       ->capture_default_str();
-  cmd.add_option("--trials", o.trials, "measurements in the whole job")->check(CLI::Range(1, 100000000))->capture_default_str();
+  auto* trials = cmd.add_option("--trials", o.trials,
+                                 "measurements of the job's workloads on this device in all, counting those the "
+                                 "database already holds (running a job again measures only what is missing)")
+                      ->check(CLI::Range(1, 100000000))
+                      ->capture_default_str();
+  cmd.add_option("--more", o.more, "measure this many more, whatever the database holds (instead of --trials)")
+      ->check(CLI::Range(1, 100000000))
+      ->excludes(trials);
   cmd.add_option("--batch-size", o.batch_size, "measurements per round")->check(CLI::Range(1, 100000))->capture_default_str();
   cmd.add_option("--population", o.population, "candidates per generation of the evolutionary search")
       ->check(CLI::Range(1, 1000000));
@@ -447,7 +459,7 @@ search::TuneConfig MakeTuneConfig(const TuneOptions& o, const MeasureTarget& tar
   search::TuneConfig tc;
   tc.target = target.kind;
   tc.target_info = target.info;
-  tc.trials = o.trials;
+  tc.trials = o.to_measure;
   tc.batch_size = o.batch_size;
   tc.seed = o.seed;
   // The cpu target times kernels on the cores the builds would use: one round at a time there.
@@ -460,16 +472,37 @@ search::TuneConfig MakeTuneConfig(const TuneOptions& o, const MeasureTarget& tar
   return tc;
 }
 
+// What this run measures: --more, or what --trials leaves after the database's measurements.
+void PlanTrials(TuneOptions& o, db::TuningDatabase& database, const std::vector<search::TuneTaskSpec>& tasks,
+                const MeasureTarget& target) {
+  auto stored = search::StoredTrials(database, tasks, target.info);
+  if (!stored) throw UserError{stored.error().message};
+  o.stored = *stored;
+  o.to_measure = o.more > 0 ? o.more : static_cast<int>(std::max<int64_t>(0, o.trials - o.stored));
+  if (o.stored == 0 || o.more > 0) return;
+  if (o.to_measure == 0) {
+    fmt::print(stderr, "autotune: the database holds {} measurements of this job's workloads on {}, --trials {} "
+                       "are done (raise --trials, or --more N measures N more)\n",
+               o.stored, target.info.Text(), o.trials);
+  } else {
+    fmt::print(stderr, "autotune: the database holds {} measurements of this job's workloads on {}: {} more make "
+                       "--trials {}\n",
+               o.stored, target.info.Text(), o.to_measure, o.trials);
+  }
+}
+
 void PrintJobPlan(const TuneOptions& o, size_t tasks, const MeasureTarget& target) {
+  if (o.to_measure == 0) return;
   fmt::print(stderr, "autotune: tuning {} task{} on {}: {} trials in rounds of {}, database '{}'\n", tasks,
-             tasks == 1 ? "" : "s", target.info.Text(), o.trials, o.batch_size, o.db_file);
-  const size_t trials = static_cast<size_t>(o.trials);
+             tasks == 1 ? "" : "s", target.info.Text(), o.to_measure, o.batch_size, o.db_file);
+  const size_t trials = static_cast<size_t>(o.to_measure);
   if (trials < tasks) {
     fmt::print(stderr, "autotune: warning: {} trials for {} tasks: the last {} get no trial (each task needs one at least)\n",
-               o.trials, tasks, tasks - trials);
+               o.to_measure, tasks, tasks - trials);
   } else if (trials < tasks * static_cast<size_t>(o.batch_size)) {
     fmt::print(stderr, "autotune: {} trials for {} tasks: first rounds of about {} instead of {}, so that every task gets one\n",
-               o.trials, tasks, search::FirstRoundSize(o.trials, static_cast<int>(tasks), o.batch_size), o.batch_size);
+               o.to_measure, tasks, search::FirstRoundSize(o.to_measure, static_cast<int>(tasks), o.batch_size),
+               o.batch_size);
   }
 }
 
@@ -500,6 +533,7 @@ int RunTune(TuneOptions& o, bool build_timeout_given) {
   Measurement m = SetUpMeasurement(o, build_timeout_given);
   if (o.target == "auto") CheckSketchesApply(o.sketches, tasks, m.target.kind);
   std::unique_ptr<costmodel::CostModel> model = MakeCostModel(o, *database, m.target);
+  PlanTrials(o, *database, tasks, m.target);
   PrintJobPlan(o, tasks.size(), m.target);
   InstallStopSignals(
       "\nautotune: interrupted: storing the batch in flight, then writing the report (Ctrl-C again to quit now)\n");

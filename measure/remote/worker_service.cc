@@ -1,10 +1,12 @@
 #include "measure/remote/worker_service.h"
 
 #include <fmt/format.h>
+#include <grpc/support/log.h>
 #include <grpcpp/health_check_service_interface.h>
 #include <grpcpp/security/server_credentials.h>
 #include <grpcpp/server_builder.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -268,17 +270,36 @@ grpc::Status WorkerService::Measure(grpc::ServerContext* context, const rpc::Mea
   return grpc::Status::OK;
 }
 
+namespace {
+
+// gRPC's log lines on stderr, except while the server binds: a failed bind is logged over several
+// lines, and StartWorkerServer's error says it in one.
+std::atomic<bool> g_binding{false};
+
+void GrpcLog(gpr_log_func_args* a) {
+  if (g_binding.load()) return;
+  std::fprintf(stderr, "grpc %s %s:%d] %s\n", gpr_log_severity_string(a->severity), a->file, a->line, a->message);
+}
+
+}  // namespace
+
 Result<StartedServer> StartWorkerServer(const std::string& address, WorkerService& service,
                                         const std::optional<TlsPem>& tls) {
   // The standard grpc.health.v1 service: load balancers and `dns:///` jobs probe it.
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   StartedServer started;
+  // gRPC sets SO_REUSEPORT by default: a second worker on a port in use would share it (and its
+  // requests) silently instead of failing.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.AddListeningPort(address, MakeServerCredentials(tls), &started.port);
   builder.SetMaxReceiveMessageSize(static_cast<int>(kMaxMessageBytes));
   builder.SetMaxSendMessageSize(static_cast<int>(kMaxMessageBytes));
   builder.RegisterService(&service);
+  gpr_set_log_function(GrpcLog);
+  g_binding = true;
   started.server = builder.BuildAndStart();
+  g_binding = false;
   if (!started.server || started.port == 0) {
     if (started.server) started.server->Shutdown();
     return MakeError(fmt::format("cannot listen on '{}' ({})", address,

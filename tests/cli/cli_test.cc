@@ -1,6 +1,7 @@
 // The autotune executable as a user meets it: help on every command, reports, and one clear line
 // with exit status 2 for every kind of bad input.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,6 +10,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tests/cli/run_cli.h"
 #include "tests/temp_path.h"
@@ -156,7 +159,39 @@ TEST(Cli, UnreadableTraceFileIsNotCalledMissing) {
   auto r = RunCli(std::string("measure ") + kGemm + " --target cpu --trace " + dir);
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_EQ(Lines(r.err), 1) << r.err;
-  EXPECT_NE(r.err.find("cannot read trace file '" + dir + "': it is a directory"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cannot read trace file '" + dir + "': is a directory"), std::string::npos) << r.err;
+}
+
+// Special files are refused before a byte is read: a FIFO would block forever, /dev/zero would fill
+// memory. (ctest's timeout is what would catch a regression that blocks.)
+TEST(Cli, SpecialFilesAreRefusedBeforeReading) {
+  const std::string fifo = TempPath("input.fifo");
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string big = TempPath("big.json");
+  std::ofstream(big) << "{";
+  std::filesystem::resize_file(big, 65 << 20);  // 65 MiB (sparse), past the trace limit
+  const std::string m = std::string("measure ") + kGemm + " --target cpu --trace ";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {m + fifo, "cannot read trace file '" + fifo + "': not a regular file (a FIFO)"},
+      {m + "/dev/zero", "cannot read trace file '/dev/zero': not a regular file (a device)"},
+      {m + big, "too large (65 MiB, over the limit of 64 MiB)"},
+      {"tune --tasks " + fifo + " --target cpu --db " + TempPath("t.db"), "not a regular file (a FIFO)"},
+      {"db stats --db " + fifo, "not a regular file"},
+      {"db top --db /dev/zero " + std::string(kGemm), "not a regular file"},
+      {"lookup --db " + fifo + " " + kGemm + " --target cpu", "not a regular file (a FIFO)"},
+      {"db import --db " + TempPath("i.db") + " --in " + fifo, "not a regular file (a FIFO)"},
+      {"db import --db " + TempPath("i.db") + " --in /dev/zero", "not a regular file (a device)"},
+  };
+  for (const auto& [args, expect] : cases) {
+    auto r = RunCli(args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
+    EXPECT_EQ(Lines(r.err), 1) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find(expect), std::string::npos) << args << "\n" << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(TempPath("i.db")));
+  std::filesystem::remove(fifo);
+  std::filesystem::remove(big);
 }
 
 // A misspelt GPU architecture is bad input (2), not "no answer" (1).

@@ -41,8 +41,7 @@ std::string MakeDb(const std::string& name) {
   const double ms[] = {2.0, 1.5, 1.0, 1.2};
   const char* at[] = {"2026-11-29T10:00:00Z", "2026-11-29T10:00:10Z", "2026-11-29T10:00:20Z", "2026-11-29T10:00:30Z"};
   for (int i = 0; i < 4; ++i) {
-    cpu[i].median_ms = ms[i];
-    cpu[i].gflops = w.flops / (ms[i] * 1e6);
+    SetMedian(cpu[i], ms[i]);
     cpu[i].measured_at = at[i];
   }
   TuningRecord failed = MakeFailedRecord(w, 999, CpuTarget());

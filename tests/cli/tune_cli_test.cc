@@ -211,26 +211,52 @@ TEST(TuneCli, ABudgetShortOfARoundPerTaskStillReachesEveryTask) {
   EXPECT_TRUE(j["total"]["weighted_latency_ms"].is_null());
 }
 
-TEST(TuneCli, RerunResumesWithoutMeasuringAgain) {
+// --trials is the job's total on this device, counting what the database holds: a rerun measures
+// only what is missing (nothing, once done), and --more measures more whatever is stored.
+TEST(TuneCli, RerunMeasuresOnlyWhatTheTrialsLeave) {
   const std::string db_path = Fresh("resume.db"), report = Fresh("resume.json");
-  const std::string cmd = "tune --op gemm --shape M=16,N=16,K=32" + kFast + " --trials 6 --batch-size 3 --db " + db_path +
+  const std::string job = "tune --op gemm --shape M=16,N=16,K=32" + kFast + " --batch-size 3 --db " + db_path +
                           " --json " + report;
-  auto first = RunCli(cmd);
+  auto records = [&]() {
+    auto stats = RunCli("db stats --json --db " + db_path);
+    EXPECT_EQ(stats.status, 0) << stats.err;
+    return json::parse(stats.out)["records"].get<int>();
+  };
+  auto first = RunCli(job + " --trials 6");
   ASSERT_EQ(first.status, 0) << first.err;
   const double first_best = ReadJson(report)["tasks"][0]["best_latency_ms"];
-  auto stats = RunCli("db stats --json --db " + db_path);
-  ASSERT_EQ(stats.status, 0) << stats.err;
-  EXPECT_EQ(json::parse(stats.out)["records"], 6);
+  EXPECT_EQ(records(), 6);
 
-  auto second = RunCli(cmd);
-  ASSERT_EQ(second.status, 0) << second.err;
-  const json j = ReadJson(report);
-  EXPECT_EQ(j["tasks"][0]["trials"], 6);
-  stats = RunCli("db stats --json --db " + db_path);
-  ASSERT_EQ(stats.status, 0) << stats.err;
-  EXPECT_EQ(json::parse(stats.out)["records"], 12) << "the second run measured only new traces";
+  auto again = RunCli(job + " --trials 6");
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_NE(again.err.find("holds 6 measurements of this job's workloads"), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("--trials 6 are done"), std::string::npos) << again.err;
+  json j = ReadJson(report);
+  EXPECT_EQ(j["tasks"][0]["trials"], 0);
+  EXPECT_EQ(j["trials_stored_before"], 6);
+  EXPECT_EQ(j["tasks"][0]["best_latency_ms"].get<double>(), first_best) << "the stored best is reported";
+  EXPECT_EQ(records(), 6);
+
+  auto more = RunCli(job + " --trials 10");
+  ASSERT_EQ(more.status, 0) << more.err;
+  EXPECT_NE(more.err.find("4 more make --trials 10"), std::string::npos) << more.err;
+  j = ReadJson(report);
+  EXPECT_EQ(j["tasks"][0]["trials"], 4);
+  EXPECT_EQ(records(), 10) << "only new traces were measured";
   EXPECT_LE(j["tasks"][0]["best_latency_ms"].get<double>(), first_best);
   CheckBestAgainstDatabase(j["tasks"][0], db_path);
+
+  auto extra = RunCli(job + " --more 3");
+  ASSERT_EQ(extra.status, 0) << extra.err;
+  j = ReadJson(report);
+  EXPECT_EQ(j["tasks"][0]["trials"], 3);
+  EXPECT_TRUE(j["trials_budget"].is_null());
+  EXPECT_EQ(j["more"], 3);
+  EXPECT_EQ(records(), 13);
+
+  auto both = RunCli(job + " --trials 5 --more 3");
+  EXPECT_EQ(both.status, 2) << both.err;
+  EXPECT_EQ(Lines(both.err), 1) << both.err;
 }
 
 // A shape new to the database starts from the best schedules of the shapes tuned there before.

@@ -75,10 +75,11 @@ TEST(DbQuery, BestIsTheFastestValidRecordsOfMatchingTargets) {
   auto db = OpenNew("best.db");
   const auto w = Gemm(), other = Gemm("M=128,N=64,K=32");
   auto cpu = DistinctRecords(w, CpuTarget(), 4);  // medians 1.0 .. 1.3
-  std::swap(cpu[0].median_ms, cpu[3].median_ms);  // fastest is now cpu[3]
+  SetMedian(cpu[0], 1.3);  // fastest is now cpu[3]
+  SetMedian(cpu[3], 1.0);
   auto sm90 = DistinctRecords(w, CudaTarget("sm_90"), 2, 100);
   auto sm80 = DistinctRecords(w, CudaTarget("sm_80"), 2, 200);
-  sm80[0].median_ms = 0.01;
+  SetMedian(sm80[0], 0.01);
   std::vector<TuningRecord> all = cpu;
   all.insert(all.end(), sm90.begin(), sm90.end());
   all.insert(all.end(), sm80.begin(), sm80.end());
@@ -215,8 +216,32 @@ TEST(DbOpen, ReadOnlyOpenOfAWritableDatabaseReadsItAndWritesNothing) {
     ASSERT_TRUE(db) << db.error().message;
     EXPECT_EQ(AllRecords(**db), records);
     EXPECT_EQ(*(*db)->IntegrityCheck(), "ok");
+    // Nothing beside it either (so a read-only directory is fine): no writer had it open.
+    EXPECT_FALSE(Exists(path + "-wal"));
+    EXPECT_FALSE(Exists(path + "-shm"));
   }
   EXPECT_EQ(ReadBytes(path), before);
+}
+
+// While a writer has the database open, a read-only open shares its locks and sees its commits.
+TEST(DbOpen, ReadOnlyOpenBesideAWriterSeesItsCommits) {
+  const std::string path = TempPath("ro-beside-writer.db");
+  auto writer = TuningDatabase::Open(path);
+  ASSERT_TRUE(writer);
+  auto records = DistinctRecords(Gemm(), CpuTarget(), 3);
+  ASSERT_TRUE((*writer)->CommitBatch({records[0]}));
+  auto reader = TuningDatabase::Open(path, OpenMode::kReadOnly);
+  ASSERT_TRUE(reader) << reader.error().message;
+  ASSERT_TRUE((*writer)->CommitBatch({records[1], records[2]}));
+  EXPECT_EQ(AllRecords(**reader), records);
+}
+
+TEST(DbOpen, SpecialFilesAreRefused) {
+  for (const OpenMode mode : {OpenMode::kReadWrite, OpenMode::kReadOnly}) {
+    auto db = TuningDatabase::Open("/dev/null", mode);
+    ASSERT_FALSE(db);
+    EXPECT_NE(db.error().message.find("not a regular file"), std::string::npos) << db.error().message;
+  }
 }
 
 TEST(DbOpen, AnEmptyFileBecomesADatabase) {
@@ -317,6 +342,7 @@ TEST(DbOpen, FilesThatAreNotUsableAutotuneDatabasesAreRefusedAndLeftUntouched) {
       EXPECT_NE(msg.find(f.expected), std::string::npos) << f.name << " " << mode_name << ": " << msg;
       EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
       EXPECT_TRUE(ReadBytes(path) == before) << f.name << " " << mode_name << ": the file changed";
+      EXPECT_FALSE(Exists(path + "-wal") || Exists(path + "-shm")) << f.name << " " << mode_name << ": files beside it";
     }
   }
 }

@@ -39,7 +39,7 @@ std::string MakeDb(const std::string& name) {
   auto records = DistinctRecords(w, CpuTarget(), 4);
   records.push_back(MakeFailedRecord(w, 99, CpuTarget()));
   auto cuda = DistinctRecords(w, CudaTarget(), 2, 200);
-  cuda[0].median_ms = 0.05;
+  SetMedian(cuda[0], 0.05);
   records.insert(records.end(), cuda.begin(), cuda.end());
   records.push_back(MakeRecord(Gemm("M=32,N=32,K=32"), 1, CpuTarget(), 0.2));
   EXPECT_TRUE((*db)->CommitBatch(records));

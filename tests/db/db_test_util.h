@@ -44,7 +44,7 @@ inline TuningRecord MakeRecord(const tir::Workload& w, uint64_t seed, const Targ
   auto sch = search::RandomSchedule(w, tir::TargetKind::kCpu, seed);
   EXPECT_TRUE(sch) << (sch ? "" : sch.error().message);
   TuningRecord r = MakeRecord(*sch, target, median_ms);
-  r.latencies_ms = {median_ms * 0.99, median_ms, median_ms * 1.25};
+  SetMedian(r, median_ms);
   r.max_rel_error = 1.5e-7;
   r.measured_at = "2026-11-29T09:37:21Z";
   r.info_json = R"({"build_s":0.25,"registers":32})";

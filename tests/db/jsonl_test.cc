@@ -24,7 +24,7 @@ std::vector<TuningRecord> Mixed() {
   records.insert(records.end(), more.begin(), more.end());
   records.push_back(MakeFailedRecord(a, 900, CudaTarget("sm_80")));
   records[1].max_rel_error.reset();
-  records[2].median_ms = 0.1 + 0.2;  // a double that needs all 17 digits
+  SetMedian(records[2], 0.1 + 0.2);  // a double that needs all 17 digits
   records[2].info_json = R"({"nested":{"list":[1,2.5,"x"]},"spill_bytes":0})";
   records[3].error_message = "";
   return records;

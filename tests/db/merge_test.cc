@@ -35,7 +35,7 @@ TEST(DbMerge, MergeAddsOnlyNewRecordsAndASecondMergeAddsNothing) {
   auto b = OpenAt(b_path);
   // Measured again on B's machine (another latency), same workload, target and trace: a duplicate.
   TuningRecord remeasured = traces[3];
-  remeasured.median_ms = 9.0;
+  SetMedian(remeasured, 9.0);
   ASSERT_TRUE(b->CommitBatch({traces[2], remeasured, traces[4], traces[5]}));
 
   auto counts = MergeDatabase(*b, a_path, /*batch_size=*/2);

@@ -267,6 +267,9 @@ TEST(SchedulePrimitives, IllegalStepsAreErrors) {
   expect_error(s.Split(l[0], {int64_t{2}, int64_t{3}}), "cover 6 of the 24");
   expect_error(s.Split(l[0], {std::monostate{}, std::monostate{}}), "at most one factor");
   expect_error(s.Split(l[0], {int64_t{0}, int64_t{3}}), "must be positive");
+  // Factors whose product wraps around 64 bits back to the extent (24 * 2^60 + 24 == 24 mod 2^64).
+  expect_error(s.Split(l[0], {int64_t{24}, (int64_t{1} << 60) + 1, int64_t{1}}), "exceeds the 24 iterations");
+  expect_error(s.Split(l[0], {std::monostate{}, int64_t{1} << 62, int64_t{1} << 62}), "exceeds the 24 iterations");
   expect_error(s.Fuse({l[1], l[2]}), "cannot fuse a reduction loop");
   expect_error(s.Fuse({l[0], l[2]}), "must be adjacent");
   expect_error(s.Vectorize(l[2]), "reduction loop and cannot be vectorized");

@@ -45,6 +45,13 @@ Result<Trace> Trace::FromJson(const json& j) {
     return MakeError(fmt::format("trace format version {} is not supported (expected {})", j["format_version"].dump(),
                                  kTraceFormatVersion));
   }
+  // Real traces hold tens to a few hundred instructions; a bound keeps a hostile file from costing
+  // minutes of replay.
+  constexpr size_t kMaxInstructions = 10000;
+  if (j["instructions"].size() > kMaxInstructions) {
+    return MakeError(fmt::format("trace has {} instructions (at most {} are accepted)", j["instructions"].size(),
+                                 kMaxInstructions));
+  }
   Trace t;
   size_t n = 0;
   for (const auto& ij : j["instructions"]) {

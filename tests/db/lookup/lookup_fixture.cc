@@ -26,6 +26,12 @@ TuningRecord MakeRecord(const tir::Schedule& schedule, const TargetInfo& target,
   return r;
 }
 
+void SetMedian(TuningRecord& r, double ms) {
+  r.latencies_ms = {ms * 0.99, ms, ms * 1.25};
+  r.median_ms = ms;
+  r.gflops = r.workload.flops / (ms * 1e6);
+}
+
 namespace {
 
 // Sampled schedules that lower (and, for cuda, pass the GPU validity check), from seed 1 on.

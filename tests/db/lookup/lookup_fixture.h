@@ -17,6 +17,9 @@ inline const TargetInfo kTestA100{"cuda", "sm_80", "NVIDIA A100", "550.54", "12.
 // A valid record of `schedule` with the median `ms` (three repeats around it); the database tests
 // (tests/db/db_test_util.h) make their records with it too.
 TuningRecord MakeRecord(const tir::Schedule& schedule, const TargetInfo& target, double ms);
+// Gives a valid record another median: its latencies and GFLOP/s follow, so it stays believable
+// (db/record_check.h).
+void SetMedian(TuningRecord& r, double ms);
 
 // Writes the fixture into `path` (created; must not exist). What it holds, by (target, workload):
 //  cpu:  gemm M=64,N=64,K=64 (3 valid records, fastest 0.2 ms, plus one WRONG_ANSWER record);

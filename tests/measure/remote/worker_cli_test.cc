@@ -105,5 +105,17 @@ TEST(WorkerCli, ServesWithTheTokenAndStopsOnSigterm) {
   std::remove(token.c_str());
 }
 
+// A port in use is refused: gRPC's default SO_REUSEPORT would let a second worker share it (and its
+// requests) in silence, even a token-less one beside a token-protected one.
+TEST(WorkerCli, APortInUseIsRefused) {
+  testing::WorkerProcess first;
+  ASSERT_TRUE(first.Start(autotune::testing::TestTempPath("worker_cli_test", "first.log")));
+  const auto r = RunCli("worker --target cpu --listen " + first.Address());
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("cannot listen on '" + first.Address() + "'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("in use"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace autotune

@@ -3,10 +3,19 @@
 // by predicates in lowering.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdint>
+
 #include "tir/schedule/primitives/primitives.h"
 #include "tir/schedule/primitives/replay_util.h"
+#include "tir/int_arith.h"
 
 namespace autotune::tir {
+
+namespace {
+// A block holds at most 1024 threads: the widest cooperative split of a short loop.
+constexpr int64_t kMaxSplitFactorBeyondExtent = 1024;
+}  // namespace
 
 Result<std::vector<LoopRV>> Schedule::Split(LoopRV loop, const std::vector<FactorArg>& factors) {
   auto where = Resolve(loop);
@@ -28,15 +37,23 @@ Result<std::vector<LoopRV>> Schedule::Split(LoopRV loop, const std::vector<Facto
   }
   Stage& st = state_.stages[sid];
   const int64_t extent = st.iters[iter].extent;
+  // No factor beyond the loop (or a block's thread count, for cooperative loads of few elements):
+  // larger ones only make loops of masked-off iterations, and their products could overflow.
+  const int64_t largest = std::max<int64_t>(extent, kMaxSplitFactorBeyondExtent);
+  for (int64_t x : f) {
+    if (x > largest) {
+      return MakeError(fmt::format("split factor {} exceeds the {} iterations of loop {}", x, extent, st.iters[iter].name));
+    }
+  }
   if (inferred >= 0) {
     int64_t known = 1;
     for (size_t i = 0; i < f.size(); ++i) {
-      if (static_cast<int>(i) != inferred) known *= f[i];
+      if (static_cast<int>(i) != inferred) known = MulOrCap(known, f[i], INT64_MAX);
     }
-    f[inferred] = (extent + known - 1) / known;
+    f[inferred] = known >= extent ? 1 : (extent + known - 1) / known;
   }
   int64_t product = 1;
-  for (int64_t x : f) product = product > (int64_t{1} << 40) ? product : product * x;
+  for (int64_t x : f) product = MulOrCap(product, x, INT64_MAX);
   if (product < extent) {
     return MakeError(fmt::format("split factors cover {} of the {} iterations of loop {}", product, extent,
                                  st.iters[iter].name));
