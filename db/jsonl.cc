@@ -39,17 +39,20 @@ Result<int64_t> ExportJsonl(TuningDatabase& db, std::ostream& out) {
 
 Result<std::vector<TuningRecord>> ReadJsonl(std::istream& in) {
   std::vector<TuningRecord> records;
+  std::vector<int64_t> line_of;  // each record's line number, for messages
   WorkloadCache cache;
-  RecordChecker checker;
   std::string line;
   for (int64_t number = 1; std::getline(in, line); ++number) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     auto r = RecordFromJsonLine(line, &cache);
     if (!r) return MakeError(fmt::format("line {}: {}", number, r.error().message));
-    if (auto c = checker.Check(*r); !c) return MakeError(fmt::format("line {}: {}", number, c.error().message));
     records.push_back(std::move(*r));
+    line_of.push_back(number);
   }
   if (in.bad()) return MakeError("read error");
+  if (auto failed = RecordChecker().FirstFailure(records)) {
+    return MakeError(fmt::format("line {}: {}", line_of[failed->first], failed->second.message));
+  }
   return records;
 }
 

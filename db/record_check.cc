@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "support/parallel_for.h"
 #include "tir/ops/operator.h"
 #include "tir/schedule/schedule.h"
 
@@ -67,10 +68,42 @@ Result<void> RecordChecker::Check(const TuningRecord& r) {
   if (!r.valid()) return {};
   auto w = WorkloadOf(r.workload);
   if (!w) return w.error();
+  return CheckReplays(r, **w);
+}
+
+std::optional<std::pair<size_t, Error>> RecordChecker::FirstFailure(const std::vector<TuningRecord>& records) {
+  // Numbers and workloads in order (the workload cache is not shared between threads), replays on
+  // every core: an import of thousands of records spends its time there.
+  std::vector<const tir::Workload*> workload_of(records.size(), nullptr);
+  std::vector<std::optional<Error>> problem(records.size());
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (auto c = CheckRecordNumbers(records[i]); !c) {
+      problem[i] = c.error();
+      break;  // later records cannot come first
+    }
+    if (!records[i].valid()) continue;
+    auto w = WorkloadOf(records[i].workload);
+    if (!w) {
+      problem[i] = w.error();
+      break;
+    }
+    workload_of[i] = *w;
+  }
+  ParallelFor(UsableCores(), records.size(), [&](size_t i) {
+    if (!workload_of[i]) return;
+    if (auto c = CheckReplays(records[i], *workload_of[i]); !c) problem[i] = c.error();
+  });
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (problem[i]) return std::make_pair(i, *problem[i]);
+  }
+  return std::nullopt;
+}
+
+Result<void> RecordChecker::CheckReplays(const TuningRecord& r, const tir::Workload& w) {
   auto trace = tir::Trace::FromJsonText(r.trace_json);
   if (!trace) return MakeError(fmt::format("trace: {}", trace.error().message));
   const tir::TargetKind kind = r.target.kind == "cuda" ? tir::TargetKind::kCuda : tir::TargetKind::kCpu;
-  if (auto sch = tir::Schedule::Replay(**w, kind, *trace); !sch) {
+  if (auto sch = tir::Schedule::Replay(w, kind, *trace); !sch) {
     return MakeError(fmt::format("trace does not replay on {}: {}", r.workload.CanonicalText(), sch.error().message));
   }
   return {};

@@ -4,8 +4,12 @@
 // one, whatever a file was edited to hold.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "db/record.h"
 #include "support/result.h"
@@ -24,9 +28,14 @@ Result<void> CheckRecordNumbers(const TuningRecord& r);
 class RecordChecker {
  public:
   Result<void> Check(const TuningRecord& r);
+  // Check of every record, the replays on every usable core: the index of the first record that
+  // fails (in order) and why, or nothing.
+  std::optional<std::pair<size_t, Error>> FirstFailure(const std::vector<TuningRecord>& records);
 
  private:
   Result<const tir::Workload*> WorkloadOf(const WorkloadInfo& info);
+  // The replay half of Check, on a workload already built: safe on several threads at once.
+  static Result<void> CheckReplays(const TuningRecord& r, const tir::Workload& w);
   std::unordered_map<std::string, tir::Workload> workloads_;
 };
 

@@ -282,7 +282,9 @@ MeasureResult CpuRunner::RunOne(const tir::Workload& workload, const WorkloadDat
     return fail(ErrorKind::kRunError, "the kernel process sent a malformed result");
   }
   r.latencies_ms.resize(rep.num_latencies);
-  std::memcpy(r.latencies_ms.data(), bytes.data() + sizeof rep, rep.num_latencies * sizeof(double));
+  if (rep.num_latencies > 0) {  // an empty vector's data() may be null, which memcpy must not get
+    std::memcpy(r.latencies_ms.data(), bytes.data() + sizeof rep, rep.num_latencies * sizeof(double));
+  }
   r.max_rel_error = rep.max_rel_error;
   if (kind != ErrorKind::kNone) {
     r.latencies_ms.clear();

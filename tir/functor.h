@@ -34,7 +34,8 @@ class IRVisitor {
  protected:
   template <class N>
   void VisitFields(const N* op) {
-    std::apply([this](const auto&... f) { (VisitField(f), ...); }, op->Fields());
+    // [&], not [this]: for a node without fields nothing is used (clang warns).
+    std::apply([&](const auto&... f) { (VisitField(f), ...); }, op->Fields());
   }
 
  private:

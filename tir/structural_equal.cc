@@ -181,7 +181,8 @@ class Hasher {
 
   template <class N>
   void HashFields(const N* n) {
-    std::apply([this](const auto&... f) { (HashField(f), ...); }, n->Fields());
+    // [&], not [this]: for a node without fields nothing is used (clang warns).
+    std::apply([&](const auto&... f) { (HashField(f), ...); }, n->Fields());
   }
 
   void HashField(const Expr& e) { Hash(e); }

@@ -65,14 +65,10 @@ class QueueSlot {
   std::atomic<int64_t>& queued_;
 };
 
-// A request checked as a whole: what the batch needs, or the status that refuses it.
-struct ParsedRequest {
-  tir::Workload workload;
-  MeasureConfig config;
-  std::vector<BuildInput> inputs;
-};
+}  // namespace
 
-grpc::Status Parse(const rpc::MeasureRequest& request, const WorkerOptions& options, ParsedRequest* out) {
+grpc::Status ParseMeasureRequest(const rpc::MeasureRequest& request, const WorkerOptions& options,
+                                 ParsedRequest* out) {
   using grpc::StatusCode;
   if (request.target_kind() != options.target_kind) {
     return Refuse(StatusCode::FAILED_PRECONDITION,
@@ -105,8 +101,6 @@ grpc::Status Parse(const rpc::MeasureRequest& request, const WorkerOptions& opti
   out->config = std::move(*config);
   return grpc::Status::OK;
 }
-
-}  // namespace
 
 WorkerCounters::Values WorkerCounters::Snapshot() const {
   Values v;
@@ -187,7 +181,7 @@ grpc::Status WorkerService::Measure(grpc::ServerContext* context, const rpc::Mea
 
   // ---- the whole request is checked before anything is built ----
   ParsedRequest parsed;
-  if (grpc::Status s = Parse(*request, options_, &parsed); !s.ok()) {
+  if (grpc::Status s = ParseMeasureRequest(*request, options_, &parsed); !s.ok()) {
     Log(fmt::format("autotune worker: {} refused: {}", context->peer(), s.error_message()));
     return s;
   }

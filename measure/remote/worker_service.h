@@ -21,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "measure/builder.h"
 #include "measure/measure_config.h"
@@ -28,6 +29,7 @@
 #include "measure/remote/tls.h"
 #include "measure/runner.h"
 #include "support/result.h"
+#include "tir/ops/workload.h"
 
 namespace autotune::measure::remote {
 
@@ -76,6 +78,16 @@ struct WorkerOptions {
   // Where the per-batch log line goes; unset: stderr.
   std::function<void(const std::string&)> log;
 };
+
+// A Measure request checked as a whole against the worker's options: what the batch needs, or the
+// status that refuses it (the worker answers it before building anything).
+struct ParsedRequest {
+  tir::Workload workload;
+  MeasureConfig config;
+  std::vector<BuildInput> inputs;
+};
+grpc::Status ParseMeasureRequest(const rpc::MeasureRequest& request, const WorkerOptions& options,
+                                 ParsedRequest* out);
 
 class WorkerService final : public rpc::Measurement::Service {
  public:

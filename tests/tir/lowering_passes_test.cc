@@ -140,7 +140,9 @@ class Interpreter {
       case ExprKind::kBinary: {
         const auto* op = As<BinaryNode>(e);
         double a = Eval(op->a), b = Eval(op->b);
-        auto ia = static_cast<int64_t>(a), ib = static_cast<int64_t>(b);
+        // Integer views of float operands (NaN or out of range becomes 0: the cast would be UB).
+        auto as_int = [](double x) { return std::fabs(x) < 9e18 ? static_cast<int64_t>(x) : int64_t{0}; };
+        const int64_t ia = as_int(a), ib = as_int(b);
         switch (op->op) {
           case BinaryOp::kAdd: return a + b;
           case BinaryOp::kSub: return a - b;

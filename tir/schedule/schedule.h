@@ -108,9 +108,11 @@ class Schedule {
   IntRV NewIntRV(int64_t value);
   void Record(std::string kind, nlohmann::json inputs, nlohmann::json attrs, std::vector<std::string> outputs,
               nlohmann::json decision = nullptr);
-  nlohmann::json Sym(StageRV s) const { return StageSymbol(s.id); }
-  nlohmann::json Sym(LoopRV l) const { return LoopSymbol(l.id); }
-  nlohmann::json Sym(IntRV v) const { return IntSymbol(v.id); }
+  // Strings, not JSON values: `{Sym(x)}` must make a one-element array, and a braced list holding
+  // one JSON value copies it instead under clang (CWG 2137).
+  std::string Sym(StageRV s) const { return StageSymbol(s.id); }
+  std::string Sym(LoopRV l) const { return LoopSymbol(l.id); }
+  std::string Sym(IntRV v) const { return IntSymbol(v.id); }
   nlohmann::json FactorJson(const FactorArg& f) const;
   Result<int64_t> FactorValue(const FactorArg& f) const;
 

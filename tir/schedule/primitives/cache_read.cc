@@ -47,7 +47,7 @@ Result<StageRV> Schedule::CacheRead(StageRV producer, Scope scope, const std::ve
   auto p = Resolve(producer);
   if (!p) return p.error();
   std::vector<int> rs;
-  nlohmann::json inputs = {Sym(producer)};
+  nlohmann::json inputs = nlohmann::json::array({Sym(producer)});
   for (const auto& r : readers) {
     auto id = Resolve(r);
     if (!id) return id.error();
@@ -68,7 +68,7 @@ Result<StageRV> Schedule::CacheReadInput(const std::string& input, Scope scope, 
   }
   if (!source) return MakeError(fmt::format("no kernel input named '{}'", input));
   std::vector<int> rs;
-  nlohmann::json inputs = {nullptr};
+  nlohmann::json inputs = nlohmann::json::array({nullptr});
   for (const auto& r : readers) {
     auto id = Resolve(r);
     if (!id) return id.error();

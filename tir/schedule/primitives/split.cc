@@ -100,7 +100,7 @@ Result<std::vector<LoopRV>> Schedule::Split(LoopRV loop, const std::vector<Facto
 
   std::vector<LoopRV> out;
   std::vector<std::string> syms;
-  nlohmann::json inputs = {Sym(loop)};
+  nlohmann::json inputs = nlohmann::json::array({Sym(loop)});
   for (const auto& fa : factors) inputs.push_back(FactorJson(fa));
   for (int p : parts) {
     out.push_back(NewLoopRV(sid, p));
