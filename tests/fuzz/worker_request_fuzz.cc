@@ -6,21 +6,17 @@
 
 namespace {
 
+autotune::measure::remote::WorkerOptions* MakeOptions(const char* kind, const char* arch) {
+  auto* o = new autotune::measure::remote::WorkerOptions;
+  o->target_kind = kind;
+  o->info.set_target_kind(kind);
+  o->info.set_arch(arch);
+  return o;
+}
+
 const autotune::measure::remote::WorkerOptions& Options(bool cuda) {
-  static const auto* cpu = [] {
-    auto* o = new autotune::measure::remote::WorkerOptions;
-    o->target_kind = "cpu";
-    o->info.set_target_kind("cpu");
-    o->info.set_arch("x86_64");
-    return o;
-  }();
-  static const auto* gpu = [] {
-    auto* o = new autotune::measure::remote::WorkerOptions;
-    o->target_kind = "cuda";
-    o->info.set_target_kind("cuda");
-    o->info.set_arch("sm_90");
-    return o;
-  }();
+  static const auto* cpu = MakeOptions("cpu", "x86_64");
+  static const auto* gpu = MakeOptions("cuda", "sm_90");
   return cuda ? *gpu : *cpu;
 }
 

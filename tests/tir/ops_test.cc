@@ -49,6 +49,10 @@ TEST(Operators, RejectsBadInputWithAClearMessage) {
       {"conv2d", "N=1,C=6,H=8,W=8,K=4,R=3,S=3,groups=4", "", "C=6 is not a multiple of groups=4"},
       {"conv2d", "N=1,C=4,H=2,W=2,K=4,R=5,S=5", "", "larger than the padded"},
       {"conv2d", "N=1,C=4,H=8,W=8,K=4,R=3,S=3,pad=-1", "", "pad=-1 must be at least 0"},
+      // Found by shape_fuzz: H + 2 * pad overflowed in the validator itself.
+      {"conv2d", "N=1,C=32,H=118,W=112,K=32,R=2,S=3,pad=8000000000000000003,groups=32", "",
+       "pad=8000000000000000003 is too large (at most 2147483647)"},
+      {"gemm", "M=2147483648,N=1,K=1", "", "M=2147483648 is too large"},
   };
   for (const auto& c : cases) {
     auto w = MakeWorkload(c.op, c.shape, c.epilogue);

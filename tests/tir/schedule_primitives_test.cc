@@ -315,6 +315,19 @@ TEST(SchedulePrimitives, BadTracesAreErrors) {
     {"kind": "sample_perfect_tile", "inputs": ["l0"], "attrs": {"n": 2, "max_innermost": 0},
      "outputs": ["v0", "v1"], "decision": [5, 5]}]})";
   EXPECT_NE(replay(bad_decision).find("multiply to 25"), std::string::npos);
+  // Found by the trace fuzzer: floats where integers belong were cast, beyond int64's range too.
+  const char* float_decision = R"({"instructions": [
+    {"kind": "get_stage", "attrs": {"name": "C"}, "outputs": ["s0"]},
+    {"kind": "get_loops", "inputs": ["s0"], "outputs": ["l0", "l1", "l2"]},
+    {"kind": "sample_perfect_tile", "inputs": ["l0"], "attrs": {"n": 2, "max_innermost": 0},
+     "outputs": ["v0", "v1"], "decision": [1, 6.7e52]}]})";
+  EXPECT_NE(replay(float_decision).find("decision must be a list of integers"), std::string::npos);
+  const char* float_attr = R"({"instructions": [
+    {"kind": "get_stage", "attrs": {"name": "C"}, "outputs": ["s0"]},
+    {"kind": "get_loops", "inputs": ["s0"], "outputs": ["l0", "l1", "l2"]},
+    {"kind": "sample_perfect_tile", "inputs": ["l0"], "attrs": {"n": 1e30, "max_innermost": 0},
+     "outputs": ["v0", "v1"]}]})";
+  EXPECT_NE(replay(float_attr).find("attribute 'n' has the wrong type or is out of range"), std::string::npos);
 }
 
 TEST(SchedulePrimitives, MutatedDecisionReplaysToADifferentSchedule) {

@@ -98,6 +98,12 @@ Result<ShapeParams> ParseShape(const OperatorDef& op, const std::string& text) {
     if (val.empty() || ec != std::errc() || ptr != val.data() + val.size()) {
       return MakeError(fmt::format("shape parameter {}='{}' is not an integer", key, val));
     }
+    // Far beyond any tensor dimension, and small enough that the operators' size arithmetic
+    // (H + 2 * pad, dilation * (R - 1), ...) cannot overflow.
+    constexpr int64_t kMaxShapeParam = (int64_t{1} << 31) - 1;
+    if (v > kMaxShapeParam) {
+      return MakeError(fmt::format("shape parameter {}={} is too large (at most {})", key, v, kMaxShapeParam));
+    }
     given[key] = v;
   }
   ShapeParams out;

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "tir/schedule/primitives/replay_util.h"
+
 namespace autotune::tir {
 
 namespace {
@@ -60,10 +62,9 @@ Result<Schedule> ReplayOnShape(const Workload& workload, TargetKind target, cons
     auto where = sch.Resolve(loop->second);
     if (!where) return where.error();
     const int64_t extent = sch.state().stages[where->first].iters[where->second].extent;
-    try {
-      inst.decision = AdaptTileSizes(inst.decision.get<std::vector<int64_t>>(), extent, max_inner->get<int64_t>());
-    } catch (const std::exception&) {
-      // Not a list of integers: the instruction's own replay reports it.
+    // Not a list of integers: the instruction's own replay reports it.
+    if (auto sizes = replay::IntegerListOf<int64_t>(inst.decision)) {
+      inst.decision = AdaptTileSizes(*sizes, extent, max_inner->get<int64_t>());
     }
     return {};
   };

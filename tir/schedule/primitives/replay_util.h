@@ -4,6 +4,12 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <type_traits>
+#include <vector>
+
 #include "tir/schedule/schedule.h"
 
 namespace autotune::tir::replay {
@@ -41,14 +47,51 @@ inline Result<FactorArg> FactorAt(const Instruction& inst, size_t i, const Repla
   return FactorArg{*v};
 }
 
+// `j` as an integer of type T: a JSON integer in T's range. (nlohmann's get<T>() converts a float,
+// and a float beyond T's range is undefined behaviour, found by the trace fuzzer.)
+template <class T>
+std::optional<T> IntegerOf(const nlohmann::json& j) {
+  if (!j.is_number_integer()) return std::nullopt;
+  if (j.is_number_unsigned()) {
+    const uint64_t u = j.get<uint64_t>();
+    if (u > static_cast<uint64_t>(std::numeric_limits<T>::max())) return std::nullopt;
+    return static_cast<T>(u);
+  }
+  const int64_t v = j.get<int64_t>();
+  if (v < std::numeric_limits<T>::min() || v > std::numeric_limits<T>::max()) return std::nullopt;
+  return static_cast<T>(v);
+}
+
+// `j` as a list of integers of type T (IntegerOf each).
+template <class T>
+std::optional<std::vector<T>> IntegerListOf(const nlohmann::json& j) {
+  if (!j.is_array()) return std::nullopt;
+  std::vector<T> out;
+  for (const auto& x : j) {
+    auto v = IntegerOf<T>(x);
+    if (!v) return std::nullopt;
+    out.push_back(*v);
+  }
+  return out;
+}
+
 template <class T>
 Result<T> Attr(const Instruction& inst, const char* name) {
   if (!inst.attrs.contains(name)) return MakeError(fmt::format("missing attribute '{}'", name));
-  try {
-    return inst.attrs[name].get<T>();
-  } catch (const std::exception&) {
-    return MakeError(fmt::format("attribute '{}' has the wrong type", name));
+  const nlohmann::json& j = inst.attrs[name];
+  std::optional<T> value;
+  if constexpr (std::is_integral_v<T>) {
+    value = IntegerOf<T>(j);
+  } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
+    value = IntegerListOf<int64_t>(j);
+  } else {
+    try {
+      value = j.get<T>();
+    } catch (const std::exception&) {
+    }
   }
+  if (!value) return MakeError(fmt::format("attribute '{}' has the wrong type or is out of range", name));
+  return std::move(*value);
 }
 
 // The integer decision of a sampling instruction (nullopt: none recorded, sample afresh).

@@ -59,11 +59,8 @@ InstructionKind SamplePerfectTileInstruction() {
             if (!max_inner) return max_inner.error();
             std::optional<std::vector<int64_t>> decision;
             if (!inst.decision.is_null()) {
-              try {
-                decision = inst.decision.get<std::vector<int64_t>>();
-              } catch (const std::exception&) {
-                return MakeError("decision must be a list of integers");
-              }
+              decision = replay::IntegerListOf<int64_t>(inst.decision);
+              if (!decision) return MakeError("decision must be a list of integers");
             }
             auto out = sch.SamplePerfectTile(*loop, *n, *max_inner, decision);
             if (!out) return out.error();
