@@ -13,7 +13,7 @@ using CommandRun = std::function<int()>;
 using AddCommandFn = CommandRun (*)(CLI::App&);
 
 // A command made of subcommands (`autotune db stats`, `autotune model train`): exactly one is required.
-CommandRun AddCommandGroup(CLI::App& app, const std::string& name, const std::string& description,
+CommandRun AddCommandGroup(CLI::App& app, const std::string& name, const std::string& description, const std::string& footer,
                            std::initializer_list<AddCommandFn> subcommands);
 
 CommandRun AddOpsCommand(CLI::App& app);

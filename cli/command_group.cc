@@ -6,10 +6,11 @@
 
 namespace autotune::cli {
 
-CommandRun AddCommandGroup(CLI::App& app, const std::string& name, const std::string& description,
+CommandRun AddCommandGroup(CLI::App& app, const std::string& name, const std::string& description, const std::string& footer,
                            std::initializer_list<AddCommandFn> subcommands) {
   auto* cmd = app.add_subcommand(name, description);
   cmd->require_subcommand(1);
+  cmd->footer(footer);
   auto runs = std::make_shared<std::map<CLI::App*, CommandRun>>();
   for (AddCommandFn add : subcommands) {
     const size_t before = cmd->get_subcommands({}).size();

@@ -1,5 +1,8 @@
 #include "cli/help_format.h"
 
+#include <optional>
+#include <regex>
+#include <set>
 #include <sstream>
 
 namespace autotune::cli {
@@ -33,6 +36,30 @@ void WrapLine(const std::string& line, size_t width, std::string& out) {
   }
 }
 
+// CLI11 names a validated option's type "INT:INT in [1 - 4096]": the type, then the validator.
+std::string BareTypeName(const std::string& type) { return type.substr(0, type.find(':')); }
+
+// Whether `value` is a number outside the range named in the type (CLI11's "in [a - b]"): such a
+// default is the code's "not given" placeholder, not a value a user could pass.
+bool OutsideRange(const std::string& type, const std::string& value) {
+  static const std::regex range(R"(in \[(-?[0-9.e+]+) - (-?[0-9.e+]+)\])");
+  std::smatch m;
+  if (!std::regex_search(type, m, range)) return false;
+  try {
+    size_t used = 0;
+    const double v = std::stod(value, &used);
+    return used == value.size() && (v < std::stod(m[1]) || v > std::stod(m[2]));
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+std::string OptionNames(const std::set<CLI::Option*>& options) {
+  std::string out;
+  for (const CLI::Option* o : options) out += (out.empty() ? "" : ", ") + o->get_name();
+  return out;
+}
+
 }  // namespace
 
 std::string WrapText(const std::string& text, size_t width) {
@@ -51,8 +78,22 @@ std::string WrapText(const std::string& text, size_t width) {
 
 HelpFormatter::HelpFormatter() { column_width(kColumn); }
 
+std::string HelpFormatter::make_option_opts(const CLI::Option* opt) const {
+  if (!opt->get_option_text().empty()) return " " + opt->get_option_text();
+  if (opt->get_type_size() == 0) return "";
+  std::string out = " " + BareTypeName(opt->get_type_name());
+  const std::string& value = opt->get_default_str();
+  if (!value.empty() && value != "[]" && !OutsideRange(opt->get_type_name(), value)) out += "=" + value;
+  if (opt->get_expected_max() == CLI::detail::expected_max_vector_size) out += " ...";
+  if (opt->get_required()) out += " REQUIRED";
+  return out;
+}
+
 std::string HelpFormatter::make_option_desc(const CLI::Option* opt) const {
-  return WrapText(CLI::Formatter::make_option_desc(opt), kDescriptionWidth);
+  std::string text = opt->get_description();
+  if (const auto excludes = opt->get_excludes(); !excludes.empty()) text += " (not with " + OptionNames(excludes) + ")";
+  if (const auto needs = opt->get_needs(); !needs.empty()) text += " (needs " + OptionNames(needs) + ")";
+  return WrapText(text, kDescriptionWidth);
 }
 
 std::string HelpFormatter::make_subcommand(const CLI::App* sub) const {

@@ -42,6 +42,10 @@ CommandRun AddStats(CLI::App& parent) {
       "stats", "Counts: workloads, records and cost models; per target, valid and invalid records");
   cmd->add_option("--db", o->db, "tuning database")->required();
   AddJsonOption(*cmd, o->json, "the counts");
+  cmd->footer(
+      "Examples:\n"
+      "  autotune db stats --db autotune.db\n"
+      "  autotune db stats --db autotune.db --json | jq '.targets[] | select(.invalid > 0)'");
   return [o]() {
     auto database = OpenDatabase(o->db, db::OpenMode::kReadOnly);
     const db::DatabaseStats st = Check(database->Stats());
@@ -218,6 +222,10 @@ CommandRun AddExport(CLI::App& parent) {
   auto* cmd = parent.add_subcommand("export", "Write every record as a JSON line (insertion order)");
   cmd->add_option("--db", o->db, "tuning database")->required();
   cmd->add_option("--out", o->out, "output file ('-': stdout)");
+  cmd->footer(
+      "Examples:\n"
+      "  autotune db export --db autotune.db --out records.jsonl\n"
+      "  autotune db export --db a.db | autotune db import --db b.db   # copy every record");
   return [o]() {
     auto database = OpenDatabase(o->db, db::OpenMode::kReadOnly);
     std::ofstream file;
@@ -248,6 +256,10 @@ CommandRun AddImport(CLI::App& parent) {
   cmd->add_option("--db", o->db, "tuning database (created if missing)")->required();
   cmd->add_option("--in", o->in, "input file ('-': stdin)");
   AddJsonOption(*cmd, o->json, "the counts");
+  cmd->footer(
+      "Examples:\n"
+      "  autotune db import --db autotune.db --in records.jsonl\n"
+      "  autotune db import --db autotune.db --in records.jsonl --json   # counts read, added, duplicates");
   return [o]() {
     std::ifstream file;
     if (o->in != "-") {
@@ -289,6 +301,9 @@ CommandRun AddMerge(CLI::App& parent) {
   cmd->add_option("--db", o->db, "tuning database to merge into (created if missing)")->required();
   cmd->add_option("others", o->others, "databases to merge from")->required();
   AddJsonOption(*cmd, o->json, "the counts");
+  cmd->footer(
+      "Examples:\n"
+      "  autotune db merge --db all.db gpu1.db gpu2.db   # the records of two machines' jobs in one database");
   return [o]() {
     auto database = OpenDatabase(o->db, db::OpenMode::kReadWrite);
     json all = json::array();
@@ -315,6 +330,10 @@ CommandRun AddMerge(CLI::App& parent) {
 
 CommandRun AddDbCommand(CLI::App& app) {
   return AddCommandGroup(app, "db", "Tuning databases: stats, top, export, import, merge",
+                         "`autotune db COMMAND --help` shows a command's options and examples.\n"
+                         "Examples:\n"
+                         "  autotune db stats --db autotune.db\n"
+                         "  autotune db top --db autotune.db --op gemm --shape M=512,N=512,K=512",
                          {AddStats, AddTop, AddExport, AddImport, AddMerge});
 }
 

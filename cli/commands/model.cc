@@ -39,7 +39,7 @@ struct DataOptions {
   std::string op;
   std::string target;  // "": the one target kind of the database's valid records
   std::string objective = "weighted-regression";
-  int rounds = 0;  // 0: XGBoostConfig's
+  int rounds = costmodel::XGBoostConfig{}.rounds;
   uint64_t seed = 1;
   std::vector<std::string> leave_out;  // OP:SHAPE[:EPILOGUE] of workloads not to learn from
 };
@@ -90,7 +90,7 @@ db::TargetQuery RecordsTarget(const std::string& target, db::TuningDatabase& dat
 costmodel::XGBoostConfig ModelConfig(const DataOptions& o, costmodel::Objective objective, const db::TargetQuery& q) {
   costmodel::XGBoostConfig c;
   c.objective = objective;
-  if (o.rounds > 0) c.rounds = o.rounds;
+  c.rounds = o.rounds;
   c.seed = o.seed;
   c.target = q.Text();
   return c;
@@ -215,6 +215,11 @@ CommandRun AddEval(CLI::App& parent) {
   cmd->add_option("--folds", o->folds, "cross-validation folds")->check(CLI::Range(2, 100))->capture_default_str();
   cmd->add_option("--top-k", o->top_k, "k of the top-k recall")->check(CLI::Range(1, 100000))->capture_default_str();
   AddJsonOption(*cmd, o->json_file, "the figures");
+  cmd->footer(
+      "Examples:\n"
+      "  autotune model eval --db autotune.db                     # cross-validated, held-out workloads\n"
+      "  autotune model eval --db autotune.db --objective all     # compare the training objectives\n"
+      "  autotune model eval --db other.db --model model.json     # a trained model on records it never saw");
   return [o]() {
     if (o->split != "workload" && o->split != "random") {
       throw UserError{fmt::format("unknown split '{}' (expected workload or random)", o->split)};
@@ -301,6 +306,10 @@ CommandRun AddBuiltin(CLI::App& parent) {
       "builtin", "List the cost models built into autotune (tune starts from the one of its GPU), or write one out");
   cmd->add_option("--target", o->target, "the model of this target, e.g. cuda:sm_90 (with --out)");
   cmd->add_option("--out", o->out, "write that model to this file ('-' for stdout), e.g. for `model eval --model`");
+  cmd->footer(
+      "Examples:\n"
+      "  autotune model builtin\n"
+      "  autotune model builtin --target cuda:sm_90 --out sm90.json");
   return [o]() {
     if (o->out.empty() != o->target.empty()) throw UserError{"--out and --target go together"};
     if (!o->out.empty()) {
@@ -328,6 +337,10 @@ CommandRun AddBuiltin(CLI::App& parent) {
 
 CommandRun AddModelCommand(CLI::App& app) {
   return AddCommandGroup(app, "model", "The learned cost model: train it on a database, evaluate how well it ranks",
+                         "`autotune model COMMAND --help` shows a command's options and examples.\n"
+                         "Examples:\n"
+                         "  autotune model train --db autotune.db --out model.json\n"
+                         "  autotune model eval --db autotune.db",
                          {AddTrain, AddEval, AddBuiltin});
 }
 

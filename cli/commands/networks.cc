@@ -18,7 +18,7 @@ namespace {
 
 struct NetworksOptions {
   std::string network;
-  int batch = 0;
+  int batch = 1;
   std::string json;  // --json: "-" for stdout, or a file
 };
 
@@ -51,7 +51,7 @@ bool IsNetworkName(const std::string& name) {
 }
 
 int ListNetworks(const NetworksOptions& o) {
-  const int batch = o.batch == 0 ? 1 : o.batch;
+  const int batch = o.batch;
   nlohmann::json out = nlohmann::json::array();
   for (const std::string& name : search::NetworkNames()) {
     const auto tasks = TasksOf(name, batch);
@@ -69,7 +69,7 @@ int ListNetworks(const NetworksOptions& o) {
 }
 
 int ShowNetwork(const NetworksOptions& o) {
-  const int batch = o.batch == 0 ? 1 : o.batch;
+  const int batch = o.batch;
   const auto tasks = TasksOf(o.network, batch);
   if (!o.json.empty()) {
     WriteOutput(o.json, search::TaskListJson(tasks), "the task list");
@@ -97,7 +97,7 @@ CommandRun AddNetworksCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("networks", "List the built-in networks of `tune --network`, or one network's layers");
   auto o = std::make_shared<NetworksOptions>();
   cmd->add_option("network", o->network, "a network: its tasks (operator, shape, epilogue, weight: occurrences)");
-  cmd->add_option("--batch", o->batch, "batch size (default 1)")->check(CLI::Range(1, 4096));
+  cmd->add_option("--batch", o->batch, "batch size")->check(CLI::Range(1, 4096));
   AddJsonOption(*cmd, o->json, "the networks, or a network's task list as `tune --tasks` reads it,");
   cmd->footer(
       "Examples:\n"

@@ -13,6 +13,7 @@ CommandRun AddOpsCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("ops", "List the operators and their shape parameters");
   auto json = std::make_shared<std::string>();
   AddJsonOption(*cmd, *json, "the list");
+  cmd->footer("Examples:\n  autotune ops\n  autotune ops --json | jq '.[].name'");
   return [json]() {
     nlohmann::json out = nlohmann::json::array();
     for (const auto* op : tir::BuiltinOperators().All()) {

@@ -59,7 +59,10 @@ CommandRun AddReportCommand(CLI::App& app) {
       "far reached 90% of the final best (failed trials count), the span from the first to the last\n"
       "record's measured_at (gaps between resumed runs included) and records per second of it; and per\n"
       "row two charts of the best GFLOP/s so far, against trial and against seconds, also written as\n"
-      "DIR/<slug>-trials.svg and DIR/<slug>-seconds.svg.");
+      "DIR/<slug>-trials.svg and DIR/<slug>-seconds.svg.\n"
+      "Examples:\n"
+      "  autotune report --db autotune.db --out report/   # then open report/index.html\n"
+      "  autotune report --db autotune.db --out report/ --target cuda:sm_90 --op conv2d --json summary.json");
   return [o]() {
     using namespace report;
     // Bad options are reported before the database is read.

@@ -19,6 +19,7 @@ CommandRun AddTargetsCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("targets", "Show which targets can be compiled and measured here");
   auto json = std::make_shared<std::string>();
   AddJsonOption(*cmd, *json, "the targets");
+  cmd->footer("Examples:\n  autotune targets\n  autotune targets --json   # compile/measure flags and the reason for each");
   return [json]() {
     const bool cc = CCompilerPresent();
     nlohmann::json out = nlohmann::json::array();

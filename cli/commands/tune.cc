@@ -60,7 +60,7 @@ struct TuneOptions {
   int64_t stored = 0;     // measurements the database held of the job's workloads on this device
   int to_measure = 0;     // what this run measures: --more, or --trials less `stored`
   int batch_size = 64;
-  int population = 0;  // 0: EvolutionConfig's default
+  int population = search::EvolutionConfig{}.population;
   int min_per_sketch = search::EvolutionConfig{}.min_per_sketch;
   int transfer = search::TuneConfig{}.transfer;
   std::vector<std::string> sketches;  // --sketches (split at commas by CLI11); empty: the default set
@@ -324,7 +324,7 @@ void AddTuneOptions(CLI::App& cmd, TuneOptions& o) {
   cmd.add_option("--epilogue", o.epilogue, "fused epilogue: none, bias, relu or bias,relu");
   cmd.add_option("--tasks", o.tasks_file, "JSON task list: [{\"op\", \"shape\", \"epilogue\", \"weight\", \"name\"}, ...]");
   cmd.add_option("--network", o.network, "tune a network's layers: resnet18, resnet50, mobilenet_v2 or bert_base");
-  cmd.add_option("--batch", o.batch, "batch size of --network")->check(CLI::Range(1, 4096));
+  cmd.add_option("--batch", o.batch, "batch size of --network (default 1)")->check(CLI::Range(1, 4096));
   cmd.add_option("--target", o.target, "cpu, cuda or auto (cuda when a GPU and NVRTC are usable)")
       ->capture_default_str();
   auto* trials = cmd.add_option("--trials", o.trials,
@@ -332,7 +332,7 @@ void AddTuneOptions(CLI::App& cmd, TuneOptions& o) {
                                  "database already holds (running a job again measures only what is missing)")
                       ->check(CLI::Range(1, 100000000))
                       ->capture_default_str();
-  cmd.add_option("--more", o.more, "measure this many more, whatever the database holds (instead of --trials)")
+  cmd.add_option("--more", o.more, "measure this many more, whatever the database holds")
       ->check(CLI::Range(1, 100000000))
       ->excludes(trials);
   cmd.add_option("--batch-size", o.batch_size, "measurements per round")->check(CLI::Range(1, 100000))->capture_default_str();
@@ -466,7 +466,7 @@ search::TuneConfig MakeTuneConfig(const TuneOptions& o, const MeasureTarget& tar
   tc.overlap_rounds = !o.serial_rounds && (target.kind == tir::TargetKind::kCuda || !o.remote.workers.empty());
   tc.stream_runs = !o.batch_runs;
   tc.evolution.sketches = o.sketches;
-  if (o.population > 0) tc.evolution.population = o.population;
+  tc.evolution.population = o.population;
   tc.evolution.min_per_sketch = o.min_per_sketch;
   tc.transfer = o.transfer;
   return tc;
