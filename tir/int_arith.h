@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 
 #include "tir/expr.h"
 
@@ -22,6 +23,26 @@ inline int64_t AddOrCap(int64_t a, int64_t b, int64_t cap) {
 inline int64_t MulOrCap(int64_t a, int64_t b, int64_t cap) {
   int64_t r;
   return __builtin_mul_overflow(a, b, &r) ? cap : r;
+}
+
+// Whether v is a value of the integer (or bool) type t.
+inline bool FitsDType(int64_t v, DType t) {
+  switch (t) {
+    case DType::kInt32: return v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max();
+    case DType::kBool: return v == 0 || v == 1;
+    default: return true;
+  }
+}
+
+// Checked arithmetic: false when the result overflows int64 or does not fit `t`.
+inline bool CheckedAdd(int64_t a, int64_t b, DType t, int64_t* out) {
+  return !__builtin_add_overflow(a, b, out) && FitsDType(*out, t);
+}
+inline bool CheckedMul(int64_t a, int64_t b, DType t, int64_t* out) {
+  return !__builtin_mul_overflow(a, b, out) && FitsDType(*out, t);
+}
+inline bool CheckedNeg(int64_t a, DType t, int64_t* out) {
+  return a != std::numeric_limits<int64_t>::min() && FitsDType(*out = -a, t);
 }
 
 inline int64_t FloorDivInt(int64_t a, int64_t b) {

@@ -5,6 +5,7 @@
 
 #include "tir/analysis/expr_uses.h"
 #include "tir/functor.h"
+#include "tir/transform/linear_form.h"
 #include "tir/transform/simplify.h"
 
 namespace autotune::tir {
@@ -14,63 +15,21 @@ namespace {
 // An extent no dimension has: the caller then takes the whole dimension.
 constexpr int64_t kWholeDimension = int64_t{1} << 40;
 
-// sum(coef * term) + constant; terms are variables or opaque sub-expressions.
-struct Linear {
-  std::vector<std::pair<Expr, int64_t>> terms;
-  int64_t constant = 0;
-
-  void AddTerm(const Expr& t, int64_t c) {
-    for (auto& [e, k] : terms) {
-      if (e == t) {
-        k += c;
-        return;
-      }
-    }
-    terms.emplace_back(t, c);
-  }
-  void AddScaled(const Linear& o, int64_t s) {
-    for (const auto& [e, k] : o.terms) AddTerm(e, k * s);
-    constant += o.constant * s;
-  }
-};
-
-Linear Decompose(const Expr& e) {
-  Linear out;
-  if (const int64_t* c = AsConstInt(e)) {
-    out.constant = *c;
-    return out;
-  }
-  if (const auto* b = As<BinaryNode>(e)) {
-    if (b->op == BinaryOp::kAdd || b->op == BinaryOp::kSub) {
-      out = Decompose(b->a);
-      out.AddScaled(Decompose(b->b), b->op == BinaryOp::kAdd ? 1 : -1);
-      return out;
-    }
-    if (b->op == BinaryOp::kFloorDiv) {  // floordiv(x, 1), e.g. a depthwise channel floordiv(k, K / groups)
-      if (const int64_t* c = AsConstInt(b->b); c && *c == 1) return Decompose(b->a);
-    }
-    if (b->op == BinaryOp::kMul) {
-      Linear x = Decompose(b->a), y = Decompose(b->b);
-      if (y.terms.empty()) {
-        out.AddScaled(x, y.constant);
-        return out;
-      }
-      if (x.terms.empty()) {
-        out.AddScaled(y, x.constant);
-        return out;
-      }
-    }
-  }
-  out.AddTerm(e, 1);
-  return out;
+// The index as a linear form; one whose coefficients overflow is a single opaque term.
+LinearSum Decompose(const Expr& e) {
+  LinearSum l = ToLinear(e);
+  if (l.ok) return l;
+  LinearSum whole(e->dtype);
+  whole.AddTerm(e, 1);
+  return whole;
 }
 
 // Whether e is provably a multiple of c: every coefficient and the constant of its linear form are.
 bool MultipleOf(const Expr& e, int64_t c) {
-  const Linear lin = Decompose(e);
+  const LinearSum lin = Decompose(e);
   if (lin.constant % c != 0) return false;
-  for (const auto& [term, k] : lin.terms) {
-    if (k % c != 0) return false;
+  for (const auto& term : lin.terms) {
+    if (term.coeff % c != 0) return false;
   }
   return true;
 }
@@ -78,11 +37,12 @@ bool MultipleOf(const Expr& e, int64_t c) {
 }  // namespace
 
 IndexRange EvalIndexRange(const Expr& index, const std::unordered_map<const VarNode*, LoopRange>& loops) {
-  Linear lin = Decompose(index);
+  const LinearSum lin = Decompose(index);
   Expr fixed = IntImm(lin.constant, index->dtype);
   int64_t lo = 0, hi = 0;
-  for (const auto& [term, coef] : lin.terms) {
-    if (coef == 0) continue;
+  for (const LinearSum::Term& t : lin.terms) {
+    const Expr& term = t.expr;
+    const int64_t coef = t.coeff;
     const std::vector<const VarNode*> vars = VarsIn(term);
     bool any_relaxed = false, any_fixed = false;
     for (const VarNode* v : vars) {

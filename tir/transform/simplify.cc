@@ -15,6 +15,7 @@
 #include "tir/functor.h"
 #include "tir/structural_equal.h"
 #include "tir/int_arith.h"
+#include "tir/transform/linear_form.h"
 
 namespace autotune::tir {
 namespace {
@@ -22,23 +23,6 @@ namespace {
 constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
 
 // ---- Integer helpers ----------------------------------------------------------------------------
-
-bool FitsDType(int64_t v, DType t) {
-  switch (t) {
-    case DType::kInt32: return v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max();
-    case DType::kBool: return v == 0 || v == 1;
-    default: return true;
-  }
-}
-
-// Checked arithmetic: false when the result overflows int64 or does not fit `t`.
-bool CheckedAdd(int64_t a, int64_t b, DType t, int64_t* out) {
-  return !__builtin_add_overflow(a, b, out) && FitsDType(*out, t);
-}
-bool CheckedMul(int64_t a, int64_t b, DType t, int64_t* out) {
-  return !__builtin_mul_overflow(a, b, out) && FitsDType(*out, t);
-}
-bool CheckedNeg(int64_t a, DType t, int64_t* out) { return a != kInt64Min && FitsDType(*out = -a, t); }
 
 int64_t CeilDivInt(int64_t a, int64_t b) {  // b > 0
   int64_t q = FloorDivInt(a, b);
@@ -61,133 +45,6 @@ bool IsEmptySeq(const Stmt& s) {
   return seq && seq->stmts.empty();
 }
 Stmt Empty() { return Seq({}); }
-
-// ---- Linear forms ----------------------------------------------------------------------------------
-
-// A hash consistent with ExprDeepEqual (variables and buffers by identity), so that finding a like
-// term is mostly an integer comparison. Collisions are fine: ExprDeepEqual decides.
-size_t TermHash(const Expr& e) {
-  auto mix = [](size_t h, size_t v) { return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); };
-  size_t h = mix(static_cast<size_t>(e->kind), static_cast<size_t>(e->dtype));
-  switch (e->kind) {
-    case ExprKind::kIntImm: return mix(h, static_cast<size_t>(As<IntImmNode>(e)->value));
-    case ExprKind::kVar: return mix(h, std::hash<const void*>()(e.get()));
-    case ExprKind::kBinary: {
-      const auto* b = As<BinaryNode>(e);
-      return mix(mix(mix(h, static_cast<size_t>(b->op)), TermHash(b->a)), TermHash(b->b));
-    }
-    case ExprKind::kNot: return mix(h, TermHash(As<NotNode>(e)->a));
-    case ExprKind::kCast: return mix(h, TermHash(As<CastNode>(e)->value));
-    case ExprKind::kBufferLoad: {
-      const auto* l = As<BufferLoadNode>(e);
-      h = mix(h, std::hash<const void*>()(l->buffer.get()));
-      for (const auto& i : l->indices) h = mix(h, TermHash(i));
-      return h;
-    }
-    case ExprKind::kCall: {
-      const auto* c = As<CallNode>(e);
-      h = mix(h, std::hash<std::string>()(c->name));
-      for (const auto& a : c->args) h = mix(h, TermHash(a));
-      return h;
-    }
-    default: return h;  // rare as terms: the kind is enough
-  }
-}
-
-// sum(coefficient * term) + constant over one integer dtype. Terms are "atoms": anything but an
-// integer constant, +, - or a product with a constant. They keep their order of first appearance.
-struct LinearSum {
-  struct Term {
-    Expr expr;
-    int64_t coeff;
-    size_t hash;  // TermHash(expr)
-  };
-
-  explicit LinearSum(DType t) : dtype(t) {}
-  DType dtype;
-  std::vector<Term> terms;
-  int64_t constant = 0;
-  bool ok = true;  // false once a coefficient or the constant overflowed: the form is then unusable
-
-  void AddConst(int64_t c) { ok = ok && CheckedAdd(constant, c, dtype, &constant); }
-
-  void AddTerm(const Expr& t, int64_t c) { AddTerm(t, c, TermHash(t)); }
-  void AddTerm(const Expr& t, int64_t c, size_t hash) {
-    if (!ok || c == 0) return;
-    for (size_t i = 0; i < terms.size(); ++i) {
-      if (terms[i].hash != hash || !ExprDeepEqual(terms[i].expr, t)) continue;
-      ok = CheckedAdd(terms[i].coeff, c, dtype, &terms[i].coeff);
-      if (ok && terms[i].coeff == 0) terms.erase(terms.begin() + static_cast<std::ptrdiff_t>(i));
-      return;
-    }
-    terms.push_back({t, c, hash});
-  }
-
-  // Adds `scale` times the expression `e`, decomposing its linear structure.
-  void Add(const Expr& e, int64_t scale) {
-    if (!ok) return;
-    if (const int64_t* c = AsConstInt(e)) {
-      int64_t v;
-      ok = CheckedMul(*c, scale, dtype, &v);
-      AddConst(v);
-      return;
-    }
-    if (const auto* b = As<BinaryNode>(e)) {
-      int64_t s;
-      switch (b->op) {
-        case BinaryOp::kAdd:
-          Add(b->a, scale);
-          Add(b->b, scale);
-          return;
-        case BinaryOp::kSub:
-          Add(b->a, scale);
-          if (!CheckedNeg(scale, dtype, &s)) {
-            ok = false;
-            return;
-          }
-          Add(b->b, s);
-          return;
-        case BinaryOp::kMul:
-          if (const int64_t* c = AsConstInt(b->b)) {
-            ok = CheckedMul(scale, *c, dtype, &s);
-            Add(b->a, s);
-            return;
-          }
-          if (const int64_t* c = AsConstInt(b->a)) {
-            ok = CheckedMul(scale, *c, dtype, &s);
-            Add(b->b, s);
-            return;
-          }
-          break;
-        default: break;
-      }
-    }
-    AddTerm(e, scale);
-  }
-
-  void AddScaled(const LinearSum& o, int64_t scale) {
-    for (const auto& t : o.terms) {
-      int64_t v;
-      if (!CheckedMul(t.coeff, scale, dtype, &v)) {
-        ok = false;
-        return;
-      }
-      AddTerm(t.expr, v, t.hash);
-    }
-    int64_t v;
-    if (!CheckedMul(o.constant, scale, dtype, &v)) {
-      ok = false;
-      return;
-    }
-    AddConst(v);
-  }
-};
-
-LinearSum ToLinear(const Expr& e, int64_t scale = 1) {
-  LinearSum l(e->dtype);
-  l.Add(e, scale);
-  return l;
-}
 
 // `e` as floordiv(base, divisor) with nested divisions by positive constants flattened
 // (floordiv(floordiv(y, a), b) is y over a * b); anything else is itself over 1.
