@@ -69,7 +69,7 @@ std::set<std::string> CReservedNames() {
       "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
       "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
       "volatile", "while", "bool", "true", "false", "int32_t", "int64_t", "size_t", "abort", "free",
-      "aligned_alloc", "main", "NAN", "INFINITY", "llabs",
+      "aligned_alloc", "main", "NAN", "INFINITY", "llabs", "uint16_t", "uint32_t",
   };
   for (const auto& [name, in] : Intrinsics()) {
     s.insert(name);
@@ -96,7 +96,7 @@ const std::set<std::string>& CFamilyPrinter::ReservedNames() const {
              // CUDA built-ins and the names generated code uses
              "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "__syncthreads", "float2", "float4",
              "make_float2", "make_float4", "min", "max", "fminf", "fmaxf", "fmin", "fmax", "rsqrtf", "rsqrt",
-             "__int_as_float", "__longlong_as_double", "abs"}) {
+             "__int_as_float", "__longlong_as_double", "abs", "__uint_as_float", "__float_as_uint"}) {
       s.insert(n);
     }
     return s;
@@ -112,6 +112,8 @@ const char* CFamilyPrinter::TypeName(DType t) const {
     case DType::kInt64: return c ? "int64_t" : "long long";
     case DType::kFloat32: return "float";
     case DType::kFloat64: return "double";
+    case DType::kFloat16:
+    case DType::kBFloat16: return c ? "uint16_t" : "unsigned short";  // the bits (support/half.h)
   }
   return "?";
 }
@@ -191,6 +193,56 @@ std::string CpAsyncWaitText(const char* fn) {
       fn);
 }
 
+// 16-bit float conversions, bit for bit those of support/half.h and of the GPU's cvt.rn (nearest,
+// ties to even, subnormals kept). C computes them on the bits; CUDA uses cvt for float16.
+std::string HalfConversionText(CLanguage lang, CHelper h) {
+  if (lang == CLanguage::kCuda) {
+    switch (h) {
+      case CHelper::kF16ToF32:
+        return "__device__ __forceinline__ float at_f16_to_f32(unsigned short h) {\n"
+               "  float f;\n  asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h));\n  return f;\n}\n";
+      case CHelper::kF32ToF16:
+        return "__device__ __forceinline__ unsigned short at_f32_to_f16(float f) {\n"
+               "  unsigned short h;\n  asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(f));\n  return h;\n}\n";
+      case CHelper::kBF16ToF32:
+        return "__device__ __forceinline__ float at_bf16_to_f32(unsigned short b) { return __uint_as_float((unsigned)b << 16); }\n";
+      default:
+        return "__device__ __forceinline__ unsigned short at_f32_to_bf16(float f) {\n"
+               "  const unsigned u = __float_as_uint(f);\n"
+               "  if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);\n"
+               "  return (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);\n}\n";
+    }
+  }
+  switch (h) {
+    case CHelper::kF16ToF32:
+      return "static inline float at_f16_to_f32(uint16_t h) {\n"
+             "  union { uint32_t u; float f; } v;\n"
+             "  const uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;\n"
+             "  if (e == 0) return sign ? -((float)m * 5.9604644775390625e-8f) : (float)m * 5.9604644775390625e-8f;\n"
+             "  v.u = e == 0x1f ? sign | 0x7f800000u | (m << 13) : sign | ((e + 112u) << 23) | (m << 13);\n"
+             "  return v.f;\n}\n";
+    case CHelper::kF32ToF16:
+      return "static inline uint16_t at_f32_to_f16(float f) {\n"
+             "  union { float f; uint32_t u; } v = {f};\n"
+             "  const uint32_t sign = (v.u >> 16) & 0x8000u, ax = v.u & 0x7fffffffu;\n"
+             "  if (ax > 0x7f800000u) return (uint16_t)(sign | 0x7e00u);\n"
+             "  if (ax >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);\n"
+             "  if (ax >= 0x38800000u) return (uint16_t)(sign | ((ax + 0xc8000fffu + ((ax >> 13) & 1u)) >> 13));\n"
+             "  if (ax < 0x33000000u) return (uint16_t)sign;\n"
+             "  const int s = 126 - (int)(ax >> 23);\n"
+             "  const uint32_t m = (ax & 0x7fffffu) | 0x800000u, kept = m >> s, rest = m & ((1u << s) - 1u), half = 1u << (s - 1);\n"
+             "  return (uint16_t)(sign | (kept + (rest > half || (rest == half && (kept & 1u)))));\n}\n";
+    case CHelper::kBF16ToF32:
+      return "static inline float at_bf16_to_f32(uint16_t b) {\n"
+             "  union { uint32_t u; float f; } v;\n  v.u = (uint32_t)b << 16;\n  return v.f;\n}\n";
+    default:
+      return "static inline uint16_t at_f32_to_bf16(float f) {\n"
+             "  union { float f; uint32_t u; } v = {f};\n"
+             "  if ((v.u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((v.u >> 16) | 0x40u);\n"
+             "  return (uint16_t)((v.u + 0x7fffu + ((v.u >> 16) & 1u)) >> 16);\n}\n";
+  }
+}
+
 // C only. aligned_alloc wants a size that is a multiple of the alignment. Out of memory is a crash
 // the runner reports (RUN_ERROR), not a silently unwritten output.
 std::string AllocText() {
@@ -235,6 +287,10 @@ std::string CFamilyPrinter::HelperText(CHelper h) const {
     case CHelper::kCpAsync4OrZero: return CpAsyncOrZeroText(fn);
     case CHelper::kCpAsyncWait: return CpAsyncWaitText(fn);
     case CHelper::kAlloc: return AllocText();
+    case CHelper::kF16ToF32:
+    case CHelper::kF32ToF16:
+    case CHelper::kBF16ToF32:
+    case CHelper::kF32ToBF16: return HalfConversionText(lang_, h);
   }
   return "";
 }
@@ -462,10 +518,7 @@ CExpr CFamilyPrinter::EmitExpr(const Expr& e) {
                           Paren(EmitExpr(op->false_value), kPrecCond)),
               kPrecCond};
     }
-    case ExprKind::kCast: {
-      const auto* op = As<CastNode>(e);
-      return {fmt::format("({}){}", TypeName(e->dtype), Paren(EmitExpr(op->value), kPrecUnary)), kPrecUnary};
-    }
+    case ExprKind::kCast: return EmitCast(As<CastNode>(e));
     case ExprKind::kBufferLoad: {
       const auto* op = As<BufferLoadNode>(e);
       return EmitIndexed(op->buffer, op->indices);
@@ -475,6 +528,27 @@ CExpr CFamilyPrinter::EmitExpr(const Expr& e) {
   }
   Fail("unknown expression");
   return {"0", kPrecPrimary};
+}
+
+// 16-bit floats convert through float32 with the helpers; no other cast touches them.
+CExpr CFamilyPrinter::EmitCast(const CastNode* op) {
+  const DType to = op->dtype, from = op->value->dtype;
+  const CExpr value = EmitExpr(op->value);
+  if (IsHalf(from) && to == DType::kFloat32) {
+    const bool f16 = from == DType::kFloat16;
+    Use(f16 ? CHelper::kF16ToF32 : CHelper::kBF16ToF32);
+    return {fmt::format("{}({})", f16 ? "at_f16_to_f32" : "at_bf16_to_f32", value.text), kPrecPrimary};
+  }
+  if (IsHalf(to) && from == DType::kFloat32) {
+    const bool f16 = to == DType::kFloat16;
+    Use(f16 ? CHelper::kF32ToF16 : CHelper::kF32ToBF16);
+    return {fmt::format("{}({})", f16 ? "at_f32_to_f16" : "at_f32_to_bf16", value.text), kPrecPrimary};
+  }
+  if (IsHalf(to) || IsHalf(from)) {
+    if (to != from) Fail(fmt::format("cast from {} to {}: 16-bit floats convert only to and from float32", DTypeName(from), DTypeName(to)));
+    return value;
+  }
+  return {fmt::format("({}){}", TypeName(to), Paren(value, kPrecUnary)), kPrecUnary};
 }
 
 }  // namespace autotune::tir

@@ -48,6 +48,7 @@ enum class CHelper : int {
   kFloorDivI32, kFloorModI32, kFloorDivI64, kFloorModI64,
   kMinI32, kMaxI32, kMinI64, kMaxI64, kMinF32, kMaxF32, kMinF64, kMaxF64,
   kSigmoidF32, kSigmoidF64, kRsqrtF32, kRsqrtF64, kAlloc,
+  kF16ToF32, kF32ToF16, kBF16ToF32, kF32ToBF16,
   kCpAsync4, kCpAsync8, kCpAsync16, kCpAsync4OrZero, kCpAsyncWait,  // CUDA only
 };
 
@@ -98,6 +99,7 @@ class CFamilyPrinter {
   CExpr EmitMinMax(const BinaryNode* op);
   CExpr EmitFloorDivMod(const BinaryNode* op);
   CExpr EmitCall(const CallNode* op);
+  CExpr EmitCast(const CastNode* op);
   std::string HelperText(CHelper h) const;
   const std::set<std::string>& ReservedNames() const;
 
