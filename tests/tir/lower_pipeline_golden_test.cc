@@ -1,12 +1,11 @@
-// Golden text of the main lowering steps for a GPU-style schedule with every feature: a local
-// accumulator (cache_write), a shared-memory copy loaded cooperatively by the block's threads, a
-// virtual thread, a fused epilogue and partial tiles. Review a diff here like a code change: the text
-// is what codegen and the cost model see.
+// Golden text (golden/gemm_gpu_*.tir) of the main lowering steps for a GPU-style schedule. Review a
+// diff of those files like a code change: the text is what codegen and the cost model see.
 #include <gtest/gtest.h>
 
 #include <map>
 #include <string>
 
+#include "tests/tir/golden.h"
 #include "tir/lower/lower.h"
 #include "tir/ops/operator.h"
 #include "tir/printer.h"
@@ -15,6 +14,11 @@
 namespace autotune::tir {
 namespace {
 
+using autotune::tir::testing::ExpectGolden;
+
+// The text after each lowering step of a schedule with every feature: a local accumulator
+// (cache_write), a shared-memory copy loaded cooperatively by the block's threads, a virtual thread,
+// a fused epilogue and partial tiles.
 std::map<std::string, std::string> LowerSteps() {
   auto w = MakeWorkload("gemm", "M=8,N=6,K=4", "relu");
   EXPECT_TRUE(w);
@@ -50,143 +54,19 @@ std::map<std::string, std::string> LowerSteps() {
 }
 
 TEST(LowerPipelineGolden, ScheduleOps) {
-  EXPECT_EQ(LowerSteps().at("schedule_ops"), R"(for (i_0: int32, 0, 2) thread_binding "blockIdx.x" {
-  for (i_1: int32, 0, 2) thread_binding "vthread" {
-    for (j_0_i_2: int32, 0, 4) thread_binding "threadIdx.x" {
-      allocate C_local: float32[1, 3] local {
-        for (i: int32, 0, 1) serial {
-          for (j: int32, 0, 3) serial {
-            C_local[i, j] = 0f
-          }
-        }
-        for (k_0: int32, 0, 2) serial {
-          allocate A_shared: float32[4, 2] shared {
-            for (ax0_ax1_0: int32, 0, 2) serial {
-              A_shared[floordiv(((ax0_ax1_0 * 4) + j_0_i_2), 2), floormod(((ax0_ax1_0 * 4) + j_0_i_2), 2)] = A[(((i_0 * 4) + (ax0_ax1_0 * 2)) + floordiv(j_0_i_2, 2)), ((k_0 * 2) + floormod(j_0_i_2, 2))]
-            }
-            for (i: int32, 0, 1) serial {
-              for (j: int32, 0, 3) serial {
-                for (k_1: int32, 0, 2) serial {
-                  C_local[i, j] = (C_local[i, j] + (A_shared[(((((i_0 * 4) + (i_1 * 2)) + floormod(j_0_i_2, 2)) + i) - (i_0 * 4)), (((k_0 * 2) + k_1) - (k_0 * 2))] * B[((k_0 * 2) + k_1), ((floordiv(j_0_i_2, 2) * 3) + j)]))
-                }
-              }
-            }
-          }
-        }
-        for (j_1: int32, 0, 3) serial {
-          C_relu[(((i_0 * 4) + (i_1 * 2)) + floormod(j_0_i_2, 2)), ((floordiv(j_0_i_2, 2) * 3) + j_1)] = max(C_local[((((i_0 * 4) + (i_1 * 2)) + floormod(j_0_i_2, 2)) - (((i_0 * 4) + (i_1 * 2)) + floormod(j_0_i_2, 2))), (((floordiv(j_0_i_2, 2) * 3) + j_1) - (floordiv(j_0_i_2, 2) * 3))], 0f)
-        }
-      }
-    }
-  }
-}
-)");
+  ExpectGolden(LowerSteps().at("schedule_ops"), "gemm_gpu_schedule_ops.tir");
 }
 
 TEST(LowerPipelineGolden, InjectVirtualThread) {
-  EXPECT_EQ(LowerSteps().at("inject_virtual_thread"), R"(for (i_0: int32, 0, 2) thread_binding "blockIdx.x" {
-  for (j_0_i_2: int32, 0, 4) thread_binding "threadIdx.x" {
-    allocate C_local: float32[2, 1, 3] local {
-      for (j: int32, 0, 3) serial {
-        for (i_1: int32, 0, 2) unrolled {
-          C_local[i_1, 0, j] = 0f
-        }
-      }
-      for (k_0: int32, 0, 2) serial {
-        allocate A_shared: float32[4, 2] shared {
-          for (ax0_ax1_0: int32, 0, 2) serial {
-            A_shared[((ax0_ax1_0 * 2) + floordiv(j_0_i_2, 2)), floormod(j_0_i_2, 2)] = A[(((i_0 * 4) + (ax0_ax1_0 * 2)) + floordiv(j_0_i_2, 2)), ((k_0 * 2) + floormod(j_0_i_2, 2))]
-          }
-          for (j: int32, 0, 3) serial {
-            for (k_1: int32, 0, 2) serial {
-              for (i_1_1: int32, 0, 2) unrolled {
-                C_local[i_1_1, 0, j] = (C_local[i_1_1, 0, j] + (A_shared[((i_1_1 * 2) + floormod(j_0_i_2, 2)), k_1] * B[((k_0 * 2) + k_1), ((floordiv(j_0_i_2, 2) * 3) + j)]))
-              }
-            }
-          }
-        }
-      }
-      for (j_1: int32, 0, 3) serial {
-        for (i_1_2: int32, 0, 2) unrolled {
-          C_relu[(((i_0 * 4) + (i_1_2 * 2)) + floormod(j_0_i_2, 2)), ((floordiv(j_0_i_2, 2) * 3) + j_1)] = max(C_local[i_1_2, 0, j_1], 0f)
-        }
-      }
-    }
-  }
-}
-)");
+  ExpectGolden(LowerSteps().at("inject_virtual_thread"), "gemm_gpu_inject_virtual_thread.tir");
 }
 
 TEST(LowerPipelineGolden, InsertBarriers) {
-  EXPECT_EQ(LowerSteps().at("insert_barriers"), R"(for (i_0: int32, 0, 2) thread_binding "blockIdx.x" {
-  allocate A_shared: float32[8] shared {
-    for (j_0_i_2: int32, 0, 4) thread_binding "threadIdx.x" {
-      allocate C_local: float32[6] local {
-        for (j: int32, 0, 3) serial {
-          for (i_1: int32, 0, 2) unrolled {
-            C_local[((i_1 * 3) + j)] = 0f
-          }
-        }
-        for (k_0: int32, 0, 2) serial {
-          barrier()
-          for (ax0_ax1_0: int32, 0, 2) serial {
-            A_shared[((ax0_ax1_0 * 4) + j_0_i_2)] = A[(((((i_0 * 16) + (ax0_ax1_0 * 8)) + (floordiv(j_0_i_2, 2) * 4)) + (k_0 * 2)) + floormod(j_0_i_2, 2))]
-          }
-          barrier()
-          for (j: int32, 0, 3) serial {
-            for (k_1: int32, 0, 2) serial {
-              for (i_1_1: int32, 0, 2) unrolled {
-                C_local[((i_1_1 * 3) + j)] = (C_local[((i_1_1 * 3) + j)] + (A_shared[(((i_1_1 * 4) + (floormod(j_0_i_2, 2) * 2)) + k_1)] * B[((((k_0 * 12) + (k_1 * 6)) + (floordiv(j_0_i_2, 2) * 3)) + j)]))
-              }
-            }
-          }
-        }
-        for (j_1: int32, 0, 3) serial {
-          for (i_1_2: int32, 0, 2) unrolled {
-            C_relu[(((((i_0 * 24) + (i_1_2 * 12)) + (floormod(j_0_i_2, 2) * 6)) + (floordiv(j_0_i_2, 2) * 3)) + j_1)] = max(C_local[((i_1_2 * 3) + j_1)], 0f)
-          }
-        }
-      }
-    }
-  }
-}
-)");
+  ExpectGolden(LowerSteps().at("insert_barriers"), "gemm_gpu_insert_barriers.tir");
 }
 
 TEST(LowerPipelineGolden, FinalSimplify) {
-  EXPECT_EQ(LowerSteps().at("final_simplify"), R"(for (i_0: int32, 0, 2) thread_binding "blockIdx.x" {
-  allocate A_shared: float32[8] shared {
-    for (j_0_i_2: int32, 0, 4) thread_binding "threadIdx.x" {
-      allocate C_local: float32[6] local {
-        for (j: int32, 0, 3) serial {
-          for (i_1: int32, 0, 2) unrolled {
-            C_local[((i_1 * 3) + j)] = 0f
-          }
-        }
-        for (k_0: int32, 0, 2) serial {
-          barrier()
-          for (ax0_ax1_0: int32, 0, 2) serial {
-            A_shared[((ax0_ax1_0 * 4) + j_0_i_2)] = A[(((((i_0 * 16) + (ax0_ax1_0 * 8)) + (floordiv(j_0_i_2, 2) * 4)) + (k_0 * 2)) + floormod(j_0_i_2, 2))]
-          }
-          barrier()
-          for (j: int32, 0, 3) serial {
-            for (k_1: int32, 0, 2) serial {
-              for (i_1_1: int32, 0, 2) unrolled {
-                C_local[((i_1_1 * 3) + j)] = (C_local[((i_1_1 * 3) + j)] + (A_shared[(((i_1_1 * 4) + (floormod(j_0_i_2, 2) * 2)) + k_1)] * B[((((k_0 * 12) + (k_1 * 6)) + (floordiv(j_0_i_2, 2) * 3)) + j)]))
-              }
-            }
-          }
-        }
-        for (j_1: int32, 0, 3) serial {
-          for (i_1_2: int32, 0, 2) unrolled {
-            C_relu[(((((i_0 * 24) + (i_1_2 * 12)) + (floormod(j_0_i_2, 2) * 6)) + (floordiv(j_0_i_2, 2) * 3)) + j_1)] = max(C_local[((i_1_2 * 3) + j_1)], 0f)
-          }
-        }
-      }
-    }
-  }
-}
-)");
+  ExpectGolden(LowerSteps().at("final_simplify"), "gemm_gpu_final_simplify.tir");
 }
 
 TEST(LowerPipelineGolden, StepsRunInOrder) {

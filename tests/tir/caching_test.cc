@@ -1,0 +1,119 @@
+// The caching primitives (cache_read, cache_write, storage_align, double_buffer, reindex): each is
+// recorded in the trace, the trace replays to the same lowered IR, and misuse is an error value.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/tir/schedule_test_util.h"
+#include "tir/lower/lower.h"
+#include "tir/printer.h"
+#include "tir/schedule/schedule.h"
+
+namespace autotune::tir {
+namespace {
+
+using namespace autotune::tir::testing;
+
+// A gemm's rows over blocks of 4 threads, the accumulator local per thread, a shared copy of A not
+// yet placed: what the shared-copy tests build on.
+struct SharedCopyOfA {
+  StageRV local, As;
+  std::vector<LoopRV> local_loops;
+};
+SharedCopyOfA TileWithSharedA(Schedule& s) {
+  auto C = OK(s.GetStage("C"));
+  auto local = OK(s.CacheWrite(C, Scope::kLocal));
+  auto As = OK(s.CacheReadInput("A", Scope::kShared, {local}));
+  auto l = OK(s.GetLoops(C));
+  auto i = OK(s.Split(l[0], {std::monostate{}, int64_t{4}}));
+  OKV(s.Bind(i[0], ThreadTag::kBlockIdxX));
+  OKV(s.Bind(i[1], ThreadTag::kThreadIdxX));
+  OKV(s.ComputeAt(local, i[1]));
+  return {local, As, OK(s.GetLoops(local))};
+}
+
+// Whether lowering pipelines the loop that refills shared copies of A (marked double_buffer) and B
+// (marked only with `mark_b`).
+bool RefillOfAAndBIsPipelined(bool mark_b) {
+  Workload w = Make("gemm", kGemm);
+  Schedule s(w, TargetKind::kCuda);
+  auto [local, As, ll] = TileWithSharedA(s);
+  auto Bs = OK(s.CacheReadInput("B", Scope::kShared, {local}));
+  OKV(s.ComputeAt(As, ll[2]));
+  OKV(s.ComputeAt(Bs, ll[2]));
+  OKV(s.DoubleBuffer(As, int64_t{1}));
+  if (mark_b) OKV(s.DoubleBuffer(Bs, int64_t{1}));
+  auto f = Lower(s.state());
+  EXPECT_TRUE(f) << f.error().message;
+  return f && ToString(f->body).find("barrier(async_wait=1)") != std::string::npos;
+}
+
+TEST(SchedulePrimitives, CacheReadCacheWriteComputeAtStorageAlign) {
+  CheckRoundTrip("gemm", kGemm, "", TargetKind::kCuda, [](Schedule& s) {
+    auto [local, As, ll] = TileWithSharedA(s);
+    OKV(s.ComputeAt(As, ll[2]));
+    OKV(s.StorageAlign(As, 0, 8, 1));
+    auto Bl = OK(s.CacheReadInput("B", Scope::kLocal, {local}));
+    OKV(s.ComputeAt(Bl, ll[2]));
+  }, "storage_align");
+}
+
+// A double-buffered shared copy: the trace replays it, and lowering pipelines its refill loop.
+TEST(SchedulePrimitives, DoubleBufferOfASharedCopy) {
+  CheckRoundTrip("gemm", kGemm, "", TargetKind::kCuda, [](Schedule& s) {
+    auto [local, As, ll] = TileWithSharedA(s);
+    auto k = OK(s.Split(ll[2], {std::monostate{}, int64_t{4}}));
+    OKV(s.Reorder({k[0], ll[0], ll[1], k[1]}));
+    OKV(s.ComputeAt(As, k[0]));
+    auto on = OK(s.SampleCategorical({0, 1}, {0.5, 0.5}, 1));
+    OKV(s.DoubleBuffer(As, on));
+    auto f = Lower(s.state());
+    ASSERT_TRUE(f) << f.error().message;
+    const std::string text = ToString(f->body);
+    EXPECT_NE(text.find("barrier(async_wait=0)"), std::string::npos) << text;
+    EXPECT_NE(text.find("barrier(async_wait=1)"), std::string::npos) << text;
+  }, "double_buffer");
+
+  // Refilled together with an unmarked copy of B: the mark is a request, and that loop stays as it
+  // is; with B marked too, it is pipelined.
+  EXPECT_FALSE(RefillOfAAndBIsPipelined(/*mark_b=*/false));
+  EXPECT_TRUE(RefillOfAAndBIsPipelined(/*mark_b=*/true));
+
+  Workload w = Make("gemm", kGemm);
+  Schedule s(w, TargetKind::kCuda);
+  auto C = OK(s.GetStage("C"));
+  auto Al = OK(s.CacheReadInput("A", Scope::kLocal, {C}));
+  auto As = OK(s.CacheReadInput("B", Scope::kShared, {C}));
+  auto no = s.DoubleBuffer(Al, int64_t{1});
+  ASSERT_FALSE(no);
+  EXPECT_NE(no.error().message.find("applies to shared copies"), std::string::npos) << no.error().message;
+  auto two = s.DoubleBuffer(As, int64_t{2});
+  ASSERT_FALSE(two);
+  EXPECT_NE(two.error().message.find("0 (off) or 1 (on)"), std::string::npos) << two.error().message;
+}
+
+// A convolution's sliding-window read reindexed by its own iterators: the im2col matrix
+// [rc, ry, rx, n, p, q], copied and inlined into the copy as the im2col sketch does.
+TEST(SchedulePrimitives, ReIndexOfASlidingWindowRead) {
+  CheckRoundTrip("conv2d", "N=2,C=2,H=6,W=5,K=3,R=3,S=2,stride=2,pad=1", "", TargetKind::kCpu, [](Schedule& s) {
+    auto conv = OK(s.GetStage("conv"));
+    auto col = OK(s.ReIndex(conv, "pad"));
+    const Stage& st = s.state().stages[OK(s.Resolve(col))];
+    EXPECT_EQ(st.name(), "pad_reindex");
+    EXPECT_EQ(st.op->shape, (std::vector<int64_t>{2, 3, 2, 2, 3, 3}));  // C R S N P Q
+    auto copy = OK(s.CacheRead(col, Scope::kLocal, {conv}));
+    OKV(s.ComputeInline(OK(s.GetStage("pad"))));
+    OKV(s.ComputeInline(col));
+    auto l = OK(s.GetLoops(conv));
+    OKV(s.ComputeAt(copy, l[4]));
+  }, "reindex");
+  // Without padding the read is of the kernel input itself.
+  CheckRoundTrip("conv2d", "N=1,C=2,H=5,W=5,K=2,R=3,S=3", "", TargetKind::kCpu, [](Schedule& s) {
+    auto col = OK(s.ReIndex(OK(s.GetStage("conv")), "data"));
+    EXPECT_EQ(s.state().stages[OK(s.Resolve(col))].op->shape, (std::vector<int64_t>{2, 3, 3, 1, 3, 3}));
+  }, "reindex");
+}
+
+}  // namespace
+}  // namespace autotune::tir
