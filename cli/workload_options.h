@@ -1,5 +1,5 @@
 // Options shared by the commands that act on one workload and one schedule: --op, --shape,
-// --epilogue, --target, --trace and --sketch, and turning them into a workload and a schedule.
+// --epilogue, --dtype, --target, --trace and --sketch, and turning them into a workload and a schedule.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -15,6 +15,7 @@ struct WorkloadOptions {
   std::string op;
   std::string shape;
   std::string epilogue;
+  std::string dtype = "float32";
   std::string target = "cpu";
   std::string trace_file;
   std::string sketch;  // --sketch: that sketch's hand-picked schedule instead of the default

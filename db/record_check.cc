@@ -111,7 +111,7 @@ Result<void> RecordChecker::CheckReplays(const TuningRecord& r, const tir::Workl
 
 Result<const tir::Workload*> RecordChecker::WorkloadOf(const WorkloadInfo& info) {
   if (auto it = workloads_.find(info.key); it != workloads_.end()) return &it->second;
-  auto w = tir::MakeWorkload(info.op, info.ShapeText(), info.epilogue);
+  auto w = tir::MakeWorkload(info.op, info.ShapeText(), info.epilogue, info.dtype);
   if (!w) return MakeError(fmt::format("workload: {}", w.error().message));
   if (w->Key() != info.key) return MakeError(fmt::format("workload.key: {} is not the key of {}", info.key, w->CanonicalText()));
   return &workloads_.emplace(info.key, std::move(*w)).first->second;

@@ -166,7 +166,7 @@ Result<WorkloadInfo> RebuildWorkload(FieldReader& f, const json& wj, WorkloadCac
   if (cache && hit != cache->end()) {
     built = hit->second;
   } else {
-    auto w = tir::MakeWorkload(given.op, shape_text, given.epilogue);
+    auto w = tir::MakeWorkload(given.op, shape_text, given.epilogue, given.dtype);
     if (!w) return MakeError(fmt::format("workload: {}", w.error().message));
     built = WorkloadInfo::From(*w);
     if (cache) cache->emplace(cache_key, built);

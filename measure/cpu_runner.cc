@@ -33,17 +33,17 @@ using Clock = std::chrono::steady_clock;
 
 double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
-// ---- calling an entry with N float* arguments ------------------------------------------------------
+// ---- calling an entry with N pointer arguments ------------------------------------------------------
 constexpr size_t kMaxParams = 16;
-using Caller = void (*)(void*, float* const*);
+using Caller = void (*)(void*, void* const*);
 
 template <size_t... I>
-void CallWith(void* fn, float* const* a, std::index_sequence<I...>) {
-  using Fn = void (*)(std::conditional_t<true, float*, std::integral_constant<size_t, I>>...);
+void CallWith(void* fn, void* const* a, std::index_sequence<I...>) {
+  using Fn = void (*)(std::conditional_t<true, void*, std::integral_constant<size_t, I>>...);
   reinterpret_cast<Fn>(fn)(a[I]...);
 }
 template <size_t N>
-void CallArity(void* fn, float* const* a) {
+void CallArity(void* fn, void* const* a) {
   CallWith(fn, a, std::make_index_sequence<N>{});
 }
 template <size_t... N>
@@ -99,6 +99,7 @@ struct ChildArgs {
   const WorkloadData* data;
   const BuildResult* build;
   int64_t out_elements;
+  tir::DType out_dtype;
   const char* flush;
   int64_t flush_bytes;
   pid_t parent;
@@ -119,23 +120,26 @@ struct ChildArgs {
   void* fn = dlsym(lib, a.build->entry.c_str());
   if (!fn) Report(fd, ErrorKind::kRunError, "entry " + a.build->entry + " not found in the kernel", 0, {});
 
-  AlignedFloats out(a.out_elements);
-  std::fill(out.data(), out.data() + out.size(), std::numeric_limits<float>::quiet_NaN());
-  std::vector<float*> args;
-  for (const auto& in : a.data->inputs) args.push_back(const_cast<float*>(in.data()));
-  args.push_back(out.data());
+  KernelTensor kernel_out(a.out_dtype, a.out_elements);
+  kernel_out.FillNaN();
+  std::vector<void*> args;
+  for (size_t i = 0; i < a.data->inputs.size(); ++i) args.push_back(a.data->KernelInput(i));
+  args.push_back(kernel_out.data());
   const Caller call = kCallers[args.size()];
 
   auto t0 = Clock::now();
   call(fn, args.data());
   double one_ms = Ms(Clock::now() - t0);
+  AlignedFloats out(a.out_elements);
+  kernel_out.Unpack(out.data());
   if (!cfg.save_output.empty()) {
     if (auto saved = WriteNpy(cfg.save_output, out.data(), out.size(), cfg.save_output_shape); !saved) {
       Report(fd, ErrorKind::kRunError, "saving the output: " + saved.error().message, 0, {});
     }
   }
   const CheckResult check =
-      CheckOutput(out.data(), a.data->reference.data(), out.size(), a.data->reference_scale, cfg.rtol);
+      CheckOutput(out.data(), a.data->reference.data(), out.size(), a.data->reference_scale,
+                  OutputTolerance(cfg.rtol, a.out_dtype));
   if (!check.correct) Report(fd, ErrorKind::kWrongAnswer, check.Describe(out.size()), check.max_rel_error, {});
 
   // The checked run was the first warm-up; a kernel that alone outlasts a repeat is warm after it.
@@ -200,15 +204,7 @@ std::vector<MeasureResult> CpuRunner::Run(const tir::Workload& workload, const s
       results.push_back(std::move(r));
       continue;
     }
-    if (!data) {
-      bool float32 = workload.output.dtype == tir::DType::kFloat32;
-      for (const auto& in : workload.inputs) float32 &= in.dtype == tir::DType::kFloat32;
-      if (!float32) {
-        results.push_back(MeasureResult::Error(ErrorKind::kRunError, "the cpu runner supports float32 tensors only"));
-        continue;
-      }
-      data = data_cache_.Get(workload, config_.seed);
-    }
+    if (!data) data = data_cache_.Get(workload, config_.seed);
     MeasureResult r = RunOne(workload, *data, b, screen_.StopAboveMs(key));
     if (r.correct) screen_.Record(key, r.median_ms);
     r.build_seconds = b.build_seconds;
@@ -227,7 +223,8 @@ MeasureResult CpuRunner::RunOne(const tir::Workload& workload, const WorkloadDat
   if (nparams > kMaxParams) {
     return MeasureResult::Error(ErrorKind::kRunError, fmt::format("more than {} buffers", kMaxParams));
   }
-  ChildArgs args{&config_, &data, &build, workload.output.NumElements(), nullptr, 0, getpid(), stop_above_ms};
+  ChildArgs args{&config_, &data,   &build,   workload.output.NumElements(), workload.output.dtype,
+                 nullptr,  0, getpid(), stop_above_ms};
   if (config_.flush_cache) {
     args.flush = FlushBuffer();
     args.flush_bytes = flush_.size() * 4;

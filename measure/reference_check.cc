@@ -97,4 +97,12 @@ std::string CheckResult::Describe(int64_t num_elements) const {
                      std::isnan(got) ? ", NaN or never written" : "");
 }
 
+double OutputTolerance(double rtol, tir::DType dtype) {
+  switch (dtype) {
+    case tir::DType::kFloat16: return rtol + 0x1p-11;
+    case tir::DType::kBFloat16: return rtol + 0x1p-8;
+    default: return rtol;
+  }
+}
+
 }  // namespace autotune::measure

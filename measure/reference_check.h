@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <string>
 
+#include "tir/dtype.h"
+
 namespace autotune::measure {
 
 struct CheckResult {
@@ -28,5 +30,10 @@ struct CheckResult {
 double ReferenceScale(const float* ref, int64_t n);
 
 CheckResult CheckOutput(const float* out, const float* ref, int64_t n, double scale, double rtol);
+
+// The rtol for an output of `dtype`: the float32 one (accumulation order) plus the unit roundoff of
+// the output's type (2^-11 for float16, 2^-8 for bfloat16), since the kernel rounds its float32 result
+// once into it and the reference is not rounded.
+double OutputTolerance(double rtol, tir::DType dtype);
 
 }  // namespace autotune::measure

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "measure/kernel_tensor.h"
 #include "tir/ops/workload.h"
 #include "support/random.h"
 
@@ -34,9 +35,16 @@ class AlignedFloats {
 };
 
 struct WorkloadData {
-  std::vector<AlignedFloats> inputs;  // in the workload's input order
+  std::vector<AlignedFloats> inputs;  // in the workload's input order; 16-bit ones rounded to their type
+  // The 16-bit inputs in their type, as kernels read them (empty for float32 inputs: `inputs` serve).
+  std::vector<KernelTensor> packed;
   AlignedFloats reference;            // workload.reference applied to the inputs
   double reference_scale = 1;         // see measure/reference_check.h
+
+  // What a kernel is handed for input i.
+  void* KernelInput(size_t i) const {
+    return packed[i].elements() > 0 ? const_cast<KernelTensor&>(packed[i]).data() : const_cast<float*>(inputs[i].data());
+  }
 };
 
 // Uniform in [-1, 1) from autotune's one engine: the same on every platform and standard library.

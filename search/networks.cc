@@ -203,7 +203,7 @@ Result<std::vector<TuneTaskSpec>> NetworkTasks(const std::string& network, int b
   // The layers are right by construction; what can fail is a batch so large that a tensor exceeds
   // what the operators accept (2^31 elements).
   for (const auto& t : tasks) {
-    if (auto w = tir::MakeWorkload(t.op, t.shape, t.epilogue); !w) {
+    if (auto w = WorkloadOf(t); !w) {
       return MakeError(fmt::format("{} at batch {}: layer {}: {}", network, batch, t.name, w.error().message));
     }
   }

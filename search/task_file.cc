@@ -19,12 +19,12 @@ std::string TypeName(const json& v) { return v.type_name(); }
 // One entry to a spec, or an error message without the "origin: entry i" prefix.
 Result<TuneTaskSpec> ParseEntry(const json& entry) {
   if (!entry.is_object()) return MakeError(fmt::format("must be an object, not {}", TypeName(entry)));
-  static const char* const kKeys[] = {"op", "shape", "epilogue", "weight", "name"};
+  static const char* const kKeys[] = {"op", "shape", "epilogue", "dtype", "weight", "name"};
   for (const auto& [key, value] : entry.items()) {
     bool known = false;
     for (const char* k : kKeys) known |= key == k;
     if (!known) {
-      return MakeError(fmt::format("unknown key '{}' (expected op, shape, epilogue, weight, name)", key));
+      return MakeError(fmt::format("unknown key '{}' (expected op, shape, epilogue, dtype, weight, name)", key));
     }
   }
   TuneTaskSpec spec;
@@ -42,6 +42,7 @@ Result<TuneTaskSpec> ParseEntry(const json& entry) {
   if (auto r = get_string("shape", true, spec.shape); !r) return r.error();
   if (auto r = get_string("epilogue", false, spec.epilogue); !r) return r.error();
   if (auto r = get_string("name", false, spec.name); !r) return r.error();
+  if (auto r = get_string("dtype", false, spec.dtype); !r) return r.error();
   if (auto it = entry.find("weight"); it != entry.end()) {
     // Booleans are not numbers to nlohmann::json, so `true` is rejected here too.
     if (!it->is_number()) return MakeError(fmt::format("weight must be a positive number, not {}", TypeName(*it)));
@@ -87,7 +88,7 @@ Result<std::vector<TuneTaskSpec>> ParseTaskList(const std::string& json_text, co
     }
     auto spec = ParseEntry(entry);
     if (!spec) return MakeError(fmt::format("{}: {}", where, spec.error().message));
-    auto workload = tir::MakeWorkload(spec->op, spec->shape, spec->epilogue);
+    auto workload = WorkloadOf(*spec);
     if (!workload) return MakeError(fmt::format("{}: {}", where, workload.error().message));
     const std::string key = workload->Key();
     if (auto it = by_key.find(key); it != by_key.end()) {
@@ -119,6 +120,7 @@ std::string TaskListJson(const std::vector<TuneTaskSpec>& tasks) {
     // ordered_json keeps the keys in the order a reader expects: what, then how much, then which.
     nlohmann::ordered_json entry = {{"op", t.op}, {"shape", t.shape}};
     if (!t.epilogue.empty()) entry["epilogue"] = t.epilogue;
+    if (t.dtype != "float32") entry["dtype"] = t.dtype;
     // A count of layers reads as one (2, not 2.0); a fractional weight keeps its digits.
     if (t.weight == std::floor(t.weight) && std::fabs(t.weight) < 1e15) entry["weight"] = static_cast<int64_t>(t.weight);
     else entry["weight"] = t.weight;

@@ -59,7 +59,7 @@ Result<costmodel::TrainingSet> ReadTrainingSet(db::TuningDatabase& db, const Tra
     }
     auto it = workloads.find(rec.workload.key);
     if (it == workloads.end()) {
-      auto w = tir::MakeWorkload(rec.workload.op, rec.workload.ShapeText(), rec.workload.epilogue);
+      auto w = tir::MakeWorkload(rec.workload.op, rec.workload.ShapeText(), rec.workload.epilogue, rec.workload.dtype);
       if (!w) {
         ++set.stale_records;  // an operator or shape this version no longer knows
         return true;

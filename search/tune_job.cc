@@ -131,7 +131,7 @@ Result<std::vector<double>> Tuner::Job::AddTasks() {
   std::vector<double> weights;
   for (size_t i = 0; i < tasks_.size(); ++i) {
     const TuneTaskSpec& spec = tasks_[i];
-    auto w = tir::MakeWorkload(spec.op, spec.shape, spec.epilogue);
+    auto w = WorkloadOf(spec);
     if (!w) return MakeError(fmt::format("task {} ({} {}): {}", i, spec.op, spec.shape, w.error().message));
     if (!(spec.weight > 0) || !std::isfinite(spec.weight)) {
       return MakeError(fmt::format("task {} ({} {}): the weight must be a positive number, not {}", i, spec.op,

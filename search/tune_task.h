@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "tir/ops/operator.h"
+
 namespace autotune::search {
 
 struct TuneTaskSpec {
@@ -12,6 +14,12 @@ struct TuneTaskSpec {
   std::string epilogue;  // "", "bias", "relu", "bias,relu"
   double weight = 1;     // occurrences in the network (> 0)
   std::string name;      // optional label, e.g. "layer2.0.conv1"
+  std::string dtype = "float32";  // element type: float32, float16 or bfloat16
 };
+
+// The workload a task tunes.
+inline Result<tir::Workload> WorkloadOf(const TuneTaskSpec& t) {
+  return tir::MakeWorkload(t.op, t.shape, t.epilogue, t.dtype);
+}
 
 }  // namespace autotune::search

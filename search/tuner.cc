@@ -130,7 +130,7 @@ Result<int64_t> StoredTrials(db::TuningDatabase& db, const std::vector<TuneTaskS
   std::unordered_set<std::string> counted;  // a workload listed twice counts once
   int64_t stored = 0;
   for (const TuneTaskSpec& spec : tasks) {
-    auto w = tir::MakeWorkload(spec.op, spec.shape, spec.epilogue);
+    auto w = WorkloadOf(spec);
     if (!w) return MakeError(fmt::format("{} {}: {}", spec.op, spec.shape, w.error().message));
     if (!counted.insert(w->Key()).second) continue;
     auto measured = db.MeasuredTraceHashes(w->Key(), target);

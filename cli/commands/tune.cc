@@ -51,6 +51,7 @@ using nlohmann::json;
 
 struct TuneOptions {
   std::string op, shape, epilogue;
+  std::string dtype;  // --dtype: empty when not given (float32)
   std::string tasks_file;
   std::string network;
   int batch = 0;  // of --network
@@ -90,16 +91,18 @@ std::vector<search::TuneTaskSpec> Tasks(const TuneOptions& o) {
                         : "give only one of --op/--shape, --tasks and --network"};
   }
   if (!o.epilogue.empty() && !one) throw UserError{"--epilogue goes with --op and --shape"};
+  if (!o.dtype.empty() && file) throw UserError{"--dtype goes with --op or --network (a task file gives each task's \"dtype\")"};
+  const std::string dtype = o.dtype.empty() ? "float32" : o.dtype;
   if (o.batch != 0 && !network) throw UserError{"--batch goes with --network (the measurements per round are --batch-size)"};
   if (one) {
     if (o.op.empty()) throw UserError{"--shape needs --op"};
     if (o.shape.empty()) throw UserError{"--op needs --shape"};
-    auto w = tir::MakeWorkload(o.op, o.shape, o.epilogue == "none" ? "" : o.epilogue);
-    if (!w) throw UserError{w.error().message};
     search::TuneTaskSpec spec;
     spec.op = o.op;
     spec.shape = o.shape;
     spec.epilogue = o.epilogue == "none" ? "" : o.epilogue;
+    spec.dtype = dtype;
+    if (auto w = search::WorkloadOf(spec); !w) throw UserError{w.error().message};
     return {spec};
   }
   if (file) {
@@ -110,6 +113,8 @@ std::vector<search::TuneTaskSpec> Tasks(const TuneOptions& o) {
   }
   auto tasks = search::NetworkTasks(o.network, o.batch == 0 ? 1 : o.batch);
   if (!tasks) throw UserError{tasks.error().message};
+  if (auto t = tir::ParseDType(dtype); !t) throw UserError{t.error().message};
+  for (auto& t : *tasks) t.dtype = dtype;
   return std::move(tasks).value();
 }
 
@@ -214,7 +219,7 @@ std::vector<std::string> WriteKernels(const std::string& dir, const std::vector<
   for (size_t i = 0; i < reports.size(); ++i) {
     const auto& r = reports[i];
     if (r.best_trace_json.empty()) continue;
-    auto w = tir::MakeWorkload(r.spec.op, r.spec.shape, r.spec.epilogue);
+    auto w = search::WorkloadOf(r.spec);
     auto trace = w ? tir::Trace::FromJsonText(r.best_trace_json) : Result<tir::Trace>(w.error());
     auto sch = trace ? tir::Schedule::Replay(*w, target, *trace) : Result<tir::Schedule>(trace.error());
     auto src = sch ? db::GenerateKernelSource(*sch) : Result<db::KernelSource>(sch.error());
@@ -242,6 +247,7 @@ json Report(const TuneOptions& o, const MeasureTarget& target, const std::vector
     json t = {{"op", r.spec.op},
               {"shape", r.spec.shape},
               {"epilogue", r.spec.epilogue},
+              {"dtype", r.spec.dtype},
               {"weight", r.spec.weight},
               {"workload", r.workload},
               {"best_latency_ms", NullIfZero(r.best_latency_ms)},
@@ -303,14 +309,15 @@ void CheckSketchNames(const std::vector<std::string>& names, const std::string& 
   }
 }
 
-// Every task must be offered one of the named sketches on the job's target, or it could not be tuned.
-void CheckSketchesApply(const std::vector<std::string>& sketches, const std::vector<search::TuneTaskSpec>& tasks,
-                        tir::TargetKind target) {
-  if (sketches.empty()) return;
+// Every task must be measurable on the job's target and offered one of the named sketches there, or
+// it could not be tuned.
+void CheckTasksFitTarget(const std::vector<std::string>& sketches, const std::vector<search::TuneTaskSpec>& tasks,
+                         tir::TargetKind target) {
   for (const auto& t : tasks) {
-    auto w = tir::MakeWorkload(t.op, t.shape, t.epilogue);
+    auto w = search::WorkloadOf(t);
     if (!w) throw UserError{w.error().message};
-    if (search::ApplicableSketches(tir::Schedule(*w, target), sketches).empty()) {
+    CheckElementTypeMeasures(*w, target);
+    if (!sketches.empty() && search::ApplicableSketches(tir::Schedule(*w, target), sketches).empty()) {
       throw UserError{fmt::format("none of the sketches in --sketches applies to {} {} on the {} target", t.op, t.shape,
                                   tir::TargetKindName(target))};
     }
@@ -322,7 +329,11 @@ void AddTuneOptions(CLI::App& cmd, TuneOptions& o) {
   cmd.add_option("--op", o.op, "operator (see `autotune ops`)");
   cmd.add_option("--shape", o.shape, "shape parameters, e.g. M=1024,N=1024,K=1024");
   cmd.add_option("--epilogue", o.epilogue, "fused epilogue: none, bias, relu or bias,relu");
-  cmd.add_option("--tasks", o.tasks_file, "JSON task list: [{\"op\", \"shape\", \"epilogue\", \"weight\", \"name\"}, ...]");
+  cmd.add_option("--dtype", o.dtype,
+                 "element type of --op's or --network's tensors: float32 (default), float16 or bfloat16 (16-bit "
+                 "types accumulate in float32 and round once into the output)");
+  cmd.add_option("--tasks", o.tasks_file,
+                 "JSON task list: [{\"op\", \"shape\", \"epilogue\", \"dtype\", \"weight\", \"name\"}, ...]");
   cmd.add_option("--network", o.network, "tune a network's layers: resnet18, resnet50, mobilenet_v2 or bert_base");
   cmd.add_option("--batch", o.batch, "batch size of --network (default 1)")->check(CLI::Range(1, 4096));
   cmd.add_option("--target", o.target, "cpu, cuda or auto (cuda when a GPU and NVRTC are usable)")
@@ -527,11 +538,11 @@ int RunTune(TuneOptions& o, bool build_timeout_given) {
   CheckTuneOptions(o);
   const std::vector<search::TuneTaskSpec> tasks = Tasks(o);
   // Before the database is opened where the target is given; once it is resolved otherwise.
-  if (o.target != "auto") CheckSketchesApply(o.sketches, tasks, *tir::ParseTargetKind(o.target));
+  if (o.target != "auto") CheckTasksFitTarget(o.sketches, tasks, *tir::ParseTargetKind(o.target));
   // Open the database first: a bad path or a corrupt file should not cost a measurement.
   std::unique_ptr<db::TuningDatabase> database = OpenDatabase(o.db_file, db::OpenMode::kReadWrite);
   Measurement m = SetUpMeasurement(o, build_timeout_given);
-  if (o.target == "auto") CheckSketchesApply(o.sketches, tasks, m.target.kind);
+  if (o.target == "auto") CheckTasksFitTarget(o.sketches, tasks, m.target.kind);
   std::unique_ptr<costmodel::CostModel> model = MakeCostModel(o, *database, m.target);
   PlanTrials(o, *database, tasks, m.target);
   PrintJobPlan(o, tasks.size(), m.target);

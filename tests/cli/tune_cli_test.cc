@@ -75,7 +75,7 @@ int64_t RecordCount(const std::string& path) {
 
 // The report's task is valid and no slower than its default schedule, both as the database has them.
 void CheckBestAgainstDatabase(const json& task, const std::string& db_path) {
-  auto w = tir::MakeWorkload(task["op"], task["shape"], task["epilogue"]);
+  auto w = tir::MakeWorkload(task["op"], task["shape"], task["epilogue"], task["dtype"]);
   ASSERT_TRUE(w) << task.dump();
   ASSERT_TRUE(task["best_latency_ms"].is_number()) << task.dump();
   ASSERT_TRUE(task["best_trace"].is_object()) << task.dump();
@@ -147,6 +147,26 @@ TEST(TuneCli, Help) {
 }
 
 TEST(TuneCli, Gemm) { TuneOneOperator("gemm", "--op gemm --shape M=32,N=48,K=32", ".c"); }
+
+// A 16-bit job: its own workload (and key), records that import back, a resumed run measures nothing.
+TEST(TuneCli, Float16Gemm) {
+  TuneOneOperator("gemm_f16", "--op gemm --shape M=32,N=48,K=32 --epilogue bias --dtype float16", ".c");
+  const std::string db_path = Fresh("gemm_f16.db");  // what TuneOneOperator used, emptied: tune again
+  auto r = RunCli("tune --op gemm --shape M=16,N=16,K=16 --dtype bfloat16" + kFast +
+                  " --trials 4 --batch-size 4 --db " + db_path + " --json -");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["tasks"][0]["dtype"], "bfloat16");
+  EXPECT_EQ(j["tasks"][0]["workload"], "gemm[M=16,N=16,K=16]:bfloat16");
+  auto again = RunCli("tune --op gemm --shape M=16,N=16,K=16 --dtype bfloat16" + kFast +
+                      " --trials 4 --batch-size 4 --db " + db_path + " --json -");
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(json::parse(again.out)["total"]["trials"], 0) << again.out;
+  const std::string exported = Fresh("gemm_f16.jsonl"), copy = Fresh("gemm_f16_copy.db");
+  ASSERT_EQ(RunCli("db export --db " + db_path + " --out " + exported).status, 0);
+  auto imported = RunCli("db import --db " + copy + " --in " + exported);
+  EXPECT_EQ(imported.status, 0) << imported.err;
+}
 
 TEST(TuneCli, BatchMatmul) { TuneOneOperator("bmm", "--op batch_matmul --shape B=2,M=16,N=32,K=16", ".c"); }
 

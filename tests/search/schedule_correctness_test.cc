@@ -25,6 +25,7 @@ using tir::TargetKind;
 
 struct Shape {
   std::string shape, epilogue;
+  std::string dtype = "float32";
 };
 
 measure::MeasureConfig TestConfig() {
@@ -85,7 +86,7 @@ void CheckOperator(const std::string& op, const std::vector<Shape>& shapes, int 
   const bool have_nvrtc = bool(measure::LoadNvrtc());
   int checked = 0, compiled = 0;
   for (size_t si = 0; si < shapes.size(); ++si) {
-    auto w = tir::MakeWorkload(op, shapes[si].shape, shapes[si].epilogue);
+    auto w = tir::MakeWorkload(op, shapes[si].shape, shapes[si].epilogue, shapes[si].dtype);
     ASSERT_TRUE(w) << w.error().message;
     std::vector<measure::BuildInput> inputs, cuda_inputs;
     std::vector<std::string> names, cuda_names;
@@ -157,6 +158,18 @@ TEST(ScheduleCorrectness, Conv2d) {
                  {"N=1,C=6,H=9,W=9,K=6,R=3,S=3,pad=1,groups=6", "bias,relu"},
                  {"N=1,C=16,H=5,W=5,K=8,R=1,S=1", ""}},
                 30);
+}
+
+// float16 and bfloat16 tensors (float32 accumulation, one rounding into the output) through every
+// schedule structure: the C path checks them at the type's tolerance, NVRTC compiles the CUDA ones.
+TEST(ScheduleCorrectness, SixteenBitTypes) {
+  CheckOperator("gemm", {{"M=64,N=48,K=32", "bias,relu", "float16"}, {"M=33,N=17,K=40", "", "bfloat16"}}, 8);
+  CheckOperator("batch_matmul", {{"B=2,M=16,N=24,K=9", "relu", "bfloat16"}, {"B=3,M=8,N=13,K=16", "", "float16"}}, 6);
+  CheckOperator("conv2d",
+                {{"N=1,C=8,H=10,W=10,K=8,R=3,S=3,pad=1", "bias", "float16"},
+                 {"N=1,C=6,H=9,W=9,K=6,R=3,S=3,pad=1,groups=6", "relu", "bfloat16"},
+                 {"N=1,C=16,H=5,W=5,K=8,R=1,S=1", "", "float16"}},
+                9);
 }
 
 // The default schedules of every sketch with all shared copies double-buffered: the refill loops are

@@ -28,7 +28,7 @@ TEST(TaskFile, ParsesEntriesWithDefaults) {
   auto tasks = ParseTaskList(R"([
     {"op": "gemm", "shape": "M=64,N=64,K=64"},
     {"op": "conv2d", "shape": "N=1,C=64,H=56,W=56,K=64,R=3,S=3,pad=1", "epilogue": "bias,relu",
-     "weight": 2.5, "name": "layer1.0.conv1"}
+     "weight": 2.5, "name": "layer1.0.conv1", "dtype": "float16"}
   ])",
                              "tasks.json");
   ASSERT_TRUE(tasks.ok()) << tasks.error().message;
@@ -38,6 +38,8 @@ TEST(TaskFile, ParsesEntriesWithDefaults) {
   EXPECT_EQ((*tasks)[0].epilogue, "");
   EXPECT_EQ((*tasks)[0].weight, 1.0);
   EXPECT_EQ((*tasks)[0].name, "");
+  EXPECT_EQ((*tasks)[0].dtype, "float32");
+  EXPECT_EQ((*tasks)[1].dtype, "float16");
   EXPECT_EQ((*tasks)[1].op, "conv2d");
   EXPECT_EQ((*tasks)[1].epilogue, "bias,relu");
   EXPECT_EQ((*tasks)[1].weight, 2.5);
@@ -87,7 +89,9 @@ TEST(TaskFile, AWrittenListReadsBackTheSame) {
   tasks[0].weight = 0.25;  // a fractional weight keeps its digits
   tasks[1].name.clear();   // an unnamed task stays unnamed
   tasks[2].epilogue.clear();  // no epilogue: no key
+  tasks[3].dtype = "bfloat16";  // float32 is not written; other types are
   const std::string text = TaskListJson(tasks);
+  EXPECT_EQ(text.find(R"("dtype":"float32")"), std::string::npos) << text;
   EXPECT_NE(text.find(R"("weight":2,)"), std::string::npos) << text;  // a count reads as one
   EXPECT_EQ(text.find(R"("epilogue":"")"), std::string::npos) << text;
   auto back = ParseTaskList(text, "written");
@@ -97,6 +101,7 @@ TEST(TaskFile, AWrittenListReadsBackTheSame) {
     EXPECT_EQ((*back)[i].op, tasks[i].op) << i;
     EXPECT_EQ((*back)[i].shape, tasks[i].shape) << i;
     EXPECT_EQ((*back)[i].epilogue, tasks[i].epilogue) << i;
+    EXPECT_EQ((*back)[i].dtype, tasks[i].dtype) << i;
     EXPECT_EQ((*back)[i].weight, tasks[i].weight) << i;
     EXPECT_EQ((*back)[i].name, tasks[i].name) << i;
   }
@@ -145,7 +150,10 @@ TEST(TaskFile, EveryKindOfErrorNamesTheEntry) {
        "t.json: entry 1: epilogue must be a string, not null"},
       {R"([{"op": "gemm", "shape": "M=8,N=8,K=8", "name": 7}])", "t.json: entry 1: name must be a string, not number"},
       {R"([OK, OK, {"op": "gemm", "shape": "M=8,N=8,K=8", "wieght": 2}])",
-       "t.json: entry 3: unknown key 'wieght' (expected op, shape, epilogue, weight, name)"},
+       "t.json: entry 3: unknown key 'wieght' (expected op, shape, epilogue, dtype, weight, name)"},
+      {R"([{"op": "gemm", "shape": "M=8,N=8,K=8", "dtype": "half"}])",
+       "t.json: entry 1: unknown element type 'half' (expected float32, float16 or bfloat16)"},
+      {R"([{"op": "gemm", "shape": "M=8,N=8,K=8", "dtype": 16}])", "t.json: entry 1: dtype must be a string, not number"},
       {R"([{"op": "gemm", "shape": "M=8,N=8,K=8", "weight": 0}])",
        "t.json: entry 1: weight must be a positive number, not 0"},
       {R"([{"op": "gemm", "shape": "M=8,N=8,K=8", "weight": -2.5}])",

@@ -28,6 +28,28 @@ TEST(Operators, ParsesShapesWithDefaults) {
   EXPECT_EQ(g->inputs[2].shape, (std::vector<int64_t>{5}));
 }
 
+// A 16-bit workload: tensors of the type, one more stage that rounds into it, its own key (float32
+// keys are what they were), half the bytes.
+TEST(Operators, SixteenBitElementTypes) {
+  auto f32 = MakeWorkload("gemm", "M=4,N=5,K=6", "bias");
+  auto f16 = MakeWorkload("gemm", "M=4,N=5,K=6", "bias", "float16");
+  auto bf16 = MakeWorkload("gemm", "M=4,N=5,K=6", "", "bfloat16");
+  ASSERT_TRUE(f32 && f16 && bf16);
+  EXPECT_EQ(f32->KeyText(), "gemm[M=4,N=5,K=6]+bias;float32;A[M,K] B[K,N] -> C[M,N]");
+  EXPECT_EQ(f16->CanonicalText(), "gemm[M=4,N=5,K=6]+bias:float16");
+  EXPECT_EQ(f16->KeyText(), "gemm[M=4,N=5,K=6]+bias:float16;float16;A[M,K] B[K,N] -> C[M,N]");
+  EXPECT_NE(f16->Key(), f32->Key());
+  for (const auto& in : f16->inputs) EXPECT_EQ(in.dtype, DType::kFloat16) << in.name;  // bias too
+  EXPECT_EQ(f16->output.dtype, DType::kFloat16);
+  EXPECT_EQ(f16->output.name, "C_bias_float16");
+  EXPECT_DOUBLE_EQ(f16->min_bytes, f32->min_bytes / 2);
+  EXPECT_EQ(bf16->output.name, "C_bfloat16");  // no epilogue: the rounding stage alone
+  EXPECT_EQ(bf16->dag->ops.size(), MakeWorkload("gemm", "M=4,N=5,K=6")->dag->ops.size() + 1);
+  auto bad = MakeWorkload("gemm", "M=4,N=5,K=6", "", "float8");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "unknown element type 'float8' (expected float32, float16 or bfloat16)");
+}
+
 TEST(Operators, RejectsBadInputWithAClearMessage) {
   struct Case {
     std::string op, shape, epilogue, expect;

@@ -30,15 +30,15 @@ class BatchMatmulOperator : public OperatorDef {
     return {};
   }
 
-  Workload Build(const ShapeParams& p, const Epilogue& epilogue) const override {
+  Workload Build(const ShapeParams& p, const Epilogue& epilogue, DType dtype) const override {
     const int64_t Bt = p[0].second, M = p[1].second, N = p[2].second, K = p[3].second;
-    std::vector<te::Operation> inputs = {te::Placeholder("A", {Bt, M, K}), te::Placeholder("B", {Bt, K, N})};
+    std::vector<te::Operation> inputs = {te::Placeholder("A", {Bt, M, K}, dtype), te::Placeholder("B", {Bt, K, N}, dtype)};
     auto k = te::ReduceAxis(K, "k");
     auto C = te::Compute("C", {Bt, M, N}, {"b", "i", "j"}, [&](const std::vector<Var>& v) {
-      return te::Sum(Mul(te::Read(inputs[0], {v[0], v[1], k.var}), te::Read(inputs[1], {v[0], k.var, v[2]})), {k});
+      return te::Sum(Mul(ReadFloat32(inputs[0], {v[0], v[1], k.var}), ReadFloat32(inputs[1], {v[0], k.var, v[2]})), {k});
     });
     std::vector<te::Operation> computes;
-    auto out = AddEpilogue(C, 2, epilogue, inputs, computes);
+    auto out = AddEpilogue(C, 2, epilogue, dtype, inputs, computes);
 
     Workload w;
     w.op = Name();
@@ -48,7 +48,7 @@ class BatchMatmulOperator : public OperatorDef {
     for (const auto& in : inputs) w.inputs.push_back({in->name, in->dtype, in->shape});
     w.output = {out->name, out->dtype, out->shape};
     w.flops = 2.0 * Bt * M * N * K + (epilogue.bias ? 1.0 * Bt * M * N : 0.0);
-    w.min_bytes = 4.0 * (Bt * M * K + Bt * K * N + Bt * M * N + (epilogue.bias ? N : 0));
+    w.min_bytes = TensorBytes(dtype, {1.0 * Bt * M * K, 1.0 * Bt * K * N, 1.0 * Bt * M * N, epilogue.bias ? 1.0 * N : 0.0});
     w.reference = [Bt, M, N, K, epilogue](const std::vector<const float*>& in, float* out) {
       std::vector<double> row(N);
       for (int64_t b = 0; b < Bt; ++b) {

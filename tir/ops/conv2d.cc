@@ -61,11 +61,11 @@ class Conv2dOperator : public OperatorDef {
     return {};
   }
 
-  Workload Build(const ShapeParams& p, const Epilogue& epilogue) const override {
+  Workload Build(const ShapeParams& p, const Epilogue& epilogue, DType dtype) const override {
     const ConvShape s = Unpack(p);
     const int64_t Cg = s.C / s.groups, Kg = s.K / s.groups, OH = s.OH(), OW = s.OW();
-    std::vector<te::Operation> inputs = {te::Placeholder("data", {s.N, s.C, s.H, s.W}),
-                                         te::Placeholder("weight", {s.K, Cg, s.R, s.S})};
+    std::vector<te::Operation> inputs = {te::Placeholder("data", {s.N, s.C, s.H, s.W}, dtype),
+                                         te::Placeholder("weight", {s.K, Cg, s.R, s.S}, dtype)};
     std::vector<te::Operation> computes;
     te::Operation padded = inputs[0];
     if (s.pad > 0) {
@@ -74,7 +74,7 @@ class Conv2dOperator : public OperatorDef {
                              Expr y = v[2], x = v[3];
                              Expr inside = And(And(GE(y, IntImm(s.pad)), LT(y, IntImm(s.H + s.pad))),
                                                And(GE(x, IntImm(s.pad)), LT(x, IntImm(s.W + s.pad))));
-                             return Select(inside, te::Read(inputs[0], {v[0], v[1], y - s.pad, x - s.pad}),
+                             return Select(inside, ReadFloat32(inputs[0], {v[0], v[1], y - s.pad, x - s.pad}),
                                            FloatImm(0.0));
                            });
       computes.push_back(padded);
@@ -86,10 +86,10 @@ class Conv2dOperator : public OperatorDef {
       Expr channel = s.groups == 1 ? Expr(rc.var) : FloorDiv(v[1], IntImm(Kg)) * Cg + rc.var;
       Expr y = v[2] * s.stride + ry.var * s.dilation;
       Expr x = v[3] * s.stride + rx.var * s.dilation;
-      return te::Sum(Mul(te::Read(padded, {v[0], channel, y, x}), te::Read(inputs[1], {v[1], rc.var, ry.var, rx.var})),
+      return te::Sum(Mul(ReadFloat32(padded, {v[0], channel, y, x}), ReadFloat32(inputs[1], {v[1], rc.var, ry.var, rx.var})),
                      {rc, ry, rx});
     });
-    auto out = AddEpilogue(conv, 1, epilogue, inputs, computes);
+    auto out = AddEpilogue(conv, 1, epilogue, dtype, inputs, computes);
 
     Workload w;
     w.op = Name();
@@ -100,7 +100,8 @@ class Conv2dOperator : public OperatorDef {
     w.output = {out->name, out->dtype, out->shape};
     const double outputs = 1.0 * s.N * s.K * OH * OW;
     w.flops = 2.0 * outputs * Cg * s.R * s.S + (epilogue.bias ? outputs : 0.0);
-    w.min_bytes = 4.0 * (s.N * s.C * s.H * s.W + s.K * Cg * s.R * s.S + outputs + (epilogue.bias ? s.K : 0));
+    w.min_bytes = TensorBytes(dtype, {1.0 * s.N * s.C * s.H * s.W, 1.0 * s.K * Cg * s.R * s.S, outputs,
+                                      epilogue.bias ? 1.0 * s.K : 0.0});
     w.reference = [s, Cg, Kg, OH, OW, epilogue](const std::vector<const float*>& in, float* out) {
       const float* data = in[0];
       const float* weight = in[1];

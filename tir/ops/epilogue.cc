@@ -6,27 +6,39 @@
 
 namespace autotune::tir {
 
-te::Operation AddEpilogue(const te::Operation& main, int channel_dim, const Epilogue& epilogue,
+te::Operation AddEpilogue(const te::Operation& main, int channel_dim, const Epilogue& epilogue, DType dtype,
                           std::vector<te::Operation>& inputs, std::vector<te::Operation>& computes) {
   computes.push_back(main);
-  if (!epilogue.bias && !epilogue.relu) return main;
+  if (!epilogue.bias && !epilogue.relu && dtype == DType::kFloat32) return main;
   te::Operation bias;
   if (epilogue.bias) {
-    bias = te::Placeholder("bias", {main->shape[channel_dim]});
+    bias = te::Placeholder("bias", {main->shape[channel_dim]}, dtype);
     inputs.push_back(bias);
   }
   std::vector<std::string> names;
   for (const auto& a : main->axis) names.push_back(a.var->name);
-  std::string name = main->name + (epilogue.bias ? "_bias" : "") + (epilogue.relu ? "_relu" : "");
+  std::string name = main->name + (epilogue.bias ? "_bias" : "") + (epilogue.relu ? "_relu" : "") +
+                     (dtype == DType::kFloat32 ? "" : std::string("_") + DTypeName(dtype));
   auto out = te::Compute(name, main->shape, names, [&](const std::vector<Var>& v) {
     std::vector<Expr> idx(v.begin(), v.end());
     Expr x = te::Read(main, idx);
-    if (bias) x = Add(x, te::Read(bias, {v[channel_dim]}));
+    if (bias) x = Add(x, ReadFloat32(bias, {v[channel_dim]}));
     if (epilogue.relu) x = Max(x, FloatImm(0.0));
-    return x;
+    return dtype == DType::kFloat32 ? x : Cast(dtype, x);
   });
   computes.push_back(out);
   return out;
+}
+
+Expr ReadFloat32(const te::Operation& t, const std::vector<Expr>& indices) {
+  Expr x = te::Read(t, indices);
+  return IsHalf(t->dtype) ? Cast(DType::kFloat32, x) : x;
+}
+
+double TensorBytes(DType dtype, std::initializer_list<double> element_counts) {
+  double n = 0;
+  for (double c : element_counts) n += c;
+  return n * BytesOf(dtype);
 }
 
 void ApplyEpilogueReference(const Epilogue& epilogue, const std::vector<int64_t>& out_shape, int channel_dim,

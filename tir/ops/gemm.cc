@@ -1,4 +1,4 @@
-// gemm: C[M, N] = A[M, K] x B[K, N], float32.
+// gemm: C[M, N] = A[M, K] x B[K, N].
 #include <fmt/format.h>
 
 #include "tir/ops/builtin_operators.h"
@@ -28,15 +28,15 @@ class GemmOperator : public OperatorDef {
     return {};
   }
 
-  Workload Build(const ShapeParams& p, const Epilogue& epilogue) const override {
+  Workload Build(const ShapeParams& p, const Epilogue& epilogue, DType dtype) const override {
     const int64_t M = p[0].second, N = p[1].second, K = p[2].second;
-    std::vector<te::Operation> inputs = {te::Placeholder("A", {M, K}), te::Placeholder("B", {K, N})};
+    std::vector<te::Operation> inputs = {te::Placeholder("A", {M, K}, dtype), te::Placeholder("B", {K, N}, dtype)};
     auto k = te::ReduceAxis(K, "k");
     auto C = te::Compute("C", {M, N}, {"i", "j"}, [&](const std::vector<Var>& v) {
-      return te::Sum(Mul(te::Read(inputs[0], {v[0], k.var}), te::Read(inputs[1], {k.var, v[1]})), {k});
+      return te::Sum(Mul(ReadFloat32(inputs[0], {v[0], k.var}), ReadFloat32(inputs[1], {k.var, v[1]})), {k});
     });
     std::vector<te::Operation> computes;
-    auto out = AddEpilogue(C, 1, epilogue, inputs, computes);
+    auto out = AddEpilogue(C, 1, epilogue, dtype, inputs, computes);
 
     Workload w;
     w.op = Name();
@@ -46,7 +46,7 @@ class GemmOperator : public OperatorDef {
     for (const auto& in : inputs) w.inputs.push_back({in->name, in->dtype, in->shape});
     w.output = {out->name, out->dtype, out->shape};
     w.flops = 2.0 * M * N * K + (epilogue.bias ? 1.0 * M * N : 0.0);
-    w.min_bytes = 4.0 * (M * K + K * N + M * N + (epilogue.bias ? N : 0));
+    w.min_bytes = TensorBytes(dtype, {1.0 * M * K, 1.0 * K * N, 1.0 * M * N, epilogue.bias ? 1.0 * N : 0.0});
     w.reference = [M, N, K, epilogue](const std::vector<const float*>& in, float* out) {
       const float* a = in[0];
       const float* b = in[1];

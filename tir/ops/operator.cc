@@ -120,7 +120,13 @@ Result<ShapeParams> ParseShape(const OperatorDef& op, const std::string& text) {
   return out;
 }
 
-Result<Workload> MakeWorkload(const std::string& op_name, const std::string& shape, const std::string& epilogue) {
+Result<DType> ParseDType(const std::string& name) {
+  if (auto t = ParseElementType(name)) return *t;
+  return MakeError(fmt::format("unknown element type '{}' (expected float32, float16 or bfloat16)", name));
+}
+
+Result<Workload> MakeWorkload(const std::string& op_name, const std::string& shape, const std::string& epilogue,
+                              const std::string& dtype) {
   const OperatorDef* op = BuiltinOperators().Find(op_name);
   if (!op) {
     std::string names;
@@ -132,7 +138,9 @@ Result<Workload> MakeWorkload(const std::string& op_name, const std::string& sha
   if (auto ok = op->Validate(*params); !ok) return MakeError(fmt::format("impossible {} shape: {}", op_name, ok.error().message));
   auto ep = ParseEpilogue(epilogue);
   if (!ep) return ep.error();
-  return op->Build(*params, *ep);
+  auto type = ParseDType(dtype);
+  if (!type) return type.error();
+  return op->Build(*params, *ep, *type);
 }
 
 std::string ShapeText(const ShapeParams& shape) {
@@ -151,7 +159,8 @@ double ShapeDistance(const ShapeParams& a, const ShapeParams& b) {
 }
 
 std::string Workload::CanonicalText() const {
-  return op + "[" + ShapeText(shape) + "]" + (epilogue.empty() ? "" : "+" + epilogue);
+  const std::string type = output.dtype == DType::kFloat32 ? "" : std::string(":") + DTypeName(output.dtype);
+  return op + "[" + ShapeText(shape) + "]" + (epilogue.empty() ? "" : "+" + epilogue) + type;
 }
 
 std::string Workload::KeyText() const {

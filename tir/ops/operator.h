@@ -34,8 +34,9 @@ class OperatorDef {
   virtual std::vector<ParamSpec> Params() const = 0;
   // Checks a complete parameter set; returns an error naming what is impossible.
   virtual Result<void> Validate(const ShapeParams& params) const = 0;
-  // Builds the workload of validated parameters.
-  virtual Workload Build(const ShapeParams& params, const Epilogue& epilogue) const = 0;
+  // Builds the workload of validated parameters. Its tensors hold `dtype` (float32, float16 or
+  // bfloat16); products accumulate and epilogues compute in float32, rounded once into the output.
+  virtual Workload Build(const ShapeParams& params, const Epilogue& epilogue, DType dtype) const = 0;
 };
 
 class OperatorRegistry {
@@ -56,8 +57,13 @@ const OperatorRegistry& BuiltinOperators();
 // missing parameters are errors; defaults fill in the rest; the result is in canonical order.
 Result<ShapeParams> ParseShape(const OperatorDef& op, const std::string& text);
 
-// Everything a command needs: look up the operator, parse and validate the shape, build.
-Result<Workload> MakeWorkload(const std::string& op, const std::string& shape, const std::string& epilogue = "");
+// Everything a command needs: look up the operator, parse and validate the shape and the element type
+// (float32, float16 or bfloat16), build.
+Result<Workload> MakeWorkload(const std::string& op, const std::string& shape, const std::string& epilogue = "",
+                              const std::string& dtype = "float32");
+
+// The element type of --dtype and of stored workloads, or an error naming the accepted ones.
+Result<DType> ParseDType(const std::string& name);
 
 
 }  // namespace autotune::tir

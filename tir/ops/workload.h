@@ -37,11 +37,13 @@ struct Workload {
   TensorSpec output;
   double flops = 0;      // multiply-adds count two
   double min_bytes = 0;  // every input read once and the output written once
-  // Computes the output from the inputs (float32 data, row-major) accumulating in double.
+  // Computes the output from the inputs (float32 data, row-major; 16-bit inputs hold values already
+  // rounded to their type) accumulating in double.
   std::function<void(const std::vector<const float*>& inputs, float* output)> reference;
   std::shared_ptr<const te::ComputeDAG> dag;
 
-  // Canonical text: "op[K=v,...]" plus "+epilogue", what users see.
+  // Canonical text: "op[K=v,...]" plus "+epilogue", plus ":float16" or ":bfloat16" (float32 is not
+  // named, so float32 keys stay what they were), what users see.
   std::string CanonicalText() const;
   // What the database key hashes: the canonical text, element type and layout
   // ("gemm[M=..]+relu;float32;A[M,K] B[K,N] -> C[M,N]"). Changing it orphans stored records.
