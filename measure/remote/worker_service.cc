@@ -86,7 +86,8 @@ grpc::Status ParseMeasureRequest(const rpc::MeasureRequest& request, const Worke
                                                               request.candidates_size(), kMaxCandidates));
   }
   const rpc::Workload& w = request.workload();
-  Result<tir::Workload> workload = tir::MakeWorkload(w.op(), w.shape(), w.epilogue());
+  Result<tir::Workload> workload =
+      tir::MakeWorkload(w.op(), w.shape(), w.epilogue(), w.dtype().empty() ? "float32" : w.dtype());
   if (!workload) return Refuse(StatusCode::INVALID_ARGUMENT, "the workload: " + workload.error().message);
   Result<MeasureConfig> config = ApplySettings(request.settings(), options.config);
   if (!config) return Refuse(StatusCode::INVALID_ARGUMENT, "the settings: " + config.error().message);

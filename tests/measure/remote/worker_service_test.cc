@@ -236,6 +236,26 @@ TEST_F(WorkerServiceTest, GeneratedCandidatesAreMeasuredCorrectly) {
   EXPECT_EQ(counters.queued, 0);
 }
 
+// A request's element type reaches the worker: float16 kernels get float16 data and checks.
+TEST_F(WorkerServiceTest, SixteenBitWorkloadsAreMeasuredInTheirType) {
+  auto w = tir::MakeWorkload("gemm", kGemmShape, "", "float16");
+  ASSERT_TRUE(w) << w.error().message;
+  auto def = search::DefaultSchedule(*w, tir::TargetKind::kCpu);
+  ASSERT_TRUE(def) << def.error().message;
+  rpc::MeasureRequest request = Request({Generated(*def, *w)});
+  request.mutable_workload()->set_dtype("float16");
+  const Reply reply = Call(*worker_, request);
+  ASSERT_TRUE(reply.status.ok()) << reply.status.error_message();
+  ASSERT_NE(ByIndex(reply, 0), nullptr);
+  EXPECT_EQ(ByIndex(reply, 0)->error_kind(), "NONE") << ByIndex(reply, 0)->error_message();
+  EXPECT_TRUE(ByIndex(reply, 0)->correct());
+  request.mutable_workload()->set_dtype("float8");
+  const Reply bad = Call(*worker_, request);
+  EXPECT_EQ(bad.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(bad.status.error_message().find("unknown element type 'float8'"), std::string::npos)
+      << bad.status.error_message();
+}
+
 TEST_F(WorkerServiceTest, CrashingKernelIsARunErrorAndTheWorkerGoesOn) {
   const Reply crash = Call(*worker_, Request({Source("*(volatile float*)0 = 1.0f; C[0] = A[0] + B[0];"),
                                               Source("raise(SIGSEGV);")}));
