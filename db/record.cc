@@ -22,9 +22,7 @@ WorkloadInfo WorkloadInfo::From(const tir::Workload& w) {
 
 std::string WorkloadInfo::ShapeText() const { return tir::ShapeText(shape); }
 
-std::string WorkloadInfo::CanonicalText() const {
-  return op + "[" + ShapeText() + "]" + (epilogue.empty() ? "" : "+" + epilogue);
-}
+std::string WorkloadInfo::CanonicalText() const { return tir::CanonicalWorkloadText(op, shape, epilogue, dtype); }
 
 std::string HashTraceJson(const std::string& trace_json) { return Sha256Hex(trace_json); }
 

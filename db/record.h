@@ -26,7 +26,7 @@ struct WorkloadInfo {
 
   static WorkloadInfo From(const tir::Workload& w);
   std::string ShapeText() const;      // "M=128,N=64,K=32"
-  std::string CanonicalText() const;  // "gemm[M=128,N=64,K=32]+relu", as tir::Workload prints it
+  std::string CanonicalText() const;  // "gemm[M=128,N=64,K=32]+relu:float16", as tir::Workload prints it
   bool operator==(const WorkloadInfo&) const = default;
 };
 

@@ -65,13 +65,20 @@ int64_t autotune_db_num_records(const autotune_db* db) {
 
 autotune_status autotune_lookup(autotune_db* db, const char* op, const char* shape, const char* epilogue,
                                 const char* target, unsigned flags, const autotune_kernel** out) {
+  return autotune_lookup_dtype(db, op, shape, epilogue, nullptr, target, flags, out);
+}
+
+autotune_status autotune_lookup_dtype(autotune_db* db, const char* op, const char* shape, const char* epilogue,
+                                      const char* dtype, const char* target, unsigned flags,
+                                      const autotune_kernel** out) {
   if (out) *out = nullptr;
   if (!db || !op || !shape || !target || !out) {
     return Fail(AUTOTUNE_INVALID_ARGUMENT, "autotune_lookup: db, op, shape, target and out must not be null");
   }
   if (flags & ~AUTOTUNE_LOOKUP_NEAREST) return Fail(AUTOTUNE_INVALID_ARGUMENT, "autotune_lookup: unknown flags");
   try {
-    autotune::db::LookupQuery q{op, shape, epilogue ? epilogue : "", target, (flags & AUTOTUNE_LOOKUP_NEAREST) != 0};
+    autotune::db::LookupQuery q{op, shape, epilogue ? epilogue : "", target, (flags & AUTOTUNE_LOOKUP_NEAREST) != 0,
+                                dtype ? dtype : "float32"};
     autotune::db::LookupResult r = db->lookup->Find(q);
     switch (r.status) {
       case autotune::db::LookupStatus::kOk:

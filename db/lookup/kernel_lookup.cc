@@ -75,6 +75,7 @@ LookupResult KernelLookup::Find(const LookupQuery& query) {
   key.append(query.op).push_back('\x1f');
   key.append(query.shape).push_back('\x1f');
   key.append(query.epilogue).push_back('\x1f');
+  key.append(query.dtype).push_back('\x1f');
   key.append(query.target).push_back('\x1f');
   key.push_back(query.nearest ? '1' : '0');
   {
@@ -95,7 +96,8 @@ LookupResult KernelLookup::Find(const LookupQuery& query) {
 std::shared_ptr<const KernelLookup::Entry> KernelLookup::Compute(const LookupQuery& query) {
   auto target = ParseTargetQuery(std::string(query.target));
   if (!target) return Failure(LookupStatus::kInvalidArgument, target.error().message);
-  auto workload = tir::MakeWorkload(std::string(query.op), std::string(query.shape), std::string(query.epilogue));
+  auto workload = tir::MakeWorkload(std::string(query.op), std::string(query.shape), std::string(query.epilogue),
+                                    std::string(query.dtype));
   if (!workload) return Failure(LookupStatus::kInvalidArgument, workload.error().message);
   // Another spelling of the same workload may have been answered already.
   const std::string canonical = workload->Key() + "|" + target->Text() + "|" + (query.nearest ? "1" : "0");
@@ -159,7 +161,7 @@ std::shared_ptr<const KernelLookup::Entry> KernelLookup::Answer(const tir::Workl
                                                 target->Text(), last_problem);
   if (!nearest) return Failure(LookupStatus::kNotFound, missing);
 
-  // Approximate: traces of the nearest shapes of this operator and epilogue, replayed here.
+  // Approximate: traces of the nearest shapes of this operator, epilogue and type, replayed here.
   struct Neighbour {
     double distance;
     const std::vector<size_t>* records;
@@ -169,7 +171,10 @@ std::shared_ptr<const KernelLookup::Entry> KernelLookup::Answer(const tir::Workl
     for (const std::string& key : ops->second) {
       const auto& list = by_workload_.at(key);
       const TuningRecord& first = records_[list.front()];
-      if (first.workload.epilogue != w.epilogue || key == w.Key()) continue;
+      if (first.workload.epilogue != w.epilogue || first.workload.dtype != tir::DTypeName(w.output.dtype) ||
+          key == w.Key()) {
+        continue;
+      }
       const bool on_target = std::any_of(list.begin(), list.end(), [&](size_t i) { return target->Matches(records_[i].target); });
       if (on_target) neighbours.push_back({tir::ShapeDistance(w.shape, first.workload.shape), &list});
     }

@@ -37,6 +37,7 @@ struct LookupQuery {
   std::string_view epilogue;  // "", "bias", "relu", "bias,relu"
   std::string_view target;    // "cuda", "cuda:sm_90", "cpu"
   bool nearest = false;       // allow an approximate answer from nearby shapes
+  std::string_view dtype = "float32";  // "float32", "float16", "bfloat16"
 };
 
 struct LookupAnswer {

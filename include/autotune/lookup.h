@@ -38,7 +38,7 @@ extern "C" {
 #define AUTOTUNE_API
 #endif
 
-#define AUTOTUNE_LOOKUP_ABI_VERSION 1
+#define AUTOTUNE_LOOKUP_ABI_VERSION 2
 
 typedef struct autotune_db autotune_db;
 typedef struct autotune_kernel autotune_kernel;
@@ -75,6 +75,13 @@ AUTOTUNE_API int64_t autotune_db_num_records(const autotune_db* db);
  * "cpu"). On AUTOTUNE_OK, *out is set; otherwise *out is NULL and autotune_last_error() says why. */
 AUTOTUNE_API autotune_status autotune_lookup(autotune_db* db, const char* op, const char* shape, const char* epilogue,
                                              const char* target, unsigned flags, const autotune_kernel** out);
+
+/* ABI version 2. As autotune_lookup, for tensors of element type `dtype`: "float32", "float16" or
+ * "bfloat16" (NULL means "float32", what autotune_lookup answers). A 16-bit kernel takes its
+ * tensors as 16-bit values and accumulates in float32. */
+AUTOTUNE_API autotune_status autotune_lookup_dtype(autotune_db* db, const char* op, const char* shape,
+                                                   const char* epilogue, const char* dtype, const char* target,
+                                                   unsigned flags, const autotune_kernel** out);
 
 /* 1: from a record of exactly this workload; 0: approximate (a trace of a nearby shape, replayed). */
 AUTOTUNE_API int autotune_kernel_is_exact(const autotune_kernel* k);

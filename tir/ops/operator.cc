@@ -158,9 +158,14 @@ double ShapeDistance(const ShapeParams& a, const ShapeParams& b) {
   return d;
 }
 
-std::string Workload::CanonicalText() const {
-  const std::string type = output.dtype == DType::kFloat32 ? "" : std::string(":") + DTypeName(output.dtype);
+std::string CanonicalWorkloadText(const std::string& op, const ShapeParams& shape, const std::string& epilogue,
+                                  const std::string& dtype) {
+  const std::string type = dtype == "float32" || dtype.empty() ? "" : ":" + dtype;
   return op + "[" + ShapeText(shape) + "]" + (epilogue.empty() ? "" : "+" + epilogue) + type;
+}
+
+std::string Workload::CanonicalText() const {
+  return CanonicalWorkloadText(op, shape, epilogue, DTypeName(output.dtype));
 }
 
 std::string Workload::KeyText() const {

@@ -22,6 +22,10 @@ struct ComputeDAG;
 using ShapeParams = std::vector<std::pair<std::string, int64_t>>;
 // "M=128,N=64,K=32": what --shape takes back.
 std::string ShapeText(const ShapeParams& shape);
+// "op[K=v,...]" plus "+epilogue", plus ":float16" or ":bfloat16" (float32 is not named, so float32
+// keys stay what they were): how users see a workload, and the start of its key.
+std::string CanonicalWorkloadText(const std::string& op, const ShapeParams& shape, const std::string& epilogue,
+                                  const std::string& dtype);
 // How far apart two shapes of one operator are: the sum over their parameters of |log a - log b|, so
 // that doubling any one dimension counts the same at every size.
 double ShapeDistance(const ShapeParams& a, const ShapeParams& b);
@@ -42,8 +46,7 @@ struct Workload {
   std::function<void(const std::vector<const float*>& inputs, float* output)> reference;
   std::shared_ptr<const te::ComputeDAG> dag;
 
-  // Canonical text: "op[K=v,...]" plus "+epilogue", plus ":float16" or ":bfloat16" (float32 is not
-  // named, so float32 keys stay what they were), what users see.
+  // CanonicalWorkloadText of this workload.
   std::string CanonicalText() const;
   // What the database key hashes: the canonical text, element type and layout
   // ("gemm[M=..]+relu;float32;A[M,K] B[K,N] -> C[M,N]"). Changing it orphans stored records.

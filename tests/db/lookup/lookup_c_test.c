@@ -102,6 +102,21 @@ int main(int argc, char** argv) {
     CHECK(again == k);
   }
 
+  /* Element types (ABI 2): NULL is float32; a float16 query gets the float16 record only. */
+  const autotune_kernel* typed = NULL;
+  CHECK(autotune_lookup_dtype(db, "gemm", "M=64,N=64,K=64", "", NULL, "cpu", 0, &typed) == AUTOTUNE_OK);
+  CHECK(typed == k);
+  CHECK(autotune_lookup_dtype(db, "gemm", "M=64,N=64,K=64", "", "float16", "cpu", 0, &typed) == AUTOTUNE_OK);
+  if (typed) {
+    CHECK(strcmp(autotune_kernel_measured_workload(typed), "gemm[M=64,N=64,K=64]:float16") == 0);
+    CHECK(fabs(autotune_kernel_latency_ms(typed) - 0.1) < 1e-12);
+    CHECK(strstr(autotune_kernel_source(typed), "uint16_t") != NULL);
+  }
+  CHECK(autotune_lookup_dtype(db, "gemm", "M=64,N=64,K=64", "", "bfloat16", "cpu", 0, &typed) == AUTOTUNE_NOT_FOUND);
+  CHECK(autotune_lookup_dtype(db, "gemm", "M=64,N=64,K=64", "", "float8", "cpu", 0, &typed) ==
+        AUTOTUNE_INVALID_ARGUMENT);
+  CHECK(typed == NULL && strstr(autotune_last_error(), "unknown element type 'float8'") != NULL);
+
   /* No record of this shape: not found exactly, approximate with NEAREST, and still correct. */
   CHECK(autotune_lookup(db, "gemm", "M=96,N=80,K=64", "", "cpu", AUTOTUNE_LOOKUP_EXACT, &k) == AUTOTUNE_NOT_FOUND);
   CHECK(k == NULL && strstr(autotune_last_error(), "no valid record") != NULL);

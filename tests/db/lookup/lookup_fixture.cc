@@ -62,9 +62,11 @@ Result<void> WriteLookupFixture(const std::string& path) {
     const char* op;
     const char* shape;
     std::vector<double> ms;  // one record per latency, schedules in order (default first)
+    const char* dtype = "float32";
   };
   const Entry entries[] = {
       {kTestCpu, "gemm", "M=64,N=64,K=64", {0.3, 0.2, 0.25}},
+      {kTestCpu, "gemm", "M=64,N=64,K=64", {0.1}, "float16"},  // faster, but never a float32 answer
       {kTestCpu, "gemm", "M=128,N=128,K=128", {1.5, 1.2}},
       {kTestCpu, "gemm", "M=256,N=256,K=64", {2.0}},
       {kTestCpu, "conv2d", "N=1,C=16,H=14,W=14,K=32,R=3,S=3,pad=1", {0.9}},
@@ -74,7 +76,7 @@ Result<void> WriteLookupFixture(const std::string& path) {
       {kTestA100, "gemm", "M=256,N=256,K=256", {0.03}},
   };
   for (const Entry& e : entries) {
-    auto w = tir::MakeWorkload(e.op, e.shape);
+    auto w = tir::MakeWorkload(e.op, e.shape, "", e.dtype);
     if (!w) return w.error();
     const auto kind = e.target.kind == "cuda" ? tir::TargetKind::kCuda : tir::TargetKind::kCpu;
     auto schedules = ValidSchedules(*w, kind, static_cast<int>(e.ms.size()) + 1);
