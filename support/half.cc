@@ -1,22 +1,13 @@
 #include "support/half.h"
 
+#include <bit>
 #include <cmath>
-#include <cstring>
 
 namespace autotune {
 namespace {
 
-uint32_t BitsOf(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, sizeof x);
-  return x;
-}
-
-float FloatOf(uint32_t x) {
-  float f;
-  std::memcpy(&f, &x, sizeof f);
-  return f;
-}
+uint32_t BitsOf(float f) { return std::bit_cast<uint32_t>(f); }
+float FloatOf(uint32_t x) { return std::bit_cast<float>(x); }
 
 // m >> shift, rounded to nearest with ties to even (shift in 1..31).
 uint32_t ShiftRoundEven(uint32_t m, int shift) {

@@ -68,14 +68,7 @@ tir::Workload RoundingWorkload() {
 TEST(HalfConversionInC, RoundsAsTheHostAndTheGpu) {
   std::string dir = (std::filesystem::temp_directory_path() / "half_conversion_test-XXXXXX").string();
   ASSERT_NE(mkdtemp(dir.data()), nullptr);
-  MeasureConfig c;
-  c.cache_dir = dir;
-  c.repeats = 1;
-  c.warmup = 0;
-  c.min_repeat_ms = 0.1;
-  c.flush_cache = false;
-  c.build_threads = 1;
-  c.num_threads = 1;
+  const MeasureConfig c = QuickCpuConfig(dir, 1);
   auto built = CBuilder(c).Build({BuildInput::FromFunc(RoundingKernel())});
   ASSERT_TRUE(built[0].ok()) << built[0].error_message;
   for (const char* helper : {"at_f32_to_f16(", "at_f16_to_f32(", "at_f32_to_bf16(", "at_bf16_to_f32("}) {

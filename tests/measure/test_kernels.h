@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "measure/measure_config.h"
 #include "tir/ops/workload.h"
 #include "tir/prim_func.h"
 #include "tir/stmt.h"
@@ -13,6 +14,20 @@
 namespace autotune::test_kernels {
 
 using namespace autotune::tir;
+
+// Measurement settings for tests that check answers, not speed: one short repeat, no cache flush,
+// compiled candidates cached in `cache_dir`.
+inline measure::MeasureConfig QuickCpuConfig(const std::string& cache_dir, int threads = 2) {
+  measure::MeasureConfig c;
+  c.cache_dir = cache_dir;
+  c.repeats = 1;
+  c.warmup = 0;
+  c.min_repeat_ms = 0.1;
+  c.flush_cache = false;
+  c.build_threads = threads;
+  c.num_threads = threads;
+  return c;
+}
 
 inline Expr I(int64_t v) { return IntImm(v); }
 inline Expr F(double v) { return FloatImm(v); }

@@ -2,8 +2,8 @@
 // compiler has _Float16 (GCC 12 on x86-64) the conversions agree with it bit for bit.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 #include "support/half.h"
@@ -11,17 +11,8 @@
 namespace autotune {
 namespace {
 
-uint32_t BitsOf(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, sizeof x);
-  return x;
-}
-
-float FloatOf(uint32_t x) {
-  float f;
-  std::memcpy(&f, &x, sizeof f);
-  return f;
-}
+uint32_t BitsOf(float f) { return std::bit_cast<uint32_t>(f); }
+float FloatOf(uint32_t x) { return std::bit_cast<float>(x); }
 
 bool IsHalfNaN(uint16_t h) { return (h & 0x7c00) == 0x7c00 && (h & 0x3ff) != 0; }
 bool IsBFloat16NaN(uint16_t b) { return (b & 0x7f80) == 0x7f80 && (b & 0x7f) != 0; }
@@ -73,8 +64,7 @@ TEST(Half, AgreesWithTheCompilersFloat16) {
   for (uint64_t x = 0; x <= 0xffffffff; x += 997) {  // a million floats of every exponent
     const float f = FloatOf(static_cast<uint32_t>(x));
     const _Float16 h = static_cast<_Float16>(f);
-    uint16_t bits;
-    std::memcpy(&bits, &h, sizeof bits);
+    const auto bits = std::bit_cast<uint16_t>(h);
     if (std::isnan(f)) {
       EXPECT_TRUE(IsHalfNaN(FloatToHalfBits(f)));
       continue;

@@ -189,17 +189,7 @@ class CodegenCRun : public ::testing::Test {
   }
   static void TearDownTestSuite() { std::filesystem::remove_all(cache_dir_); }
 
-  static measure::MeasureConfig Config() {
-    measure::MeasureConfig c;
-    c.cache_dir = cache_dir_;
-    c.repeats = 1;
-    c.warmup = 0;
-    c.min_repeat_ms = 0.1;
-    c.flush_cache = false;
-    c.build_threads = 2;
-    c.num_threads = 2;
-    return c;
-  }
+  static measure::MeasureConfig Config() { return QuickCpuConfig(cache_dir_); }
   static std::string cache_dir_;
 };
 std::string CodegenCRun::cache_dir_;
