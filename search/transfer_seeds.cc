@@ -16,8 +16,13 @@ std::vector<TransferredSchedule> NearestShapeSchedules(const tir::Workload& work
     std::vector<const db::TuningRecord*> records;  // fastest first
   };
   std::map<std::string, Neighbour> by_key;
+  // Another element type is other evidence (and other stages): only records of this one transfer.
+  const std::string dtype = tir::DTypeName(workload.output.dtype);
   for (const db::TuningRecord& r : others) {
-    if (r.workload.op != workload.op || r.workload.key == workload.Key() || !r.valid() || !(r.median_ms > 0)) continue;
+    if (r.workload.op != workload.op || r.workload.dtype != dtype || r.workload.key == workload.Key() || !r.valid() ||
+        !(r.median_ms > 0)) {
+      continue;
+    }
     auto [it, inserted] = by_key.try_emplace(r.workload.key);
     if (inserted) {
       it->second.other_epilogue = r.workload.epilogue != workload.epilogue;

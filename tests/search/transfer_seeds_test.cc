@@ -1,6 +1,7 @@
-// Which stored records seed a new shape's search (search/transfer_seeds.h): the same operator only,
-// never the shape itself or a failed record, the same epilogue before another, the nearest shapes
-// first, each shape's fastest record before anyone's second, and traces that do not parse left out.
+// Which stored records seed a new shape's search (search/transfer_seeds.h): the same operator and
+// element type only, never the shape itself or a failed record, the same epilogue before another, the
+// nearest shapes first, each shape's fastest record before anyone's second, and traces that do not
+// parse left out.
 #include "search/transfer_seeds.h"
 
 #include <gtest/gtest.h>
@@ -18,8 +19,8 @@ namespace {
 db::TargetInfo Cpu() { return {"cpu", "x86_64", "Test CPU", "", "cc (test) 12.2"}; }
 
 db::TuningRecord Record(const std::string& op, const std::string& shape, const std::string& epilogue, double ms,
-                        bool correct = true) {
-  auto w = tir::MakeWorkload(op, shape, epilogue);
+                        bool correct = true, const std::string& dtype = "float32") {
+  auto w = tir::MakeWorkload(op, shape, epilogue, dtype);
   EXPECT_TRUE(w) << w.error().message;
   auto sch = DefaultSchedule(*w, tir::TargetKind::kCpu);
   EXPECT_TRUE(sch);
@@ -63,6 +64,17 @@ TEST(TransferSeeds, NearestShapesFirstEachShapesFastestFirstTheSameEpilogueBefor
                                 "gemm[M=256,N=256,K=64]@0.200000",  // the nearest shape (K=96): unreadable
                                 "gemm[M=64,N=64,K=128]@0.400000"}));
   for (const auto& s : seeds) EXPECT_EQ(s.schedule.workload().Key(), w->Key());
+}
+
+// A float16 task learns from float16 records only, however near a float32 shape is.
+TEST(TransferSeeds, OnlyRecordsOfTheSameElementType) {
+  auto w = tir::MakeWorkload("gemm", "M=64,N=64,K=64", "", "float16");
+  ASSERT_TRUE(w);
+  const auto seeds = NearestShapeSchedules(*w, tir::TargetKind::kCpu,
+                                           {Record("gemm", "M=64,N=64,K=96", "", 0.1),
+                                            Record("gemm", "M=256,N=64,K=64", "", 0.2, true, "float16"),
+                                            Record("gemm", "M=64,N=64,K=128", "", 0.1, true, "bfloat16")});
+  EXPECT_EQ(Sources(seeds), (std::vector<std::string>{"gemm[M=256,N=64,K=64]:float16@0.200000"}));
 }
 
 TEST(TransferSeeds, NoRecordsOfTheOperatorNoSeeds) {
