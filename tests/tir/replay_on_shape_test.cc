@@ -21,6 +21,8 @@ TEST(AdaptTileSizes, KeepsFittingDecisionsAndInnerLevelsWhereTheyDivide) {
   EXPECT_EQ(AdaptTileSizes({4, 2, 8, 4}, 256, 0), (std::vector<int64_t>{4, 2, 8, 4}));
   // 384 = 3 * 128: the inner levels keep 2, 8 and 4; the outermost takes 6.
   EXPECT_EQ(AdaptTileSizes({4, 2, 8, 4}, 384, 0), (std::vector<int64_t>{6, 2, 8, 4}));
+  // A stored decision whose product overflows int64 is adapted like any other that does not fit.
+  EXPECT_EQ(AdaptTileSizes({int64_t{1} << 62, 8}, 256, 0), (std::vector<int64_t>{32, 8}));
   // 100 = 2^2 * 5^2: innermost 4 divides, then 5 is nearest to 8 of what is left (25).
   const auto t = AdaptTileSizes({4, 2, 8, 4}, 100, 0);
   EXPECT_EQ(Product(t), 100);

@@ -81,6 +81,13 @@ TEST(SchedulePrimitives, BadTracesAreErrors) {
     {"kind": "sample_perfect_tile", "inputs": ["l0"], "attrs": {"n": 2, "max_innermost": 0},
      "outputs": ["v0", "v1"], "decision": [1, 6.7e52]}]})";
   EXPECT_NE(replay(float_decision).find("decision must be a list of integers"), std::string::npos);
+  // Found by the trace fuzzer: tile sizes whose product overflows int64 (undefined behaviour).
+  const char* huge_decision = R"({"instructions": [
+    {"kind": "get_stage", "attrs": {"name": "C"}, "outputs": ["s0"]},
+    {"kind": "get_loops", "inputs": ["s0"], "outputs": ["l0", "l1", "l2"]},
+    {"kind": "sample_perfect_tile", "inputs": ["l0"], "attrs": {"n": 2, "max_innermost": 0},
+     "outputs": ["v0", "v1"], "decision": [4611686018427387904, 4]}]})";
+  EXPECT_NE(replay(huge_decision).find("multiply to more than 2^63"), std::string::npos) << replay(huge_decision);
   const char* float_attr = R"({"instructions": [
     {"kind": "get_stage", "attrs": {"name": "C"}, "outputs": ["s0"]},
     {"kind": "get_loops", "inputs": ["s0"], "outputs": ["l0", "l1", "l2"]},

@@ -4,7 +4,9 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
+#include "tir/int_arith.h"
 #include "tir/schedule/primitives/replay_util.h"
 
 namespace autotune::tir {
@@ -36,7 +38,8 @@ int64_t NearestDivisor(int64_t n, int64_t want, int64_t limit) {
 std::vector<int64_t> AdaptTileSizes(const std::vector<int64_t>& recorded, int64_t extent, int64_t max_innermost) {
   if (recorded.empty()) return recorded;
   int64_t product = 1;
-  for (int64_t t : recorded) product *= t;
+  // A stored decision is data: its product is capped, not overflowed (it need only differ from the extent).
+  for (int64_t t : recorded) product = MulOrCap(product, t, std::numeric_limits<int64_t>::max());
   const bool inner_ok = max_innermost <= 0 || recorded.back() <= max_innermost;
   if (product == extent && inner_ok) return recorded;
   std::vector<int64_t> tiles(recorded.size(), 1);

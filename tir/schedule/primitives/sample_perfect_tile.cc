@@ -4,6 +4,7 @@
 
 #include "tir/schedule/primitives/primitives.h"
 #include "tir/schedule/primitives/replay_util.h"
+#include "tir/int_arith.h"
 #include "tir/schedule/perfect_tile.h"
 
 namespace autotune::tir {
@@ -15,7 +16,9 @@ Result<void> CheckTiles(const std::vector<int64_t>& tiles, int n, int64_t extent
   int64_t product = 1;
   for (int64_t t : tiles) {
     if (t < 1) return MakeError("tile sizes must be positive");
-    product *= t;
+    if (!CheckedMul(product, t, DType::kInt64, &product)) {
+      return MakeError(fmt::format("tile sizes multiply to more than 2^63, not the extent {}", extent));
+    }
   }
   if (product != extent) return MakeError(fmt::format("tile sizes multiply to {}, not the extent {}", product, extent));
   if (max_innermost > 0 && tiles.back() > max_innermost) {
