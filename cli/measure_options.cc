@@ -58,14 +58,6 @@ MeasureTarget ResolveMeasureTarget(const std::string& requested, const measure::
   return t;
 }
 
-void CheckElementTypeMeasures(const tir::Workload& w, tir::TargetKind target) {
-  if (target == tir::TargetKind::kCuda && w.output.dtype != tir::DType::kFloat32) {
-    throw UserError{fmt::format("{}: {} kernels are measured on the cpu target only so far (the cuda runner "
-                                "measures float32; its NVRTC builds of them work: see `show --compile`)",
-                                w.CanonicalText(), tir::DTypeName(w.output.dtype))};
-  }
-}
-
 std::unique_ptr<measure::Builder> MakeBuilder(tir::TargetKind target, const measure::MeasureConfig& config) {
   return target == tir::TargetKind::kCuda ? measure::MakeNvrtcBuilder(config) : measure::MakeCBuilder(config);
 }

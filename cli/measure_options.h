@@ -36,10 +36,6 @@ struct MeasureTarget {
 // "cuda" where it cannot run is a UserError naming the reason.
 MeasureTarget ResolveMeasureTarget(const std::string& requested, const measure::MeasureConfig& config);
 
-// Throws a UserError when the target cannot measure the workload's element type (the cuda runner
-// measures float32 only so far; 16-bit types run on the cpu target).
-void CheckElementTypeMeasures(const tir::Workload& w, tir::TargetKind target);
-
 std::unique_ptr<measure::Builder> MakeBuilder(tir::TargetKind target, const measure::MeasureConfig& config);
 std::unique_ptr<measure::Runner> MakeRunner(tir::TargetKind target, const measure::MeasureConfig& config);
 

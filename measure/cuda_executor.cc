@@ -38,7 +38,9 @@ namespace {
 constexpr double kStartTimeoutS = 120;             // load the driver, open the device
 constexpr double kExecutorExitGraceS = 10;                 // an executor that said it exits
 constexpr uint32_t kFrameMagic = 0x43555845;       // "EXUC"
-constexpr uint32_t kPoison = 0x7fc00000;           // a quiet NaN
+// A NaN as float32 and, in each of its halves, as float16 and bfloat16: one pattern poisons an
+// output of any element type.
+constexpr uint32_t kPoison = 0x7fff7fff;
 constexpr int64_t kMinFlushBytes = int64_t{8} << 20;
 constexpr int64_t kMaxRunsPerRepeat = 1000000;
 // With MeasureConfig::cuda_graph, a graph holds at most this many runs of the module; a repeat
@@ -94,6 +96,24 @@ CudaModuleRun ModuleFromJson(const json& j) {
   }
   m.workspace_bytes = j.at("workspaces").get<std::vector<int64_t>>();
   return m;
+}
+
+// Element type names of a workload request ("float32", "float16", "bfloat16"); throws on others.
+std::vector<tir::DType> ElementTypes(const json& names, size_t count) {
+  std::vector<tir::DType> types;
+  for (const auto& n : names) {
+    const auto t = tir::ParseElementType(n.get<std::string>());
+    if (!t || (*t != tir::DType::kFloat32 && !tir::IsHalf(*t))) throw std::invalid_argument("unknown element type " + n.dump());
+    types.push_back(*t);
+  }
+  if (types.size() != count) throw std::invalid_argument("one element type per input expected");
+  return types;
+}
+
+std::vector<std::string> ElementTypeNames(const std::vector<tir::DType>& types) {
+  std::vector<std::string> names;
+  for (tir::DType t : types) names.emplace_back(tir::DTypeName(t));
+  return names;
 }
 
 // ==== the executor process ========================================================================
@@ -218,24 +238,31 @@ class Executor {
     };
     FreeWorkload();
     std::vector<int64_t> counts;
+    std::vector<tir::DType> types;
     int64_t out_n = 0;
     uint64_t seed = 1;
     std::optional<CudaModuleRun> reference;
     try {
       counts = req.at("inputs").get<std::vector<int64_t>>();
+      types = ElementTypes(req.at("input_types"), counts.size());
+      output_type_ = ElementTypes(json::array({req.at("output_type")}), 1).front();
       out_n = req.at("output").get<int64_t>();
       seed = req.at("seed").get<uint64_t>();
       if (!req.at("reference").is_null()) reference = ModuleFromJson(req.at("reference"));
-    } catch (const json::exception& e) {
+    } catch (const std::exception& e) {
       return fail(std::string("malformed workload request: ") + e.what());
     }
     if (out_n <= 0) return fail("the workload has an empty output");
 
-    // Inputs: made here with the generator every runner uses, kept on the host and in a pristine
-    // copy on the GPU to restore them.
-    host_inputs_ = MakeRandomInputs(counts, seed);
+    // Inputs: made here with the generator every runner uses, rounded to their types as the host
+    // data is (measure/workload_data.h), kept on the host and in a pristine copy on the GPU.
+    std::vector<AlignedFloats> values = MakeRandomInputs(counts, seed);
+    for (size_t i = 0; i < values.size(); ++i) {
+      host_inputs_.push_back(RoundAndPack(values[i].data(), values[i].size(), types[i]));
+    }
+    values.clear();
     for (const auto& h : host_inputs_) {
-      const size_t bytes = static_cast<size_t>(std::max<int64_t>(h.size(), 1)) * sizeof(float);
+      const size_t bytes = std::max<size_t>(h.bytes(), 4);
       cu::DevicePtr p = 0, copy = 0;
       if (auto r = Check(d_.MemAlloc(&copy, bytes), "cuMemAlloc of an input's pristine copy"); !r) {
         return fail(r.error().message);
@@ -246,24 +273,30 @@ class Executor {
     }
     pristine_stale_ = true;
     if (auto r = RestoreInputs(); !r) return fail(r.error().message);
-    if (auto r = Check(d_.MemAlloc(&output_, out_n * sizeof(float)), "cuMemAlloc of the output"); !r) {
+    output_elements_ = out_n;
+    // Whole 32-bit words, so that the poison covers an odd number of 16-bit elements.
+    const size_t out_bytes = (static_cast<size_t>(out_n) * tir::BytesOf(output_type_) + 3) / 4 * 4;
+    if (auto r = Check(d_.MemAlloc(&output_, out_bytes), "cuMemAlloc of the output"); !r) {
       return fail(r.error().message);
     }
-    output_elements_ = out_n;
     // Page-locked, the output copies back several times faster; pageable memory where that fails.
     void* pinned = nullptr;
-    if (d_.MemAllocHost(&pinned, out_n * sizeof(float)) == cu::kSuccess) {
-      host_output_ = static_cast<float*>(pinned);
+    if (d_.MemAllocHost(&pinned, out_bytes) == cu::kSuccess) {
+      host_output_ = pinned;
     } else {
-      pageable_output_.assign(out_n, 0.0f);
+      pageable_output_.assign(out_bytes, 0);
     }
+    if (output_type_ != tir::DType::kFloat32) widened_output_.assign(out_n, 0.0f);
 
-    // The reference output: computed here by the naive module, or sent by the parent.
+    // The reference output: computed here by the naive module (in the output's type), or sent by
+    // the parent (float32).
     reference_.assign(out_n, 0.0f);
+    reference_rounding_ = reference ? ReferenceRounding::kOutputType : ReferenceRounding::kFloat32;
     if (reference) {
       Run run(*this, *reference);
       if (auto r = run.Prepare(); !r) return fail("the reference kernel: " + r.error().message);
-      if (auto r = run.Checked(reference_.data()); !r) return fail("the reference kernel: " + r.error().message);
+      if (auto r = run.Checked(HostOutput()); !r) return fail("the reference kernel: " + r.error().message);
+      WidenToFloat(HostOutput(), out_n, output_type_, reference_.data());
       int64_t nan = 0;
       for (float v : reference_) nan += std::isnan(v);
       if (nan > 0) {
@@ -309,16 +342,17 @@ class Executor {
     // A failed candidate may have written into the pristine inputs too: the next one restores them
     // from the host.
     pristine_stale_ = true;
-    float* out = host_output_ ? host_output_ : pageable_output_.data();
-    auto one = run.Checked(out);
+    auto one = run.Checked(HostOutput());
     if (!one) return answer(ErrorKind::kRunError, one.error().message, 0, {});
+    const float* out = OutputValues();
     phases.Mark("checked_run");
     if (!cfg_.save_output.empty()) {
       if (auto saved = WriteNpy(cfg_.save_output, out, output_elements_, cfg_.save_output_shape); !saved) {
         return answer(ErrorKind::kRunError, "saving the output: " + saved.error().message, 0, {});
       }
     }
-    const CheckResult check = CheckOutput(out, reference_.data(), output_elements_, reference_scale_, cfg_.rtol);
+    const CheckResult check = CheckOutput(out, reference_.data(), output_elements_, reference_scale_,
+                                          OutputTolerance(cfg_.rtol, output_type_, reference_rounding_));
     if (!check.correct) {
       return answer(ErrorKind::kWrongAnswer, check.Describe(output_elements_), check.max_rel_error, {});
     }
@@ -388,12 +422,13 @@ class Executor {
       return {};
     }
 
-    // Poisons the output and the workspaces, runs the module once and copies the output to `out`: the
-    // time of the run (ms). Poisoned workspaces: a kernel that reads what it never wrote fails the
-    // check rather than passing on what an earlier candidate left there (workspaces are reused).
-    Result<double> Checked(float* out) {
+    // Poisons the output and the workspaces, runs the module once and copies the output (in its
+    // type) to `out`: the time of the run (ms). Poisoned workspaces: a kernel that reads what it never
+    // wrote fails the check rather than passing on what an earlier candidate left there (workspaces
+    // are reused).
+    Result<double> Checked(void* out) {
       const CudaDriver& d = e_.d_;
-      auto r = e_.Check(d.MemsetD32Async(e_.output_, kPoison, static_cast<size_t>(e_.output_elements_), e_.stream_),
+      auto r = e_.Check(d.MemsetD32Async(e_.output_, kPoison, (e_.OutputBytes() + 3) / 4, e_.stream_),
                         "cuMemsetD32Async poisoning the output");
       if (!r) return r.error();
       for (const auto& [p, bytes] : workspaces_) {
@@ -403,7 +438,7 @@ class Executor {
       }
       auto ms = TimeRuns(1, "the checked run");
       if (!ms) return ms.error();
-      r = e_.Check(d.MemcpyDtoH(out, e_.output_, e_.output_elements_ * sizeof(float)), "cuMemcpyDtoH of the output");
+      r = e_.Check(d.MemcpyDtoH(out, e_.output_, e_.OutputBytes()), "cuMemcpyDtoH of the output");
       if (!r) return r.error();
       return *ms;
     }
@@ -553,7 +588,7 @@ class Executor {
   // from the host first when the last candidate failed (it may have written anywhere).
   Result<void> RestoreInputs() {
     for (size_t i = 0; i < inputs_.size(); ++i) {
-      const size_t bytes = host_inputs_[i].size() * sizeof(float);
+      const size_t bytes = host_inputs_[i].bytes();
       if (pristine_stale_) {
         // stream_ is a blocking stream: its copy below waits for this one on the legacy stream.
         auto r = Check(d_.MemcpyHtoD(pristine_[i], host_inputs_[i].data(), bytes), "cuMemcpyHtoD of an input");
@@ -575,6 +610,7 @@ class Executor {
     if (host_output_) d_.MemFreeHost(host_output_);
     host_output_ = nullptr;
     pageable_output_.clear();
+    widened_output_.clear();
     host_inputs_.clear();
     if (output_) d_.MemFree(output_);
     output_ = 0;
@@ -592,17 +628,29 @@ class Executor {
   cu::Event start_ = nullptr, stop_ = nullptr;
   cu::DevicePtr flush_ = 0;
   int64_t flush_bytes_ = 0;
+  size_t OutputBytes() const { return static_cast<size_t>(output_elements_) * tir::BytesOf(output_type_); }
+  void* HostOutput() { return host_output_ ? host_output_ : pageable_output_.data(); }
+  // The output last copied to HostOutput(), as float32 values.
+  const float* OutputValues() {
+    if (output_type_ == tir::DType::kFloat32) return static_cast<const float*>(HostOutput());
+    WidenToFloat(HostOutput(), output_elements_, output_type_, widened_output_.data());
+    return widened_output_.data();
+  }
+
   // The workload.
   bool workload_ready_ = false;
-  std::vector<AlignedFloats> host_inputs_;
+  std::vector<KernelTensor> host_inputs_;  // in their types, as kernels read them
   std::vector<cu::DevicePtr> inputs_;
   std::vector<cu::DevicePtr> pristine_;  // the inputs as made, on the GPU
   bool pristine_stale_ = true;           // copy them from the host before the next restore
   cu::DevicePtr output_ = 0;
-  float* host_output_ = nullptr;         // page-locked copy of the output
-  std::vector<float> pageable_output_;   // where page-locked memory was refused
+  tir::DType output_type_ = tir::DType::kFloat32;
+  void* host_output_ = nullptr;                // page-locked copy of the output, in its type
+  std::vector<unsigned char> pageable_output_;  // where page-locked memory was refused
+  std::vector<float> widened_output_;          // a 16-bit output as float32
   int64_t output_elements_ = 0;
   std::vector<float> reference_;
+  ReferenceRounding reference_rounding_ = ReferenceRounding::kFloat32;
   double reference_scale_ = 1;
   WorkspacePool workspaces_{d_};
 };
@@ -808,7 +856,9 @@ Result<void> CudaExecutor::SendWorkload() {
   const CudaWorkloadSpec& w = *workload_;
   json req = {{"op", "workload"},
               {"inputs", w.input_elements},
+              {"input_types", ElementTypeNames(w.input_types)},
               {"output", w.output_elements},
+              {"output_type", tir::DTypeName(w.output_type)},
               {"seed", w.seed},
               {"reference", w.reference ? ModuleToJson(*w.reference) : json(nullptr)}};
   std::string blob;

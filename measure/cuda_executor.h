@@ -24,7 +24,7 @@
 // again from a pristine copy on the GPU (a previous candidate that wrote out of bounds into an
 // input's allocation cannot spoil the next ones' data; after a failed candidate the pristine copy
 // itself is refreshed from the executor's host copy first); the output is poisoned
-// with NaN (cuMemsetD32 0x7fc00000) and the module run once (all its kernels in order are one run),
+// with NaN (cuMemsetD32 of 0x7fff7fff, a NaN in every element type) and the module run once (all its kernels in order are one run),
 // copied back (and written to config.save_output as .npy when set: measure/io_dump.h) and checked
 // against the reference on the host (measure/reference_check.h;
 // WRONG_ANSWER stops there); then `warmup` untimed runs (none when one run already outlasts
@@ -62,15 +62,19 @@ struct CudaModuleRun {
   static CudaModuleRun FromBuild(const BuildResult& build);
 };
 
-// What the executor needs of a workload: the sizes of its float32 buffers, how to make the inputs
-// (MakeRandomInputs with `seed`), and where the reference output comes from.
+// What the executor needs of a workload: the sizes and element types of its buffers, how to make the
+// inputs (MakeRandomInputs with `seed`, rounded to their types), and where the reference output comes
+// from. 16-bit tensors live on the GPU as the kernels read them; the output is widened to float32 on
+// the host before the check (measure/kernel_tensor.h).
 struct CudaWorkloadSpec {
   std::string key;  // the workload's identity (a new key means new data)
   std::vector<int64_t> input_elements;
+  std::vector<tir::DType> input_types;  // one per input
   int64_t output_elements = 0;
+  tir::DType output_type = tir::DType::kFloat32;
   uint64_t seed = 1;
-  // The reference: this module (the unscheduled compute) run once on the GPU, or else the host
-  // reference of `host_data` (computed on the CPU; its inputs must be MakeRandomInputs(.., seed)).
+  // The reference: this module (the unscheduled compute, writing the output's type) run once on the
+  // GPU, or else the float32 host reference of `host_data` (computed on the CPU from the same inputs).
   std::optional<CudaModuleRun> reference;
   std::shared_ptr<const WorkloadData> host_data;
 };

@@ -48,16 +48,17 @@ Result<void> CudaRunner::PrepareWorkload(const tir::Workload& w) {
     return {};
   }
   auto prepare = [&]() -> Result<void> {
-    bool float32 = w.output.dtype == tir::DType::kFloat32;
-    for (const auto& in : w.inputs) float32 &= in.dtype == tir::DType::kFloat32;
-    if (!float32) return MakeError("the cuda runner supports float32 tensors only");
     // The executor first: without a GPU there is nothing to build a reference for.
     auto device = executor_.Start();
     if (!device) return device.error();
     CudaWorkloadSpec spec;
     spec.key = key;
-    for (const auto& in : w.inputs) spec.input_elements.push_back(in.NumElements());
+    for (const auto& in : w.inputs) {
+      spec.input_elements.push_back(in.NumElements());
+      spec.input_types.push_back(in.dtype);
+    }
     spec.output_elements = w.output.NumElements();
+    spec.output_type = w.output.dtype;
     spec.seed = config_.seed;
     if (w.dag) {
       auto reference = BuildReference(w, *device);

@@ -34,14 +34,7 @@ void KernelTensor::Pack(const float* values) {
   for (int64_t i = 0; i < elements_; ++i) bits[i] = ToBits(values[i], dtype_);
 }
 
-void KernelTensor::Unpack(float* values) const {
-  if (dtype_ == tir::DType::kFloat32) {
-    std::memcpy(values, data_.get(), bytes());
-    return;
-  }
-  const auto* bits = static_cast<const uint16_t*>(data_.get());
-  for (int64_t i = 0; i < elements_; ++i) values[i] = FromBits(bits[i], dtype_);
-}
+void KernelTensor::Unpack(float* values) const { WidenToFloat(data_.get(), elements_, dtype_, values); }
 
 void KernelTensor::FillNaN() {
   if (dtype_ == tir::DType::kFloat32) {
@@ -56,6 +49,22 @@ void KernelTensor::FillNaN() {
 void RoundToType(float* values, int64_t n, tir::DType dtype) {
   if (!tir::IsHalf(dtype)) return;
   for (int64_t i = 0; i < n; ++i) values[i] = FromBits(ToBits(values[i], dtype), dtype);
+}
+
+void WidenToFloat(const void* data, int64_t n, tir::DType dtype, float* values) {
+  if (dtype == tir::DType::kFloat32) {
+    std::memcpy(values, data, static_cast<size_t>(n) * sizeof(float));
+    return;
+  }
+  const auto* bits = static_cast<const uint16_t*>(data);
+  for (int64_t i = 0; i < n; ++i) values[i] = FromBits(bits[i], dtype);
+}
+
+KernelTensor RoundAndPack(float* values, int64_t n, tir::DType dtype) {
+  RoundToType(values, n, dtype);
+  KernelTensor t(dtype, n);
+  t.Pack(values);
+  return t;
 }
 
 }  // namespace autotune::measure

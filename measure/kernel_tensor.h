@@ -37,4 +37,10 @@ class KernelTensor {
 // Rounds float32 values in place to the nearest values of `dtype` (float32: unchanged).
 void RoundToType(float* values, int64_t n, tir::DType dtype);
 
+// Widens `n` elements of `dtype` at `data` (a kernel's output, wherever it was copied) to float32.
+void WidenToFloat(const void* data, int64_t n, tir::DType dtype, float* values);
+
+// Rounds `values` in place to `dtype` and returns them as a kernel reads them (also for float32).
+KernelTensor RoundAndPack(float* values, int64_t n, tir::DType dtype);
+
 }  // namespace autotune::measure

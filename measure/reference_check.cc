@@ -97,12 +97,12 @@ std::string CheckResult::Describe(int64_t num_elements) const {
                      std::isnan(got) ? ", NaN or never written" : "");
 }
 
-double OutputTolerance(double rtol, tir::DType dtype) {
-  switch (dtype) {
-    case tir::DType::kFloat16: return rtol + 0x1p-11;
-    case tir::DType::kBFloat16: return rtol + 0x1p-8;
-    default: return rtol;
-  }
+double OutputTolerance(double rtol, tir::DType dtype, ReferenceRounding reference) {
+  double unit_roundoff = 0;
+  if (dtype == tir::DType::kFloat16) unit_roundoff = 0x1p-11;
+  if (dtype == tir::DType::kBFloat16) unit_roundoff = 0x1p-8;
+  const int roundings = reference == ReferenceRounding::kOutputType ? 2 : 1;
+  return rtol + roundings * unit_roundoff;
 }
 
 }  // namespace autotune::measure

@@ -31,9 +31,13 @@ double ReferenceScale(const float* ref, int64_t n);
 
 CheckResult CheckOutput(const float* out, const float* ref, int64_t n, double scale, double rtol);
 
+// Whether the reference output was rounded into the output's type (the CUDA executor's reference
+// kernel writes the workload's output type) or kept in float32 (the host reference).
+enum class ReferenceRounding { kFloat32, kOutputType };
+
 // The rtol for an output of `dtype`: the float32 one (accumulation order) plus the unit roundoff of
-// the output's type (2^-11 for float16, 2^-8 for bfloat16), since the kernel rounds its float32 result
-// once into it and the reference is not rounded.
-double OutputTolerance(double rtol, tir::DType dtype);
+// the output's type (2^-11 for float16, 2^-8 for bfloat16) once for the kernel's rounding of its
+// float32 result, and once more when the reference was rounded too.
+double OutputTolerance(double rtol, tir::DType dtype, ReferenceRounding reference = ReferenceRounding::kFloat32);
 
 }  // namespace autotune::measure

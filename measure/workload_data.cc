@@ -64,9 +64,7 @@ std::shared_ptr<const WorkloadData> WorkloadDataCache::Get(const tir::Workload& 
   data->packed.resize(w.inputs.size());
   for (size_t i = 0; i < w.inputs.size(); ++i) {
     if (!tir::IsHalf(w.inputs[i].dtype)) continue;
-    RoundToType(data->inputs[i].data(), data->inputs[i].size(), w.inputs[i].dtype);
-    data->packed[i] = KernelTensor(w.inputs[i].dtype, data->inputs[i].size());
-    data->packed[i].Pack(data->inputs[i].data());
+    data->packed[i] = RoundAndPack(data->inputs[i].data(), data->inputs[i].size(), w.inputs[i].dtype);
   }
   std::vector<const float*> ptrs;
   for (const auto& a : data->inputs) ptrs.push_back(a.data());

@@ -120,7 +120,6 @@ int RunMeasure(MeasureOptions& o) {
   CheckMeasureOptions(o);
   // No GPU or driver is a user-level problem with this command line: say so and stop.
   const MeasureTarget target = ResolveMeasureTarget(tir::TargetKindName(o.wl.Target()), o.config);
-  CheckElementTypeMeasures(w, target.kind);
   // Open the database first: a bad path or a corrupt file should not cost a measurement.
   std::unique_ptr<db::TuningDatabase> database;
   if (!o.db_file.empty()) database = OpenDatabase(o.db_file, db::OpenMode::kReadWrite);

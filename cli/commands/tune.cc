@@ -316,7 +316,6 @@ void CheckTasksFitTarget(const std::vector<std::string>& sketches, const std::ve
   for (const auto& t : tasks) {
     auto w = search::WorkloadOf(t);
     if (!w) throw UserError{w.error().message};
-    CheckElementTypeMeasures(*w, target);
     if (!sketches.empty() && search::ApplicableSketches(tir::Schedule(*w, target), sketches).empty()) {
       throw UserError{fmt::format("none of the sketches in --sketches applies to {} {} on the {} target", t.op, t.shape,
                                   tir::TargetKindName(target))};

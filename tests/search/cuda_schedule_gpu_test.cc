@@ -18,7 +18,7 @@ namespace autotune::search {
 namespace {
 
 struct Case {
-  std::string op, shape, epilogue;
+  std::string op, shape, epilogue, dtype = "float32";
 };
 
 measure::MeasureConfig GpuTestConfig() {
@@ -42,7 +42,7 @@ void CheckOnGpu(const std::vector<Case>& cases, int valid) {
   int correct = 0, rejected = 0;
   const int per_case = (valid + static_cast<int>(cases.size()) - 1) / static_cast<int>(cases.size());
   for (size_t ci = 0; ci < cases.size(); ++ci) {
-    auto w = tir::MakeWorkload(cases[ci].op, cases[ci].shape, cases[ci].epilogue);
+    auto w = tir::MakeWorkload(cases[ci].op, cases[ci].shape, cases[ci].epilogue, cases[ci].dtype);
     ASSERT_TRUE(w) << w.error().message;
     std::vector<measure::BuildInput> inputs;
     std::vector<std::string> names;
@@ -107,6 +107,17 @@ TEST(CudaScheduleGpu, Conv2d) {
   CheckOnGpu({{"conv2d", "N=1,C=64,H=56,W=56,K=64,R=3,S=3,pad=1", ""},
               {"conv2d", "N=2,C=16,H=15,W=13,K=24,R=3,S=3,stride=2,pad=1", "bias,relu"},
               {"conv2d", "N=1,C=32,H=14,W=14,K=32,R=3,S=3,pad=2,dilation=2,groups=32", "relu"}},
+             50);
+}
+
+// float16 and bfloat16 tensors on the GPU: inputs rounded and packed by the executor, the reference
+// kernel writing the output's type, the output widened and checked at the type's tolerance.
+TEST(CudaScheduleGpu, SixteenBitTypes) {
+  CheckOnGpu({{"gemm", "M=256,N=192,K=128", "bias,relu", "float16"},
+              {"gemm", "M=127,N=33,K=17", "", "bfloat16"},
+              {"batch_matmul", "B=3,M=17,N=24,K=9", "relu", "float16"},
+              {"conv2d", "N=1,C=32,H=14,W=14,K=32,R=3,S=3,pad=1", "bias", "bfloat16"},
+              {"conv2d", "N=1,C=512,H=7,W=7,K=511,R=3,S=3,pad=1", "", "float16"}},
              50);
 }
 
