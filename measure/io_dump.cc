@@ -124,8 +124,9 @@ Result<void> SaveInputs(const tir::Workload& w, uint64_t seed, const std::string
   if (ec) return MakeError(fmt::format("cannot create the directory '{}': {}", dir, ec.message()));
   std::vector<int64_t> counts;
   for (const auto& in : w.inputs) counts.push_back(in.NumElements());
-  const std::vector<AlignedFloats> inputs = MakeRandomInputs(counts, seed);
+  std::vector<AlignedFloats> inputs = MakeRandomInputs(counts, seed);
   for (size_t i = 0; i < inputs.size(); ++i) {
+    RoundToType(inputs[i].data(), inputs[i].size(), w.inputs[i].dtype);  // what kernels read
     const std::string path = (std::filesystem::path(dir) / SavedInputFile(i)).string();
     AT_TRY_VOID(WriteNpy(path, inputs[i].data(), inputs[i].size(), w.inputs[i].shape));
   }
@@ -138,16 +139,16 @@ nlohmann::json IoManifest(const tir::Workload& w, uint64_t seed, bool with_outpu
   nlohmann::json tensors = nlohmann::json::array();
   for (size_t i = 0; i < w.inputs.size(); ++i) {
     tensors.push_back({{"file", SavedInputFile(i)}, {"role", "input"}, {"name", w.inputs[i].name},
-                       {"shape", w.inputs[i].shape}});
+                       {"shape", w.inputs[i].shape}, {"dtype", tir::DTypeName(w.inputs[i].dtype)}});
   }
   if (with_output) {
-    tensors.push_back(
-        {{"file", kSavedOutputFile}, {"role", "output"}, {"name", w.output.name}, {"shape", w.output.shape}});
+    tensors.push_back({{"file", kSavedOutputFile}, {"role", "output"}, {"name", w.output.name},
+                       {"shape", w.output.shape}, {"dtype", tir::DTypeName(w.output.dtype)}});
   }
   return {{"format", "autotune-io-1"}, {"workload", w.CanonicalText()}, {"op", w.op},
           {"shape", shape},            {"shape_text", tir::ShapeText(w.shape)},
           {"epilogue", w.epilogue},    {"layout", w.layout},
-          {"seed", seed},              {"dtype", "float32"},           {"flops", w.flops},
+          {"seed", seed},              {"dtype", tir::DTypeName(w.output.dtype)},           {"flops", w.flops},
           {"min_bytes", w.min_bytes},  {"tensors", tensors}};
 }
 

@@ -3,16 +3,19 @@
 // (scripts/peer_bench.py --inputs DIR) can run its own operator on the very same data and compare.
 //
 // Layout of DIR:
-//   input0.npy, input1.npy, ...  the inputs in the workload's input order (MakeRandomInputs(seed):
-//                                the data every runner and the CUDA executor use)
+//   input0.npy, input1.npy, ...  the inputs in the workload's input order (MakeRandomInputs(seed)
+//                                rounded to their element types: the data every runner and the
+//                                CUDA executor use)
 //   output.npy                   the output of the candidate's checked run (written by the runner's
 //                                child process when MeasureConfig::save_output is set)
 //   io.json                      {"format": "autotune-io-1", "workload", "op", "shape" (an object),
 //                                 "shape_text" (canonical order: "M=..,N=..,K=.."), "epilogue",
-//                                 "seed", "flops", "min_bytes", "tensors": [{"file", "role"
-//                                 ("input"|"output"), "name", "shape"}, ...]} (the measure command
-//                                 adds the run's verdict)
-// Files are .npy format 1.0: little-endian float32 ('<f4'), C order, with the tensor's shape.
+//                                 "seed", "dtype" (the workload's element type), "flops",
+//                                 "min_bytes", "tensors": [{"file", "role" ("input"|"output"),
+//                                 "name", "shape", "dtype"}, ...]} (the measure command adds the
+//                                 run's verdict)
+// Files are .npy format 1.0: little-endian float32 ('<f4'), C order, with the tensor's shape; 16-bit
+// tensors are widened exactly, so a peer converts them back to their type without loss.
 #pragma once
 
 #include <cstdint>

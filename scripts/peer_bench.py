@@ -2,7 +2,7 @@
 """Times PyTorch's operator (or Triton's matmul: --peer triton) for an autotune workload with autotune's
 method, on the GPU machine.
 
-Same method as autotune's CUDA runner: random inputs uniform in [-1, 1), float32, TF32 off, cuDNN
+Same method as autotune's CUDA runner: random inputs uniform in [-1, 1), float32 (unless --dtype), TF32 off, cuDNN
 benchmark mode on; warm-up; each repeat runs the operator enough times to last at least
 --min-repeat-ms, timed with CUDA events; the L2 cache is flushed (a write of twice its size) before
 each repeat; the median of the repeats is the figure. Prints one JSON object per workload.
@@ -32,6 +32,12 @@ capability and the SM clock that nvidia-smi reports while the copies run: the fi
 scripts/bench needs for the roofline floor.
 
   python3 scripts/peer_bench.py --copy-bandwidth
+
+--dtype float16|bfloat16 runs the operator in that type (inputs, weights and output; with --inputs the
+type comes from io.json, whose 16-bit tensors are saved widened, so converting them back is exact).
+PyTorch's reduced-precision reductions are turned off, so its products accumulate in float32 as
+autotune's do; answers match within --rtol plus twice the type's unit roundoff (both outputs are
+rounded once: 2^-10 for float16, 2^-7 for bfloat16).
 """
 import argparse
 import ast
@@ -67,9 +73,13 @@ def load_triton_matmul():
     return triton_matmul
 
 
-def make_case(op, p, epilogue, dev, given=None, peer="pytorch"):
+DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+UNIT_ROUNDOFF = {"float32": 0.0, "float16": 2.0**-11, "bfloat16": 2.0**-8}
+
+
+def make_case(op, p, epilogue, dev, given=None, peer="pytorch", dtype=torch.float32):
     """The peer's operator as a function of no arguments and its FLOPs. Inputs are random unless `given`:
-    tensors in the workload's input order (A, B[, bias] or data, weight[, bias])."""
+    tensors in the workload's input order (A, B[, bias] or data, weight[, bias]), converted to `dtype`."""
     if peer == "triton" and op not in ("gemm", "batch_matmul"):
         raise SystemExit(f"peer_bench: --peer triton times gemm and batch_matmul; Triton has no {op} to compare with")
     tm = load_triton_matmul() if peer == "triton" else None
@@ -80,8 +90,8 @@ def make_case(op, p, epilogue, dev, given=None, peer="pytorch"):
             t = pending.pop(0)
             if tuple(t.shape) != tuple(s):
                 raise SystemExit(f"peer_bench: a saved input has shape {tuple(t.shape)}, {op} {p} wants {s}")
-            return t
-        return torch.rand(*s, device=dev, dtype=torch.float32) * 2 - 1
+            return t.to(dtype)
+        return (torch.rand(*s, device=dev, dtype=torch.float32) * 2 - 1).to(dtype)
 
     bias = "bias" in epilogue
     relu = "relu" in epilogue
@@ -282,7 +292,9 @@ def main():
                     help="replay each repeat's launches as one CUDA graph, leaving out the per-call host cost "
                          "(always so for --peer triton)")
     ap.add_argument("--inputs", metavar="DIR", help="the inputs (and output) saved by autotune measure --save-io DIR")
-    ap.add_argument("--rtol", type=float, default=1e-4, help="answers match when max_rel_error <= this")
+    ap.add_argument("--rtol", type=float, default=1e-4,
+                    help="answers match when max_rel_error <= this (plus twice the unit roundoff of a 16-bit type)")
+    ap.add_argument("--dtype", choices=sorted(DTYPES), help="element type (default: io.json's with --inputs, else float32)")
     ap.add_argument("--copy-bandwidth", action="store_true", help="time a device-to-device copy instead")
     ap.add_argument("--copy-mib", type=int, default=1024, help="size of the copied buffer (MiB)")
     ap.add_argument("--repeats", type=int, default=10)
@@ -292,6 +304,9 @@ def main():
         ap.error("give --op and --shape, --inputs DIR, or --copy-bandwidth")
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
+    # float32 accumulation in half-precision products, as autotune's kernels accumulate.
+    torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
+    torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
     torch.backends.cudnn.benchmark = True
     if not torch.cuda.is_available():
         sys.exit("peer_bench: PyTorch sees no CUDA device")
@@ -304,6 +319,7 @@ def main():
         return 0
 
     op, shape, epilogue, given, theirs = args.op, args.shape, args.epilogue, None, None
+    dtype = args.dtype or "float32"
     if args.inputs:
         io, saved, theirs = load_saved(args.inputs)
         saved_shape = io.get("shape_text") or ",".join(f"{k}={v}" for k, v in io["shape"].items())
@@ -311,15 +327,22 @@ def main():
             sys.exit(f"peer_bench: --op {op}, but {args.inputs} holds {io['op']}")
         if shape and parse_shape(shape).items() - io["shape"].items():
             sys.exit(f"peer_bench: --shape {shape}, but {args.inputs} holds {saved_shape}")
-        op, shape, epilogue = io["op"], saved_shape, io.get("epilogue", "")
+        saved_dtype = io.get("dtype", "float32")
+        if args.dtype and args.dtype != saved_dtype:
+            sys.exit(f"peer_bench: --dtype {args.dtype}, but {args.inputs} holds {saved_dtype} tensors")
+        if saved_dtype not in DTYPES:
+            sys.exit(f"peer_bench: {args.inputs} holds {saved_dtype} tensors, which this script does not know")
+        op, shape, epilogue, dtype = io["op"], saved_shape, io.get("epilogue", ""), saved_dtype
         given = [t.to(dev) for t in saved]
-    fn, flops = make_case(op, parse_shape(shape), epilogue, dev, given, args.peer)
+    if dtype != "float32" and args.peer == "triton":
+        sys.exit("peer_bench: --peer triton times float32 products only")
+    fn, flops = make_case(op, parse_shape(shape), epilogue, dev, given, args.peer, DTYPES[dtype])
     graph = args.cuda_graph or args.peer == "triton"  # Triton's launcher would set the pace otherwise
     with torch.no_grad():
         times = time_ms(fn, args.repeats, args.min_repeat_ms, flush, graph=graph)
         ours = fn() if theirs is not None else None  # the algorithm just timed (cuDNN benchmark mode chose it)
     med = statistics.median(times)
-    out = {"peer": args.peer, "cuda_graph": graph, "op": op, "shape": shape, "epilogue": epilogue,
+    out = {"peer": args.peer, "cuda_graph": graph, "op": op, "shape": shape, "epilogue": epilogue, "dtype": dtype,
            "device": props.name, "torch": torch.__version__, "cudnn": torch.backends.cudnn.version(),
            "latency_ms": med, "gflops": flops / (med * 1e6), "latencies_ms": times}
     if args.peer == "triton":
@@ -333,9 +356,10 @@ def main():
                         "compare_error": "no autotune output in io.json (its run failed)"})
         else:
             rel = relative_error(theirs.to(dev), ours)
-            out.update({"max_rel_error": rel if rel != float("inf") else None, "rtol": args.rtol,
-                        "answers_match": rel <= args.rtol})
-            status = 0 if rel <= args.rtol else 1
+            rtol = args.rtol + 2 * UNIT_ROUNDOFF[dtype]
+            out.update({"max_rel_error": rel if rel != float("inf") else None, "rtol": rtol,
+                        "answers_match": rel <= rtol})
+            status = 0 if rel <= rtol else 1
     print(json.dumps(out))
     return status
 

@@ -10,6 +10,7 @@
 #include <iterator>
 
 #include "measure/workload_data.h"
+#include "support/half.h"
 #include "tir/ops/operator.h"
 
 namespace autotune::measure {
@@ -104,6 +105,25 @@ TEST_F(IoDump, SavedInputsAreTheRunnersDataWithTheirShapes) {
   EXPECT_EQ(m["tensors"][3]["shape"], nlohmann::json({3, 5}));
   EXPECT_DOUBLE_EQ(m["flops"].get<double>(), 2.0 * 3 * 5 * 4 + 15);
   EXPECT_EQ(IoManifest(*w, 7, false)["tensors"].size(), 3u);
+  EXPECT_EQ(m["dtype"], "float32");
+}
+
+TEST_F(IoDump, SixteenBitInputsAreSavedRoundedToTheirType) {
+  auto w = tir::MakeWorkload("gemm", "M=8,N=8,K=16", "bias", "bfloat16");
+  ASSERT_TRUE(w) << w.error().message;
+  ASSERT_TRUE(SaveInputs(*w, 3, (dir_ / "io").string()));
+  auto data = WorkloadDataCache().Get(*w, 3);  // the runners' (rounded) inputs
+  for (size_t i = 0; i < 3; ++i) {
+    auto a = ReadNpy((dir_ / "io" / SavedInputFile(i)).string());
+    ASSERT_TRUE(a) << a.error().message;
+    const AlignedFloats& expect = data->inputs[i];
+    EXPECT_EQ(a->data, std::vector<float>(expect.data(), expect.data() + expect.size()));
+    for (float v : a->data) EXPECT_EQ(BFloat16BitsToFloat(FloatToBFloat16Bits(v)), v);
+  }
+  const auto m = IoManifest(*w, 3, true);
+  EXPECT_EQ(m["dtype"], "bfloat16");
+  EXPECT_EQ(m["tensors"][0]["dtype"], "bfloat16");
+  EXPECT_EQ(m["tensors"][3]["dtype"], "bfloat16");
 }
 
 }  // namespace

@@ -217,6 +217,20 @@ class CpuFlow(unittest.TestCase):
         self.assertNotIn("remeasure_since", state)  # the round is over
         self.assertEqual(state["cases"]["gemm-M=8,N=8,K=8"]["tune_parts"], 1)
 
+    def test_4_a_sixteen_bit_run_is_its_own_case(self):
+        run16 = run(*self.args[:-9], "--dtype", "float16", *self.args[-9:])
+        self.assertEqual(run16.returncode, 0, run16.stderr)
+        by_case = {r["case"]: r for r in self.records()}
+        self.assertEqual(set(by_case), {"gemm-M=8,N=8,K=8", "gemm-M=8,N=8,K=8-float16"})
+        r = by_case["gemm-M=8,N=8,K=8-float16"]
+        self.assertNotIn("error", r)
+        self.assertEqual(r["workload"], "gemm[M=8,N=8,K=8]:float16")
+        self.assertEqual(r["dtype"], "float16")
+        self.assertEqual(r["trials"], 4)  # its own records, not the float32 case's
+        io = json.loads((self.out / "cases" / "gemm-M=8,N=8,K=8-float16" / "io" / "io.json").read_text())
+        self.assertEqual(io["dtype"], "float16")
+        self.assertIn("| gemm-M=8,N=8,K=8-float16 | gemm M=8,N=8,K=8 float16 |", (self.out / "bench.md").read_text())
+
 
 class Errors(unittest.TestCase, support.OneLineErrors):
     def test_unknown_case(self):
