@@ -36,8 +36,10 @@ scripts/bench needs for the roofline floor.
 --dtype float16|bfloat16 runs the operator in that type (inputs, weights and output; with --inputs the
 type comes from io.json, whose 16-bit tensors are saved widened, so converting them back is exact).
 PyTorch's reduced-precision reductions are turned off, so its products accumulate in float32 as
-autotune's do; answers match within --rtol plus twice the type's unit roundoff (both outputs are
-rounded once: 2^-10 for float16, 2^-7 for bfloat16).
+autotune's do; answers match within --rtol plus the type's unit roundoff (2^-11 for float16, 2^-8
+for bfloat16) once per rounding of either side: autotune rounds once, PyTorch once for its product
+and once more for each epilogue step it runs in the type (a bias fused into cuDNN's convolution is
+no extra step).
 """
 import argparse
 import ast
@@ -73,12 +75,45 @@ def load_triton_matmul():
     return triton_matmul
 
 
+class EpilogueTail:
+    """autotune's epilogue parts in order, as PyTorch operations; `inputs` are the tensors the parts
+    take (bias, scale, shift: one per channel; residual: the output's shape), drawn in part order."""
+
+    ACTIVATIONS = {"relu": torch.relu, "relu6": F.relu6, "silu": F.silu,
+                   "gelu": lambda y: F.gelu(y, approximate="none"), "gelu_tanh": lambda y: F.gelu(y, approximate="tanh")}
+
+    def __init__(self, parts, rnd, out_shape, channels, channel_dim):
+        view = [1] * len(out_shape)
+        view[channel_dim] = channels
+        self.steps, self.inputs = [], []
+        for part in parts:
+            if part in ("bias", "shift", "scale"):
+                v = rnd(channels)
+                self.inputs.append(v)
+                v = v.view(view)
+                self.steps.append((lambda y, v=v: y * v) if part == "scale" else (lambda y, v=v: y + v))
+            elif part == "residual":
+                r = rnd(*out_shape)
+                self.inputs.append(r)
+                self.steps.append(lambda y, r=r: y + r)
+            elif part in self.ACTIVATIONS:
+                self.steps.append(self.ACTIVATIONS[part])
+            else:
+                raise SystemExit(f"peer_bench: unknown epilogue part '{part}'")
+
+    def __call__(self, y):
+        for step in self.steps:
+            y = step(y)
+        return y
+
+
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 UNIT_ROUNDOFF = {"float32": 0.0, "float16": 2.0**-11, "bfloat16": 2.0**-8}
 
 
 def make_case(op, p, epilogue, dev, given=None, peer="pytorch", dtype=torch.float32):
-    """The peer's operator as a function of no arguments and its FLOPs. Inputs are random unless `given`:
+    """The peer's operator as a function of no arguments, its FLOPs and how many times it rounds its
+    result (its product, then each step of its epilogue). Inputs are random unless `given`:
     tensors in the workload's input order (A, B[, bias] or data, weight[, bias]), converted to `dtype`."""
     if peer == "triton" and op not in ("gemm", "batch_matmul"):
         raise SystemExit(f"peer_bench: --peer triton times gemm and batch_matmul; Triton has no {op} to compare with")
@@ -93,39 +128,42 @@ def make_case(op, p, epilogue, dev, given=None, peer="pytorch", dtype=torch.floa
             return t.to(dtype)
         return (torch.rand(*s, device=dev, dtype=torch.float32) * 2 - 1).to(dtype)
 
-    bias = "bias" in epilogue
-    relu = "relu" in epilogue
+    parts = [q for q in epilogue.split(",") if q]
+    bias = parts == ["bias"] or parts == ["bias", "relu"]
+    relu = parts == ["relu"] or parts == ["bias", "relu"]
+    if tm and parts not in ([], ["bias"], ["relu"], ["bias", "relu"]):
+        raise SystemExit(f"peer_bench: --peer triton fuses bias and relu only, not '{epilogue}'")
     if op in ("gemm", "batch_matmul"):
         batch = (p["B"],) if op == "batch_matmul" else ()
         a, b = rnd(*batch, p["M"], p["K"]), rnd(*batch, p["K"], p["N"])
-        bv = rnd(p["N"]) if bias else None
+        out_shape, channels = (*batch, p["M"], p["N"]), p["N"]
+        tail = EpilogueTail(parts, rnd, out_shape, channels, channel_dim=len(out_shape) - 1)
+        bv = tail.inputs[0] if tm and bias else None
         flops = 2.0 * (batch[0] if batch else 1) * p["M"] * p["N"] * p["K"]
         product = torch.bmm if batch else torch.matmul
 
         def fn():
             if tm:
                 return tm.matmul(a, b, bv, relu)
-            y = product(a, b)
-            if bias:
-                y = y + bv
-            return torch.relu(y) if relu else y
+            return tail(product(a, b))
     elif op == "conv2d":
         s, pad, dil, g = p.get("stride", 1), p.get("pad", 0), p.get("dilation", 1), p.get("groups", 1)
         x = rnd(p["N"], p["C"], p["H"], p["W"])
         w = rnd(p["K"], p["C"] // g, p["R"], p["S"])
-        bv = rnd(p["K"]) if bias else None
         oh = (p["H"] + 2 * pad - dil * (p["R"] - 1) - 1) // s + 1
         ow = (p["W"] + 2 * pad - dil * (p["S"] - 1) - 1) // s + 1
+        # A leading bias goes into the convolution itself (cuDNN fuses it), the rest follow.
+        fused_bias = rnd(p["K"]) if parts[:1] == ["bias"] else None
+        tail = EpilogueTail(parts[1:] if fused_bias is not None else parts, rnd, (p["N"], p["K"], oh, ow), p["K"], 1)
         flops = 2.0 * p["N"] * p["K"] * oh * ow * (p["C"] // g) * p["R"] * p["S"]
 
         def fn():
-            y = F.conv2d(x, w, bv, stride=s, padding=pad, dilation=dil, groups=g)
-            return torch.relu(y) if relu else y
+            return tail(F.conv2d(x, w, fused_bias, stride=s, padding=pad, dilation=dil, groups=g))
     else:
         raise SystemExit(f"peer_bench: unknown op {op}")
     if pending:
         raise SystemExit(f"peer_bench: {len(pending)} saved inputs more than {op} with epilogue '{epilogue}' takes")
-    return fn, flops
+    return fn, flops, 1 + (0 if tm else len(tail.steps))
 
 
 def read_npy(path):
@@ -293,7 +331,7 @@ def main():
                          "(always so for --peer triton)")
     ap.add_argument("--inputs", metavar="DIR", help="the inputs (and output) saved by autotune measure --save-io DIR")
     ap.add_argument("--rtol", type=float, default=1e-4,
-                    help="answers match when max_rel_error <= this (plus twice the unit roundoff of a 16-bit type)")
+                    help="answers match when max_rel_error <= this (plus a 16-bit type's unit roundoff per rounding: see above)")
     ap.add_argument("--dtype", choices=sorted(DTYPES), help="element type (default: io.json's with --inputs, else float32)")
     ap.add_argument("--copy-bandwidth", action="store_true", help="time a device-to-device copy instead")
     ap.add_argument("--copy-mib", type=int, default=1024, help="size of the copied buffer (MiB)")
@@ -336,7 +374,7 @@ def main():
         given = [t.to(dev) for t in saved]
     if dtype != "float32" and args.peer == "triton":
         sys.exit("peer_bench: --peer triton times float32 products only")
-    fn, flops = make_case(op, parse_shape(shape), epilogue, dev, given, args.peer, DTYPES[dtype])
+    fn, flops, roundings = make_case(op, parse_shape(shape), epilogue, dev, given, args.peer, DTYPES[dtype])
     graph = args.cuda_graph or args.peer == "triton"  # Triton's launcher would set the pace otherwise
     with torch.no_grad():
         times = time_ms(fn, args.repeats, args.min_repeat_ms, flush, graph=graph)
@@ -356,7 +394,7 @@ def main():
                         "compare_error": "no autotune output in io.json (its run failed)"})
         else:
             rel = relative_error(theirs.to(dev), ours)
-            rtol = args.rtol + 2 * UNIT_ROUNDOFF[dtype]
+            rtol = args.rtol + (1 + roundings) * UNIT_ROUNDOFF[dtype]
             out.update({"max_rel_error": rel if rel != float("inf") else None, "rtol": rtol,
                         "answers_match": rel <= rtol})
             status = 0 if rel <= rtol else 1

@@ -135,9 +135,12 @@ class Helpers(unittest.TestCase):
                       p.stderr)
 
     def test_epilogue_is_canonical(self):
-        self.assertEqual(bench.canonical_epilogue("relu,bias"), "bias,relu")
+        self.assertEqual(bench.canonical_epilogue("relu, bias"), "relu,bias")  # the order they apply in
+        self.assertEqual(bench.canonical_epilogue("bias+relu"), "bias,relu")
         self.assertEqual(bench.canonical_epilogue("none"), "")
-        self.assertTrue(bench.canonical_epilogue("gelu").endswith("?"))
+        self.assertEqual(bench.canonical_epilogue("scale,shift,residual,gelu_tanh"), "scale,shift,residual,gelu_tanh")
+        self.assertTrue(bench.canonical_epilogue("swish").endswith("?"))
+        self.assertTrue(bench.canonical_epilogue("relu,relu").endswith("?"))
 
 
 class CpuFlow(unittest.TestCase):

@@ -110,6 +110,15 @@ TEST(CudaScheduleGpu, Conv2d) {
              50);
 }
 
+// Every epilogue part (erf, tanh and sigmoid among them) in CUDA against the naive kernel.
+TEST(CudaScheduleGpu, EpilogueChains) {
+  CheckOnGpu({{"gemm", "M=128,N=96,K=64", "scale,shift,residual,gelu"},
+              {"conv2d", "N=1,C=32,H=14,W=14,K=32,R=3,S=3,pad=1", "bias,silu", "float16"},
+              {"batch_matmul", "B=2,M=33,N=40,K=24", "residual,gelu_tanh"},
+              {"conv2d", "N=2,C=16,H=9,W=9,K=16,R=3,S=3,pad=1", "scale,shift,relu6", "bfloat16"}},
+             30);
+}
+
 // float16 and bfloat16 tensors on the GPU: inputs rounded and packed by the executor, the reference
 // kernel writing the output's type, the output widened and checked at the type's tolerance.
 TEST(CudaScheduleGpu, SixteenBitTypes) {

@@ -141,6 +141,22 @@ TEST(ScheduleCorrectness, Gemm) {
                 30);
 }
 
+// Every epilogue part, alone and chained, with its per-channel or output-shaped inputs.
+TEST(ScheduleCorrectness, EpilogueChains) {
+  CheckOperator("gemm",
+                {{"M=40,N=24,K=16", "scale,shift,residual,relu"},
+                 {"M=17,N=33,K=8", "bias,gelu"},
+                 {"M=16,N=16,K=16", "gelu_tanh"},
+                 {"M=9,N=20,K=12", "relu6,bias", "float16"}},
+                12);
+  CheckOperator("batch_matmul", {{"B=2,M=16,N=12,K=8", "residual,silu"}}, 4);
+  CheckOperator("conv2d",
+                {{"N=1,C=8,H=9,W=9,K=8,R=3,S=3,pad=1", "scale,shift,relu6"},
+                 {"N=1,C=6,H=8,W=8,K=6,R=3,S=3,pad=1,groups=6", "bias,silu", "bfloat16"},
+                 {"N=2,C=4,H=6,W=6,K=4,R=1,S=1", "residual,gelu"}},
+                9);
+}
+
 TEST(ScheduleCorrectness, BatchMatmul) {
   CheckOperator("batch_matmul",
                 {{"B=3,M=17,N=24,K=9", ""},

@@ -170,7 +170,7 @@ TEST(TaskFile, EveryKindOfErrorNamesTheEntry) {
       {R"([{"op": "gemm", "shape": "M=8,N=8,K=8,Q=1"}])", "t.json: entry 1: unknown shape parameter 'Q'"},
       {R"([{"op": "conv2d", "shape": "N=1,C=6,H=8,W=8,K=8,R=3,S=3,groups=4"}])",
        "t.json: entry 1: impossible conv2d shape: C=6 is not a multiple of groups=4"},
-      {R"([{"op": "gemm", "shape": "M=8,N=8,K=8", "epilogue": "gelu"}])", "t.json: entry 1: unknown epilogue 'gelu'"},
+      {R"([{"op": "gemm", "shape": "M=8,N=8,K=8", "epilogue": "gelu,swish"}])", "t.json: entry 1: unknown epilogue 'swish'"},
   };
   for (const auto& c : cases) {
     std::string json = c.json;

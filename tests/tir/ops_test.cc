@@ -1,6 +1,8 @@
 // Operators: shape parsing, validation, FLOPs and bytes, canonical text and the references.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "tir/ops/operator.h"
 #include "tir/te/compute_dag.h"
 
@@ -110,6 +112,49 @@ TEST(Operators, ConvolutionReferenceMatchesHandComputation) {
       EXPECT_FLOAT_EQ(out[y * 4 + x], std::max(v - 3.f, 0.f)) << y << "," << x;
     }
   }
+}
+
+// Epilogue parts apply in the order given, each input after the operator's own, in part order.
+TEST(Operators, EpilogueChainsApplyInOrder) {
+  auto w = MakeWorkload("gemm", "M=1,N=2,K=1", "scale,shift,residual,relu6");
+  ASSERT_TRUE(w) << w.error().message;
+  EXPECT_EQ(w->epilogue, "scale,shift,residual,relu6");
+  ASSERT_EQ(w->inputs.size(), 5u);
+  EXPECT_EQ(w->inputs[2].name, "scale");
+  EXPECT_EQ(w->inputs[3].name, "shift");
+  EXPECT_EQ(w->inputs[4].name, "residual");
+  EXPECT_EQ(w->inputs[4].shape, (std::vector<int64_t>{1, 2}));
+  EXPECT_DOUBLE_EQ(w->flops, 2.0 * 2 + 3 * 2);  // one add or multiply per input-taking part and output
+  std::vector<float> a = {2}, b = {1, -3}, scale = {4, 0.5}, shift = {-1, 1}, residual = {0.5, -10}, out(2);
+  w->reference({a.data(), b.data(), scale.data(), shift.data(), residual.data()}, out.data());
+  // (2 * 4 - 1 + 0.5) clamps to 6; (-6 * 0.5 + 1 - 10) to 0.
+  EXPECT_EQ(out, (std::vector<float>{6, 0}));
+
+  auto reordered = MakeWorkload("gemm", "M=1,N=2,K=1", "relu,bias");
+  ASSERT_TRUE(reordered) << reordered.error().message;
+  std::vector<float> bias = {-1, -1};
+  reordered->reference({a.data(), b.data(), bias.data()}, out.data());
+  EXPECT_EQ(out, (std::vector<float>{1, -1}));  // relu first, then the bias
+  EXPECT_NE(reordered->CanonicalText(), MakeWorkload("gemm", "M=1,N=2,K=1", "bias,relu")->CanonicalText());
+}
+
+TEST(Operators, EpilogueActivationsReference) {
+  const double x = 0.75;
+  const std::vector<std::pair<std::string, double>> cases = {
+      {"gelu", 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)))},
+      {"gelu_tanh", 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)))},
+      {"silu", x / (1 + std::exp(-x))},
+      {"relu6", x}};
+  for (const auto& [epilogue, expect] : cases) {
+    auto w = MakeWorkload("gemm", "M=1,N=1,K=1", epilogue);
+    ASSERT_TRUE(w) << w.error().message;
+    std::vector<float> a = {1.5}, b = {0.5}, out(1);
+    w->reference({a.data(), b.data()}, out.data());
+    EXPECT_FLOAT_EQ(out[0], static_cast<float>(expect)) << epilogue;
+  }
+  EXPECT_FALSE(ParseEpilogue("bias,"));
+  EXPECT_EQ(ParseEpilogue("bias+relu")->Text(), "bias,relu");
+  EXPECT_EQ(ParseEpilogue("none")->Text(), "");
 }
 
 TEST(Operators, BatchMatmulReference) {

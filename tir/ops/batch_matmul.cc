@@ -47,8 +47,9 @@ class BatchMatmulOperator : public OperatorDef {
     w.layout = "A[B,M,K] B[B,K,N] -> C[B,M,N]";
     for (const auto& in : inputs) w.inputs.push_back({in->name, in->dtype, in->shape});
     w.output = {out->name, out->dtype, out->shape};
-    w.flops = 2.0 * Bt * M * N * K + (epilogue.bias ? 1.0 * Bt * M * N : 0.0);
-    w.min_bytes = TensorBytes(dtype, {1.0 * Bt * M * K, 1.0 * Bt * K * N, 1.0 * Bt * M * N, epilogue.bias ? 1.0 * N : 0.0});
+    w.flops = 2.0 * Bt * M * N * K + EpilogueFlops(epilogue, 1.0 * Bt * M * N);
+    w.min_bytes = TensorBytes(dtype, {1.0 * Bt * M * K, 1.0 * Bt * K * N, 1.0 * Bt * M * N}) +
+                  EpilogueInputBytes(epilogue, dtype, 1.0 * N, 1.0 * Bt * M * N);
     w.reference = [Bt, M, N, K, epilogue](const std::vector<const float*>& in, float* out) {
       std::vector<double> row(N);
       for (int64_t b = 0; b < Bt; ++b) {
@@ -64,7 +65,7 @@ class BatchMatmulOperator : public OperatorDef {
           for (int64_t j = 0; j < N; ++j) o[i * N + j] = static_cast<float>(row[j]);
         }
       }
-      ApplyEpilogueReference(epilogue, {Bt, M, N}, 2, epilogue.bias ? in[2] : nullptr, out);
+      ApplyEpilogueReference(epilogue, {Bt, M, N}, 2, in.data() + 2, out);
     };
     w.dag = std::make_shared<te::ComputeDAG>(te::ComputeDAG::Make(inputs, computes));
     return w;

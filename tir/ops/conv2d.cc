@@ -99,9 +99,9 @@ class Conv2dOperator : public OperatorDef {
     for (const auto& in : inputs) w.inputs.push_back({in->name, in->dtype, in->shape});
     w.output = {out->name, out->dtype, out->shape};
     const double outputs = 1.0 * s.N * s.K * OH * OW;
-    w.flops = 2.0 * outputs * Cg * s.R * s.S + (epilogue.bias ? outputs : 0.0);
-    w.min_bytes = TensorBytes(dtype, {1.0 * s.N * s.C * s.H * s.W, 1.0 * s.K * Cg * s.R * s.S, outputs,
-                                      epilogue.bias ? 1.0 * s.K : 0.0});
+    w.flops = 2.0 * outputs * Cg * s.R * s.S + EpilogueFlops(epilogue, outputs);
+    w.min_bytes = TensorBytes(dtype, {1.0 * s.N * s.C * s.H * s.W, 1.0 * s.K * Cg * s.R * s.S, outputs}) +
+                  EpilogueInputBytes(epilogue, dtype, 1.0 * s.K, outputs);
     w.reference = [s, Cg, Kg, OH, OW, epilogue](const std::vector<const float*>& in, float* out) {
       const float* data = in[0];
       const float* weight = in[1];
@@ -131,7 +131,7 @@ class Conv2dOperator : public OperatorDef {
           for (int64_t i = 0; i < OH * OW; ++i) o[i] = static_cast<float>(acc[i]);
         }
       }
-      ApplyEpilogueReference(epilogue, {s.N, s.K, OH, OW}, 1, epilogue.bias ? in[2] : nullptr, out);
+      ApplyEpilogueReference(epilogue, {s.N, s.K, OH, OW}, 1, in.data() + 2, out);
     };
     w.dag = std::make_shared<te::ComputeDAG>(te::ComputeDAG::Make(inputs, computes));
     return w;

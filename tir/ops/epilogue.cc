@@ -1,29 +1,89 @@
 #include "tir/ops/epilogue.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <limits>
 
 namespace autotune::tir {
 
+namespace {
+
+constexpr double kInvSqrt2 = 0.70710678118654752440;
+constexpr double kSqrt2OverPi = 0.79788456080286535588;
+constexpr double kGeluTanhCubic = 0.044715;
+
+bool TakesInput(EpiloguePart p) {
+  return p == EpiloguePart::kBias || p == EpiloguePart::kScale || p == EpiloguePart::kShift ||
+         p == EpiloguePart::kResidual;
+}
+
+// An activation of x, in float32.
+Expr Activation(EpiloguePart p, const Expr& x) {
+  const Expr half = FloatImm(0.5), one = FloatImm(1.0);
+  switch (p) {
+    case EpiloguePart::kRelu: return Max(x, FloatImm(0.0));
+    case EpiloguePart::kRelu6: return Min(Max(x, FloatImm(0.0)), FloatImm(6.0));
+    case EpiloguePart::kGelu:
+      return Mul(Mul(half, x), Add(one, Call(DType::kFloat32, "erf", {Mul(x, FloatImm(kInvSqrt2))})));
+    case EpiloguePart::kGeluTanh: {
+      const Expr inner = Mul(FloatImm(kSqrt2OverPi), Add(x, Mul(FloatImm(kGeluTanhCubic), Mul(x, Mul(x, x)))));
+      return Mul(Mul(half, x), Add(one, Call(DType::kFloat32, "tanh", {inner})));
+    }
+    case EpiloguePart::kSilu: return Mul(x, Call(DType::kFloat32, "sigmoid", {x}));
+    default: return x;
+  }
+}
+
+double ActivationReference(EpiloguePart p, double x) {
+  switch (p) {
+    case EpiloguePart::kRelu: return std::max(x, 0.0);
+    case EpiloguePart::kRelu6: return std::min(std::max(x, 0.0), 6.0);
+    case EpiloguePart::kGelu: return 0.5 * x * (1 + std::erf(x * kInvSqrt2));
+    case EpiloguePart::kGeluTanh: return 0.5 * x * (1 + std::tanh(kSqrt2OverPi * (x + kGeluTanhCubic * x * x * x)));
+    case EpiloguePart::kSilu: return x / (1 + std::exp(-x));
+    default: return x;
+  }
+}
+
+}  // namespace
+
 te::Operation AddEpilogue(const te::Operation& main, int channel_dim, const Epilogue& epilogue, DType dtype,
                           std::vector<te::Operation>& inputs, std::vector<te::Operation>& computes) {
   computes.push_back(main);
-  if (!epilogue.bias && !epilogue.relu && dtype == DType::kFloat32) return main;
-  te::Operation bias;
-  if (epilogue.bias) {
-    bias = te::Placeholder("bias", {main->shape[channel_dim]}, dtype);
-    inputs.push_back(bias);
+  if (epilogue.empty() && dtype == DType::kFloat32) return main;
+  std::vector<te::Operation> part_inputs;  // per part: its input, or none
+  for (EpiloguePart p : epilogue.parts) {
+    te::Operation in;
+    if (TakesInput(p)) {
+      const std::vector<int64_t> shape =
+          p == EpiloguePart::kResidual ? main->shape : std::vector<int64_t>{main->shape[channel_dim]};
+      in = te::Placeholder(EpiloguePartName(p), shape, dtype);
+      inputs.push_back(in);
+    }
+    part_inputs.push_back(in);
   }
   std::vector<std::string> names;
   for (const auto& a : main->axis) names.push_back(a.var->name);
-  std::string name = main->name + (epilogue.bias ? "_bias" : "") + (epilogue.relu ? "_relu" : "") +
-                     (dtype == DType::kFloat32 ? "" : std::string("_") + DTypeName(dtype));
+  std::string name = main->name;
+  for (EpiloguePart p : epilogue.parts) name += std::string("_") + EpiloguePartName(p);
+  if (dtype != DType::kFloat32) name += std::string("_") + DTypeName(dtype);
   auto out = te::Compute(name, main->shape, names, [&](const std::vector<Var>& v) {
     std::vector<Expr> idx(v.begin(), v.end());
     Expr x = te::Read(main, idx);
-    if (bias) x = Add(x, ReadFloat32(bias, {v[channel_dim]}));
-    if (epilogue.relu) x = Max(x, FloatImm(0.0));
+    for (size_t i = 0; i < epilogue.parts.size(); ++i) {
+      const EpiloguePart p = epilogue.parts[i];
+      const te::Operation& in = part_inputs[i];
+      if (p == EpiloguePart::kScale) {
+        x = Mul(x, ReadFloat32(in, {v[channel_dim]}));
+      } else if (p == EpiloguePart::kResidual) {
+        x = Add(x, ReadFloat32(in, idx));
+      } else if (in) {
+        x = Add(x, ReadFloat32(in, {v[channel_dim]}));  // bias, shift
+      } else {
+        x = Activation(p, x);
+      }
+    }
     return dtype == DType::kFloat32 ? x : Cast(dtype, x);
   });
   computes.push_back(out);
@@ -41,18 +101,43 @@ double TensorBytes(DType dtype, std::initializer_list<double> element_counts) {
   return n * BytesOf(dtype);
 }
 
+double EpilogueFlops(const Epilogue& epilogue, double outputs) {
+  double flops = 0;
+  for (EpiloguePart p : epilogue.parts) flops += TakesInput(p) ? outputs : 0.0;
+  return flops;
+}
+
+double EpilogueInputBytes(const Epilogue& epilogue, DType dtype, double channels, double outputs) {
+  double elements = 0;
+  for (EpiloguePart p : epilogue.parts) {
+    if (TakesInput(p)) elements += p == EpiloguePart::kResidual ? outputs : channels;
+  }
+  return elements * BytesOf(dtype);
+}
+
 void ApplyEpilogueReference(const Epilogue& epilogue, const std::vector<int64_t>& out_shape, int channel_dim,
-                            const float* bias, float* out) {
-  if (!epilogue.bias && !epilogue.relu) return;
+                            const float* const* inputs, float* out) {
+  if (epilogue.empty()) return;
   int64_t inner = 1;
   for (size_t d = channel_dim + 1; d < out_shape.size(); ++d) inner *= out_shape[d];
-  int64_t channels = out_shape[channel_dim];
+  const int64_t channels = out_shape[channel_dim];
   int64_t total = 1;
   for (int64_t d : out_shape) total *= d;
   for (int64_t i = 0; i < total; ++i) {
+    const int64_t c = (i / inner) % channels;
     double x = out[i];
-    if (epilogue.bias) x += bias[(i / inner) % channels];
-    if (epilogue.relu) x = std::max(x, 0.0);
+    const float* const* in = inputs;
+    for (EpiloguePart p : epilogue.parts) {
+      if (p == EpiloguePart::kScale) {
+        x *= (*in++)[c];
+      } else if (p == EpiloguePart::kResidual) {
+        x += (*in++)[i];
+      } else if (TakesInput(p)) {
+        x += (*in++)[c];
+      } else {
+        x = ActivationReference(p, x);
+      }
+    }
     out[i] = static_cast<float>(x);
   }
 }

@@ -1,4 +1,5 @@
-// The fused elementwise tail shared by all operators: out = relu(main + bias[channel]).
+// The fused elementwise tail shared by all contraction operators: out = parts(main), each part
+// applied in order (tir/ops/operator.h: bias, scale, shift, residual and activations).
 #pragma once
 
 #include <string>
@@ -10,9 +11,9 @@
 namespace autotune::tir {
 
 // Adds the epilogue stage after `main` (a float32 stage) if the epilogue has any part or the output
-// type is not float32: it adds the bias, applies relu and rounds once to `dtype`. `channel_dim` is the
-// output dimension that indexes the bias; the bias placeholder (if any, of `dtype`) is appended to
-// `inputs`.
+// type is not float32: it applies the parts in float32 and rounds once to `dtype`. `channel_dim` is
+// the output dimension that indexes the per-channel inputs (bias, scale, shift). The inputs the parts
+// take (of `dtype`) are appended to `inputs` in the order of the parts.
 te::Operation AddEpilogue(const te::Operation& main, int channel_dim, const Epilogue& epilogue, DType dtype,
                           std::vector<te::Operation>& inputs, std::vector<te::Operation>& computes);
 
@@ -22,9 +23,16 @@ Expr ReadFloat32(const te::Operation& t, const std::vector<Expr>& indices);
 // Bytes of the given tensors' elements, each of `dtype` (the minimum traffic of a workload).
 double TensorBytes(DType dtype, std::initializer_list<double> element_counts);
 
-// Applies the epilogue to a reference output in place; `bias` is the last input when present.
+// What the epilogue adds to a workload with `outputs` output elements and `channels` channels: its
+// floating-point operations (one per add or multiply of an input; activations count none, as relu
+// always did) and the bytes of the inputs it reads.
+double EpilogueFlops(const Epilogue& epilogue, double outputs);
+double EpilogueInputBytes(const Epilogue& epilogue, DType dtype, double channels, double outputs);
+
+// Applies the epilogue to a reference output in place (in double). `inputs` are the epilogue's
+// inputs in the order of its parts (the operator's inputs after its own).
 void ApplyEpilogueReference(const Epilogue& epilogue, const std::vector<int64_t>& out_shape, int channel_dim,
-                            const float* bias, float* out);
+                            const float* const* inputs, float* out);
 
 // Fails when a tensor of these dimensions would not be addressable with int32 indices.
 Result<void> CheckTensorSize(const std::string& name, const std::vector<int64_t>& shape);

@@ -45,8 +45,9 @@ class GemmOperator : public OperatorDef {
     w.layout = "A[M,K] B[K,N] -> C[M,N]";
     for (const auto& in : inputs) w.inputs.push_back({in->name, in->dtype, in->shape});
     w.output = {out->name, out->dtype, out->shape};
-    w.flops = 2.0 * M * N * K + (epilogue.bias ? 1.0 * M * N : 0.0);
-    w.min_bytes = TensorBytes(dtype, {1.0 * M * K, 1.0 * K * N, 1.0 * M * N, epilogue.bias ? 1.0 * N : 0.0});
+    w.flops = 2.0 * M * N * K + EpilogueFlops(epilogue, 1.0 * M * N);
+    w.min_bytes = TensorBytes(dtype, {1.0 * M * K, 1.0 * K * N, 1.0 * M * N}) +
+                  EpilogueInputBytes(epilogue, dtype, 1.0 * N, 1.0 * M * N);
     w.reference = [M, N, K, epilogue](const std::vector<const float*>& in, float* out) {
       const float* a = in[0];
       const float* b = in[1];
@@ -60,7 +61,7 @@ class GemmOperator : public OperatorDef {
         }
         for (int64_t j = 0; j < N; ++j) out[i * N + j] = static_cast<float>(row[j]);
       }
-      ApplyEpilogueReference(epilogue, {M, N}, 1, epilogue.bias ? in[2] : nullptr, out);
+      ApplyEpilogueReference(epilogue, {M, N}, 1, in.data() + 2, out);
     };
     w.dag = std::make_shared<te::ComputeDAG>(te::ComputeDAG::Make(inputs, computes));
     return w;

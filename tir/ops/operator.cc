@@ -11,19 +11,63 @@
 
 namespace autotune::tir {
 
+namespace {
+
+constexpr EpiloguePart kEpilogueParts[] = {EpiloguePart::kBias,  EpiloguePart::kScale,    EpiloguePart::kShift,
+                                           EpiloguePart::kResidual, EpiloguePart::kRelu, EpiloguePart::kRelu6,
+                                           EpiloguePart::kGelu,  EpiloguePart::kGeluTanh, EpiloguePart::kSilu};
+
+std::string EpiloguePartList() {
+  std::string names;
+  for (EpiloguePart p : kEpilogueParts) names += std::string(names.empty() ? "" : ", ") + EpiloguePartName(p);
+  return names;
+}
+
+}  // namespace
+
+const char* EpiloguePartName(EpiloguePart p) {
+  switch (p) {
+    case EpiloguePart::kBias: return "bias";
+    case EpiloguePart::kScale: return "scale";
+    case EpiloguePart::kShift: return "shift";
+    case EpiloguePart::kResidual: return "residual";
+    case EpiloguePart::kRelu: return "relu";
+    case EpiloguePart::kRelu6: return "relu6";
+    case EpiloguePart::kGelu: return "gelu";
+    case EpiloguePart::kGeluTanh: return "gelu_tanh";
+    case EpiloguePart::kSilu: return "silu";
+  }
+  return "?";
+}
+
+bool Epilogue::Has(EpiloguePart p) const { return std::find(parts.begin(), parts.end(), p) != parts.end(); }
+
 std::string Epilogue::Text() const {
-  if (bias && relu) return "bias,relu";
-  if (bias) return "bias";
-  if (relu) return "relu";
-  return "";
+  std::string text;
+  for (EpiloguePart p : parts) text += std::string(text.empty() ? "" : ",") + EpiloguePartName(p);
+  return text;
 }
 
 Result<Epilogue> ParseEpilogue(const std::string& text) {
-  if (text.empty() || text == "none") return Epilogue{};
-  if (text == "bias") return Epilogue{true, false};
-  if (text == "relu") return Epilogue{false, true};
-  if (text == "bias,relu" || text == "bias+relu") return Epilogue{true, true};
-  return MakeError(fmt::format("unknown epilogue '{}' (expected none, bias, relu or bias,relu)", text));
+  Epilogue e;
+  if (text.empty() || text == "none") return e;
+  const std::string list = text == "bias+relu" ? "bias,relu" : text;
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t comma = std::min(list.find(',', start), list.size());
+    const std::string name = list.substr(start, comma - start);
+    const auto* part = std::find_if(std::begin(kEpilogueParts), std::end(kEpilogueParts),
+                                    [&](EpiloguePart p) { return name == EpiloguePartName(p); });
+    if (part == std::end(kEpilogueParts)) {
+      return MakeError(fmt::format("unknown epilogue '{}' in '{}' (expected none or parts separated by commas, "
+                                   "applied in order: {})",
+                                   name, text, EpiloguePartList()));
+    }
+    if (e.Has(*part)) return MakeError(fmt::format("epilogue '{}' names {} twice", text, name));
+    e.parts.push_back(*part);
+    start = comma + 1;
+  }
+  return e;
 }
 
 void OperatorRegistry::Register(std::unique_ptr<OperatorDef> op) {

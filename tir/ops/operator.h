@@ -18,12 +18,21 @@ struct ParamSpec {
   std::string help;
 };
 
-// The fused elementwise tail of an operator.
+// One step of an operator's fused elementwise tail. Bias, scale and shift take a per-channel input
+// (scale and shift: a folded batch norm), residual an input of the output's shape added in; the rest
+// are activations: relu, relu6 (clamp to [0, 6]), gelu (erf form), gelu_tanh (tanh approximation),
+// silu (x * sigmoid(x)).
+enum class EpiloguePart : uint8_t { kBias, kScale, kShift, kResidual, kRelu, kRelu6, kGelu, kGeluTanh, kSilu };
+const char* EpiloguePartName(EpiloguePart p);
+
+// The fused elementwise tail of an operator: its parts, applied in the order given.
 struct Epilogue {
-  bool bias = false;
-  bool relu = false;
-  std::string Text() const;  // "", "bias", "relu" or "bias,relu"
+  std::vector<EpiloguePart> parts;
+  bool empty() const { return parts.empty(); }
+  bool Has(EpiloguePart p) const;
+  std::string Text() const;  // "" or the parts' names joined by commas, in order ("bias,relu")
 };
+// "none", "" or parts separated by commas (each at most once); "bias+relu" is read as "bias,relu".
 Result<Epilogue> ParseEpilogue(const std::string& text);
 
 class OperatorDef {

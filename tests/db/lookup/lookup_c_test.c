@@ -160,7 +160,10 @@ int main(int argc, char** argv) {
   CHECK(strstr(autotune_last_error(), "softmax") != NULL);
   CHECK(autotune_lookup(db, "gemm", "M=abc", "", "cpu", 0, &k) == AUTOTUNE_INVALID_ARGUMENT);
   CHECK(autotune_lookup(db, "gemm", "M=64,N=64,K=64", "", "tpu", 0, &k) == AUTOTUNE_INVALID_ARGUMENT);
-  CHECK(autotune_lookup(db, "gemm", "M=64,N=64,K=64", "gelu", "cpu", 0, &k) == AUTOTUNE_INVALID_ARGUMENT);
+  CHECK(autotune_lookup(db, "gemm", "M=64,N=64,K=64", "gelu6", "cpu", 0, &k) == AUTOTUNE_INVALID_ARGUMENT);
+  CHECK(strstr(autotune_last_error(), "gelu6") != NULL);
+  /* A valid epilogue with no record is not found, never the record of another epilogue. */
+  CHECK(autotune_lookup(db, "gemm", "M=64,N=64,K=64", "bias,gelu", "cpu", 0, &k) == AUTOTUNE_NOT_FOUND && k == NULL);
   CHECK(autotune_lookup(db, "gemm", "M=64,N=64,K=64", "", "cpu", 8u, &k) == AUTOTUNE_INVALID_ARGUMENT);
   CHECK(autotune_lookup(NULL, "gemm", "M=64", "", "cpu", 0, &k) == AUTOTUNE_INVALID_ARGUMENT);
   CHECK(autotune_lookup(db, NULL, "M=64", "", "cpu", 0, &k) == AUTOTUNE_INVALID_ARGUMENT);
