@@ -35,7 +35,7 @@ nlohmann::json TraceInReport(const nlohmann::json& j, const tir::Workload& w, co
 void WorkloadOptions::AddTo(CLI::App& cmd, bool) {
   cmd.add_option("--op", op, "operator (see `autotune ops`)")->required();
   cmd.add_option("--shape", shape, "shape parameters, e.g. M=1024,N=1024,K=1024")->required();
-  cmd.add_option("--epilogue", epilogue, "fused epilogue, parts applied in order: bias, scale, shift (per channel), residual (an input of the output's shape), relu, relu6, gelu, gelu_tanh, silu; e.g. scale,shift,residual,relu");
+  cmd.add_option("--epilogue", epilogue, kEpilogueHelp);
   cmd.add_option("--dtype", dtype,
                  "element type of the tensors: float32, float16 or bfloat16 (16-bit types accumulate in float32 and "
                  "round once into the output)");

@@ -11,6 +11,11 @@
 
 namespace autotune::cli {
 
+// The help of every --epilogue option.
+inline constexpr const char* kEpilogueHelp =
+    "fused epilogue, parts applied in order: bias, scale, shift (per channel), residual (an input of the output's "
+    "shape), relu, relu6, gelu, gelu_tanh, silu; e.g. scale,shift,residual,relu";
+
 struct WorkloadOptions {
   std::string op;
   std::string shape;

@@ -107,6 +107,10 @@ class EpilogueTail:
         return y
 
 
+# Per convolution operator: its spatial and kernel parameters, outermost first, and PyTorch's function.
+CONVOLUTIONS = {"conv1d": (("L",), ("R",), F.conv1d), "conv2d": (("H", "W"), ("R", "S"), F.conv2d),
+                "conv3d": (("D", "H", "W"), ("Q", "R", "S"), F.conv3d)}
+
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 UNIT_ROUNDOFF = {"float32": 0.0, "float16": 2.0**-11, "bfloat16": 2.0**-8}
 
@@ -146,19 +150,21 @@ def make_case(op, p, epilogue, dev, given=None, peer="pytorch", dtype=torch.floa
             if tm:
                 return tm.matmul(a, b, bv, relu)
             return tail(product(a, b))
-    elif op == "conv2d":
+    elif op in CONVOLUTIONS:
+        spatial, kernel, conv = CONVOLUTIONS[op]
         s, pad, dil, g = p.get("stride", 1), p.get("pad", 0), p.get("dilation", 1), p.get("groups", 1)
-        x = rnd(p["N"], p["C"], p["H"], p["W"])
-        w = rnd(p["K"], p["C"] // g, p["R"], p["S"])
-        oh = (p["H"] + 2 * pad - dil * (p["R"] - 1) - 1) // s + 1
-        ow = (p["W"] + 2 * pad - dil * (p["S"] - 1) - 1) // s + 1
+        x = rnd(p["N"], p["C"], *(p[d] for d in spatial))
+        w = rnd(p["K"], p["C"] // g, *(p[d] for d in kernel))
+        out = [(p[d] + 2 * pad - dil * (p[k] - 1) - 1) // s + 1 for d, k in zip(spatial, kernel)]
         # A leading bias goes into the convolution itself (cuDNN fuses it), the rest follow.
         fused_bias = rnd(p["K"]) if parts[:1] == ["bias"] else None
-        tail = EpilogueTail(parts[1:] if fused_bias is not None else parts, rnd, (p["N"], p["K"], oh, ow), p["K"], 1)
-        flops = 2.0 * p["N"] * p["K"] * oh * ow * (p["C"] // g) * p["R"] * p["S"]
+        tail = EpilogueTail(parts[1:] if fused_bias is not None else parts, rnd, (p["N"], p["K"], *out), p["K"], 1)
+        flops = 2.0 * p["N"] * p["K"] * (p["C"] // g)
+        for d, k in zip(out, kernel):
+            flops *= d * p[k]
 
         def fn():
-            return tail(F.conv2d(x, w, fused_bias, stride=s, padding=pad, dilation=dil, groups=g))
+            return tail(conv(x, w, fused_bias, stride=s, padding=pad, dilation=dil, groups=g))
     else:
         raise SystemExit(f"peer_bench: unknown op {op}")
     if pending:

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_error.h"
+#include "cli/workload_options.h"
 #include "cli/command.h"
 #include "cli/open_database.h"
 #include "cli/output.h"
@@ -198,7 +199,7 @@ CommandRun AddTop(CLI::App& parent) {
   cmd->add_option("--db", o->db, "tuning database")->required();
   cmd->add_option("--op", o->op, "operator (see `autotune ops`)")->required();
   cmd->add_option("--shape", o->shape, "shape parameters, e.g. M=1024,N=1024,K=1024")->required();
-  cmd->add_option("--epilogue", o->epilogue, "fused epilogue: none, bias, relu or bias,relu");
+  cmd->add_option("--epilogue", o->epilogue, kEpilogueHelp);
   cmd->add_option("--dtype", o->dtype, "element type: float32, float16 or bfloat16");
   cmd->add_option("--target", o->target, "cpu, cuda, or kind:arch such as cuda:sm_90 (default: every target)");
   cmd->add_option("-n", o->n, "how many records")->check(CLI::Range(1, 1000000));

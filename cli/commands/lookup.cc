@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_error.h"
+#include "cli/workload_options.h"
 #include "cli/command.h"
 #include "cli/output.h"
 #include "db/lookup/kernel_lookup.h"
@@ -56,7 +57,7 @@ CommandRun AddLookupCommand(CLI::App& app) {
   cmd->add_option("--db", opts->db, "tuning database (opened read-only)")->capture_default_str();
   cmd->add_option("--op", opts->op, "operator (see `autotune ops`)")->required();
   cmd->add_option("--shape", opts->shape, "shape parameters, e.g. M=1024,N=1024,K=1024")->required();
-  cmd->add_option("--epilogue", opts->epilogue, "fused epilogue: bias, relu or bias,relu");
+  cmd->add_option("--epilogue", opts->epilogue, kEpilogueHelp);
   cmd->add_option("--dtype", opts->dtype, "element type: float32, float16 or bfloat16");
   cmd->add_option("--target", opts->target, "cpu, cuda, or kind:arch such as cuda:sm_90")->required();
   cmd->add_flag("--nearest", opts->nearest,

@@ -33,7 +33,7 @@ CommandRun AddOpsCommand(CLI::App& app) {
       }
     }
     if (!json->empty()) WriteOutput(*json, out.dump(2) + "\n", "the operators");
-    else fmt::print("\nEpilogues (--epilogue): none, bias, relu, bias,relu\n");
+    else fmt::print("\nEpilogues (--epilogue): none, or parts applied in the order given: {}\n", tir::EpiloguePartNames());
     return 0;
   };
 }

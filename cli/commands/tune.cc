@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_error.h"
+#include "cli/workload_options.h"
 #include "cli/command.h"
 #include "cli/number_checks.h"
 #include "cli/measure_options.h"
@@ -327,7 +328,7 @@ void CheckTasksFitTarget(const std::vector<std::string>& sketches, const std::ve
 void AddTuneOptions(CLI::App& cmd, TuneOptions& o) {
   cmd.add_option("--op", o.op, "operator (see `autotune ops`)");
   cmd.add_option("--shape", o.shape, "shape parameters, e.g. M=1024,N=1024,K=1024");
-  cmd.add_option("--epilogue", o.epilogue, "fused epilogue: none, bias, relu or bias,relu");
+  cmd.add_option("--epilogue", o.epilogue, kEpilogueHelp);
   cmd.add_option("--dtype", o.dtype,
                  "element type of --op's or --network's tensors: float32 (default), float16 or bfloat16 (16-bit "
                  "types accumulate in float32 and round once into the output)");

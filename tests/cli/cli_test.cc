@@ -43,9 +43,11 @@ TEST(Cli, OpsListsOperatorsAndJson) {
   auto j = RunCli("ops --json");
   ASSERT_EQ(j.status, 0);
   auto parsed = nlohmann::json::parse(j.out);
-  EXPECT_EQ(parsed.size(), 3u);
+  ASSERT_EQ(parsed.size(), 5u);
   EXPECT_EQ(parsed[2]["params"][7]["name"], "stride");
   EXPECT_EQ(parsed[2]["params"][7]["default"], 1);
+  EXPECT_EQ(parsed[4]["name"], "conv3d");
+  EXPECT_EQ(parsed[4]["params"][6]["name"], "Q");  // N, C, D, H, W, K, then the kernel's QxRxS
 }
 
 TEST(Cli, NetworksListsThemAndPrintsATaskList) {

@@ -110,6 +110,14 @@ TEST(CudaScheduleGpu, Conv2d) {
              50);
 }
 
+TEST(CudaScheduleGpu, Conv1dAndConv3d) {
+  CheckOnGpu({{"conv1d", "N=1,C=64,L=256,K=128,R=3,stride=2,pad=1", "bias,relu"},
+              {"conv1d", "N=2,C=32,L=77,K=32,R=5,pad=2,groups=32", ""},
+              {"conv3d", "N=1,C=8,D=6,H=14,W=14,K=16,Q=3,R=3,S=3,pad=1", "relu"},
+              {"conv3d", "N=1,C=3,D=8,H=28,W=28,K=16,Q=3,R=7,S=7,stride=2,pad=3", "", "float16"}},
+             40);
+}
+
 // Every epilogue part (erf, tanh and sigmoid among them) in CUDA against the naive kernel.
 TEST(CudaScheduleGpu, EpilogueChains) {
   CheckOnGpu({{"gemm", "M=128,N=96,K=64", "scale,shift,residual,gelu"},

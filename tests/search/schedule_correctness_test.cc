@@ -157,6 +157,19 @@ TEST(ScheduleCorrectness, EpilogueChains) {
                 9);
 }
 
+TEST(ScheduleCorrectness, Conv1dAndConv3d) {
+  CheckOperator("conv1d",
+                {{"N=2,C=8,L=33,K=12,R=3,pad=1", "bias,relu"},
+                 {"N=1,C=6,L=20,K=6,R=5,stride=2,pad=2,groups=6", ""},
+                 {"N=1,C=16,L=15,K=8,R=3,dilation=2", "", "float16"}},
+                12);
+  CheckOperator("conv3d",
+                {{"N=1,C=4,D=5,H=6,W=6,K=8,Q=3,R=3,S=3,pad=1", "relu"},
+                 {"N=1,C=3,D=8,H=9,W=9,K=4,Q=3,R=3,S=3,stride=2,pad=1", "bias"},
+                 {"N=1,C=8,D=3,H=4,W=4,K=8,Q=1,R=1,S=1,groups=2", "", "bfloat16"}},
+                12);
+}
+
 TEST(ScheduleCorrectness, BatchMatmul) {
   CheckOperator("batch_matmul",
                 {{"B=3,M=17,N=24,K=9", ""},

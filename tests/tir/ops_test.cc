@@ -12,7 +12,7 @@ namespace {
 TEST(Operators, RegistryListsTheBuiltins) {
   std::vector<std::string> names;
   for (const auto* op : BuiltinOperators().All()) names.push_back(op->Name());
-  EXPECT_EQ(names, (std::vector<std::string>{"gemm", "batch_matmul", "conv2d"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"gemm", "batch_matmul", "conv2d", "conv1d", "conv3d"}));
 }
 
 TEST(Operators, ParsesShapesWithDefaults) {
@@ -155,6 +155,54 @@ TEST(Operators, EpilogueActivationsReference) {
   EXPECT_FALSE(ParseEpilogue("bias,"));
   EXPECT_EQ(ParseEpilogue("bias+relu")->Text(), "bias,relu");
   EXPECT_EQ(ParseEpilogue("none")->Text(), "");
+}
+
+// conv1d and conv3d are conv2d with the extra dimensions gone or of extent 1: same answers on the
+// same data; and conv1d's stride, padding, dilation and groups by hand.
+TEST(Operators, ConvolutionsOfEveryRankAgree) {
+  auto c1 = MakeWorkload("conv1d", "N=2,C=4,L=11,K=6,R=3,pad=1,dilation=2,groups=2", "bias");
+  auto c2 = MakeWorkload("conv2d", "N=2,C=4,H=1,W=11,K=6,R=1,S=3,pad=1,dilation=2,groups=2", "bias");
+  auto c3 = MakeWorkload("conv3d", "N=2,C=4,D=1,H=1,W=11,K=6,Q=1,R=1,S=3,pad=1,dilation=2,groups=2", "bias");
+  ASSERT_TRUE(c1 && c2 && c3);
+  EXPECT_EQ(c1->output.shape, (std::vector<int64_t>{2, 6, 9}));
+  EXPECT_EQ(c1->inputs[1].shape, (std::vector<int64_t>{6, 2, 3}));
+  EXPECT_EQ(c3->output.shape, (std::vector<int64_t>{2, 6, 3, 3, 9}));  // padding applies to D and H too
+  EXPECT_EQ(c3->inputs[1].shape, (std::vector<int64_t>{6, 2, 1, 1, 3}));
+  EXPECT_DOUBLE_EQ(c1->flops, 2.0 * 2 * 6 * 9 * 2 * 3 + 2 * 6 * 9);
+  std::vector<float> data(2 * 4 * 11), weight(6 * 2 * 3), bias(6);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<float>((i * 7) % 13) - 6;
+  for (size_t i = 0; i < weight.size(); ++i) weight[i] = static_cast<float>((i * 5) % 7) - 3;
+  for (size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<float>(i);
+  std::vector<float> o1(2 * 6 * 9), o2(2 * 6 * 3 * 9), o3(2 * 6 * 3 * 3 * 9);
+  c1->reference({data.data(), weight.data(), bias.data()}, o1.data());
+  c2->reference({data.data(), weight.data(), bias.data()}, o2.data());
+  c3->reference({data.data(), weight.data(), bias.data()}, o3.data());
+  // conv2d's middle output row (y = 1) and conv3d's middle plane and row see the unpadded input.
+  for (int64_t n = 0; n < 2; ++n) {
+    for (int64_t k = 0; k < 6; ++k) {
+      for (int64_t x = 0; x < 9; ++x) {
+        const float v = o1[(n * 6 + k) * 9 + x];
+        EXPECT_EQ(o2[((n * 6 + k) * 3 + 1) * 9 + x], v);
+        EXPECT_EQ(o3[(((n * 6 + k) * 3 + 1) * 3 + 1) * 9 + x], v);
+        EXPECT_EQ(o2[((n * 6 + k) * 3 + 0) * 9 + x], bias[k]);  // a row of padding only
+      }
+    }
+  }
+  // By hand, with stride 2: n=0, k=4 (group 1: channels 2, 3), x=2 reads 2*2-1+{0,2,4} = 3, 5, 7.
+  auto strided = MakeWorkload("conv1d", "N=2,C=4,L=11,K=6,R=3,stride=2,pad=1,dilation=2,groups=2", "bias");
+  ASSERT_TRUE(strided);
+  EXPECT_EQ(strided->output.shape, (std::vector<int64_t>{2, 6, 5}));
+  std::vector<float> os(2 * 6 * 5);
+  strided->reference({data.data(), weight.data(), bias.data()}, os.data());
+  double expect = bias[4];
+  for (int64_t c = 0; c < 2; ++c) {
+    for (int64_t r = 0; r < 3; ++r) expect += data[(2 + c) * 11 + 3 + 2 * r] * weight[(4 * 2 + c) * 3 + r];
+  }
+  EXPECT_EQ(os[4 * 5 + 2], static_cast<float>(expect));
+  auto bad = MakeWorkload("conv3d", "N=1,C=2,D=2,H=8,W=8,K=2,Q=3,R=3,S=3");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("the dilated 3x3x3 kernel is larger than the padded 2x8x8 input"), std::string::npos)
+      << bad.error().message;
 }
 
 TEST(Operators, BatchMatmulReference) {

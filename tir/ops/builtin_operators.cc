@@ -7,6 +7,8 @@ void RegisterBuiltinOperators(OperatorRegistry& registry) {
   registry.Register(MakeGemmOperator());
   registry.Register(MakeBatchMatmulOperator());
   registry.Register(MakeConv2dOperator());
+  registry.Register(MakeConv1dOperator());
+  registry.Register(MakeConv3dOperator());
 }
 
 }  // namespace autotune::tir

@@ -9,6 +9,8 @@ namespace autotune::tir {
 
 std::unique_ptr<OperatorDef> MakeGemmOperator();
 std::unique_ptr<OperatorDef> MakeBatchMatmulOperator();
+std::unique_ptr<OperatorDef> MakeConv1dOperator();
 std::unique_ptr<OperatorDef> MakeConv2dOperator();
+std::unique_ptr<OperatorDef> MakeConv3dOperator();
 
 }  // namespace autotune::tir

@@ -17,12 +17,6 @@ constexpr EpiloguePart kEpilogueParts[] = {EpiloguePart::kBias,  EpiloguePart::k
                                            EpiloguePart::kResidual, EpiloguePart::kRelu, EpiloguePart::kRelu6,
                                            EpiloguePart::kGelu,  EpiloguePart::kGeluTanh, EpiloguePart::kSilu};
 
-std::string EpiloguePartList() {
-  std::string names;
-  for (EpiloguePart p : kEpilogueParts) names += std::string(names.empty() ? "" : ", ") + EpiloguePartName(p);
-  return names;
-}
-
 }  // namespace
 
 const char* EpiloguePartName(EpiloguePart p) {
@@ -38,6 +32,12 @@ const char* EpiloguePartName(EpiloguePart p) {
     case EpiloguePart::kSilu: return "silu";
   }
   return "?";
+}
+
+std::string EpiloguePartNames() {
+  std::string names;
+  for (EpiloguePart p : kEpilogueParts) names += std::string(names.empty() ? "" : ", ") + EpiloguePartName(p);
+  return names;
 }
 
 bool Epilogue::Has(EpiloguePart p) const { return std::find(parts.begin(), parts.end(), p) != parts.end(); }
@@ -61,7 +61,7 @@ Result<Epilogue> ParseEpilogue(const std::string& text) {
     if (part == std::end(kEpilogueParts)) {
       return MakeError(fmt::format("unknown epilogue '{}' in '{}' (expected none or parts separated by commas, "
                                    "applied in order: {})",
-                                   name, text, EpiloguePartList()));
+                                   name, text, EpiloguePartNames()));
     }
     if (e.Has(*part)) return MakeError(fmt::format("epilogue '{}' names {} twice", text, name));
     e.parts.push_back(*part);

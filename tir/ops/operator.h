@@ -24,6 +24,8 @@ struct ParamSpec {
 // silu (x * sigmoid(x)).
 enum class EpiloguePart : uint8_t { kBias, kScale, kShift, kResidual, kRelu, kRelu6, kGelu, kGeluTanh, kSilu };
 const char* EpiloguePartName(EpiloguePart p);
+// Every part's name, comma-separated, in declaration order.
+std::string EpiloguePartNames();
 
 // The fused elementwise tail of an operator: its parts, applied in the order given.
 struct Epilogue {
