@@ -165,6 +165,19 @@ def make_case(op, p, epilogue, dev, given=None, peer="pytorch", dtype=torch.floa
 
         def fn():
             return tail(conv(x, w, fused_bias, stride=s, padding=pad, dilation=dil, groups=g))
+    elif op == "conv2d_transpose":
+        s, pad, dil, g = p.get("stride", 1), p.get("pad", 0), p.get("dilation", 1), p.get("groups", 1)
+        extra = p.get("output_padding", 0)
+        x = rnd(p["N"], p["C"], p["H"], p["W"])
+        w = rnd(p["C"], p["K"] // g, p["R"], p["S"])
+        out = [(p[d] - 1) * s - 2 * pad + dil * (p[k] - 1) + extra + 1 for d, k in (("H", "R"), ("W", "S"))]
+        fused_bias = rnd(p["K"]) if parts[:1] == ["bias"] else None
+        tail = EpilogueTail(parts[1:] if fused_bias is not None else parts, rnd, (p["N"], p["K"], *out), p["K"], 1)
+        flops = 2.0 * p["N"] * p["C"] * p["H"] * p["W"] * (p["K"] // g) * p["R"] * p["S"]
+
+        def fn():
+            return tail(F.conv_transpose2d(x, w, fused_bias, stride=s, padding=pad, output_padding=extra,
+                                           groups=g, dilation=dil))
     else:
         raise SystemExit(f"peer_bench: unknown op {op}")
     if pending:

@@ -43,7 +43,7 @@ TEST(Cli, OpsListsOperatorsAndJson) {
   auto j = RunCli("ops --json");
   ASSERT_EQ(j.status, 0);
   auto parsed = nlohmann::json::parse(j.out);
-  ASSERT_EQ(parsed.size(), 5u);
+  ASSERT_EQ(parsed.size(), 6u);
   EXPECT_EQ(parsed[2]["params"][7]["name"], "stride");
   EXPECT_EQ(parsed[2]["params"][7]["default"], 1);
   EXPECT_EQ(parsed[4]["name"], "conv3d");

@@ -110,6 +110,13 @@ TEST(CudaScheduleGpu, Conv2d) {
              50);
 }
 
+TEST(CudaScheduleGpu, Conv2dTranspose) {
+  CheckOnGpu({{"conv2d_transpose", "N=1,C=512,H=4,W=4,K=256,R=4,S=4,stride=2,pad=1", "bias,relu"},
+              {"conv2d_transpose", "N=2,C=32,H=15,W=15,K=16,R=3,S=3,stride=2,pad=1,output_padding=1", ""},
+              {"conv2d_transpose", "N=1,C=24,H=9,W=9,K=24,R=3,S=3,pad=1,groups=3", "", "float16"}},
+             30);
+}
+
 TEST(CudaScheduleGpu, Conv1dAndConv3d) {
   CheckOnGpu({{"conv1d", "N=1,C=64,L=256,K=128,R=3,stride=2,pad=1", "bias,relu"},
               {"conv1d", "N=2,C=32,L=77,K=32,R=5,pad=2,groups=32", ""},

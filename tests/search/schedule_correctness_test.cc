@@ -170,6 +170,14 @@ TEST(ScheduleCorrectness, Conv1dAndConv3d) {
                 12);
 }
 
+TEST(ScheduleCorrectness, Conv2dTranspose) {
+  CheckOperator("conv2d_transpose",
+                {{"N=1,C=16,H=4,W=4,K=8,R=4,S=4,stride=2,pad=1", "bias,relu"},
+                 {"N=2,C=6,H=5,W=7,K=4,R=3,S=3,stride=3,pad=2,output_padding=1,dilation=2,groups=2", ""},
+                 {"N=1,C=8,H=6,W=6,K=8,R=3,S=3,pad=1", "", "float16"}},
+                12);
+}
+
 TEST(ScheduleCorrectness, BatchMatmul) {
   CheckOperator("batch_matmul",
                 {{"B=3,M=17,N=24,K=9", ""},

@@ -12,7 +12,7 @@ namespace {
 TEST(Operators, RegistryListsTheBuiltins) {
   std::vector<std::string> names;
   for (const auto* op : BuiltinOperators().All()) names.push_back(op->Name());
-  EXPECT_EQ(names, (std::vector<std::string>{"gemm", "batch_matmul", "conv2d", "conv1d", "conv3d"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"gemm", "batch_matmul", "conv2d", "conv1d", "conv3d", "conv2d_transpose"}));
 }
 
 TEST(Operators, ParsesShapesWithDefaults) {
@@ -203,6 +203,52 @@ TEST(Operators, ConvolutionsOfEveryRankAgree) {
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().message.find("the dilated 3x3x3 kernel is larger than the padded 2x8x8 input"), std::string::npos)
       << bad.error().message;
+}
+
+// The transposed convolution is conv2d's adjoint: <conv2d(x, w), y> = <x, conv2d_transpose(y, w)>
+// when the transpose maps conv2d's output shape back to its input shape.
+TEST(Operators, TransposedConvolutionIsTheAdjointOfConv2d) {
+  struct Case {
+    std::string conv, transpose;
+  };
+  const std::vector<Case> cases = {
+      {"N=2,C=4,H=7,W=6,K=6,R=3,S=2,stride=2,pad=1,dilation=1,groups=2",
+       "N=2,C=6,H=4,W=4,K=4,R=3,S=2,stride=2,pad=1,output_padding=0,dilation=1,groups=2"},
+      {"N=1,C=3,H=8,W=8,K=2,R=3,S=3,stride=3,pad=2,dilation=2",
+       "N=1,C=2,H=3,W=3,K=3,R=3,S=3,stride=3,pad=2,output_padding=1,dilation=2"},
+      {"N=1,C=2,H=5,W=5,K=3,R=4,S=4,pad=3", "N=1,C=3,H=8,W=8,K=2,R=4,S=4,pad=3"},
+  };
+  for (const auto& c : cases) {
+    auto conv = MakeWorkload("conv2d", c.conv);
+    auto tr = MakeWorkload("conv2d_transpose", c.transpose);
+    ASSERT_TRUE(conv) << conv.error().message;
+    ASSERT_TRUE(tr) << tr.error().message;
+    ASSERT_EQ(tr->output.shape, conv->inputs[0].shape) << c.transpose;
+    ASSERT_EQ(tr->inputs[0].shape, conv->output.shape) << c.transpose;
+    ASSERT_EQ(tr->inputs[1].shape, conv->inputs[1].shape) << c.transpose;
+    auto fill = [](std::vector<float>& v, int seed) {
+      for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(static_cast<int>((i * 7 + seed) % 11) - 5);
+    };
+    std::vector<float> x(tr->output.NumElements()), y(conv->output.NumElements()), w(conv->inputs[1].NumElements());
+    fill(x, 1);
+    fill(y, 3);
+    fill(w, 2);
+    std::vector<float> cx(y.size()), ty(x.size());
+    conv->reference({x.data(), w.data()}, cx.data());
+    tr->reference({y.data(), w.data()}, ty.data());
+    double lhs = 0, rhs = 0;
+    for (size_t i = 0; i < y.size(); ++i) lhs += static_cast<double>(cx[i]) * y[i];
+    for (size_t i = 0; i < x.size(); ++i) rhs += static_cast<double>(x[i]) * ty[i];
+    EXPECT_EQ(lhs, rhs) << c.transpose;  // small integers: exact
+    EXPECT_NE(lhs, 0) << c.transpose;
+  }
+  auto t2d = MakeWorkload("conv2d_transpose", "N=1,C=512,H=4,W=4,K=256,R=4,S=4,stride=2,pad=1");  // Ansor's T2D
+  ASSERT_TRUE(t2d);
+  EXPECT_EQ(t2d->output.shape, (std::vector<int64_t>{1, 256, 8, 8}));
+  EXPECT_DOUBLE_EQ(t2d->flops, 2.0 * 512 * 16 * 256 * 16);
+  auto bad = MakeWorkload("conv2d_transpose", "N=1,C=2,H=4,W=4,K=2,R=3,S=3,stride=2,output_padding=2");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("output_padding=2 must be smaller"), std::string::npos);
 }
 
 TEST(Operators, BatchMatmulReference) {

@@ -9,6 +9,7 @@ void RegisterBuiltinOperators(OperatorRegistry& registry) {
   registry.Register(MakeConv2dOperator());
   registry.Register(MakeConv1dOperator());
   registry.Register(MakeConv3dOperator());
+  registry.Register(MakeConv2dTransposeOperator());
 }
 
 }  // namespace autotune::tir

@@ -12,5 +12,6 @@ std::unique_ptr<OperatorDef> MakeBatchMatmulOperator();
 std::unique_ptr<OperatorDef> MakeConv1dOperator();
 std::unique_ptr<OperatorDef> MakeConv2dOperator();
 std::unique_ptr<OperatorDef> MakeConv3dOperator();
+std::unique_ptr<OperatorDef> MakeConv2dTransposeOperator();
 
 }  // namespace autotune::tir
