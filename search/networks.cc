@@ -1,7 +1,7 @@
 // The layer lists are written from the published architectures, for ImageNet 224x224 inputs (the
 // convolutional networks) and sequence length 128 (BERT), at inference: batch norm is folded into the
 // preceding convolution as a bias, so a convolution's epilogue is "bias,relu" where a ReLU (or
-// MobileNet's ReLU6, which we tune as ReLU: the clamp costs the same) follows it directly, and "bias"
+// MobileNet's ReLU6, tuned as ReLU: the clamp costs the same) follows it directly, and "bias"
 // where nothing does (the last convolution of a residual block, whose ReLU comes after the add; a
 // downsample shortcut; MobileNetV2's linear bottleneck projection). Pooling, adds, softmax, layer
 // norm and GELU are not tensor-operator layers and are left out.
@@ -18,9 +18,15 @@
 //                128. Per layer: the query, key, value and attention output projections (four
 //                gemm [batch*128, 768] x [768, 768], "bias"), the scores Q K^T (batch_matmul
 //                B=batch*12, 128x64 by 64x128), the context P V (B=batch*12, 128x128 by 128x64), the FFN
-//                up projection (768->3072, "bias"; the GELU after it is not fused, we have no GELU
-//                epilogue) and down projection (3072->768, "bias"). Embedding lookups, the pooler and a
+//                up projection (768->3072, "bias"; its GELU stays unfused until the encoder's softmax
+//                and layer norm layers join the list, so the measured network stays one layer set) and
+//                down projection (3072->768, "bias"). Embedding lookups, the pooler and a
 //                task head are not part of the encoder and are left out.
+//   dcgan        Radford et al. 2016, the 64x64 generator as PyTorch's DCGAN tutorial builds it: a
+//                latent vector of 100 (a 1x1 image) through five 4x4 transposed convolutions, 100->512
+//                (stride 1, no padding: 4x4), then stride 2 and padding 1 (doubling the side)
+//                512->256->128->64, and 64->3 at 64x64; batch norm folded and ReLU fused ("bias,relu")
+//                except on the last, whose tanh is left out (no bias either).
 //
 // The same layer occurring several times (same operator, shape and epilogue) is one task whose weight
 // is the number of occurrences; its name is the first occurrence's, with " (xN)" appended.
@@ -57,6 +63,12 @@ class LayerList {
                                     kernel, stride, pad);
     if (groups != 1) shape += fmt::format(",groups={}", groups);
     Add(name, "conv2d", shape, epilogue);
+  }
+
+  // A transposed convolution (kernel 4, as DCGAN's) on a square input of side `hw`.
+  void ConvTranspose(const std::string& name, int c, int hw, int k, int stride, int pad, const std::string& epilogue) {
+    Add(name, "conv2d_transpose",
+        fmt::format("N={},C={},H={},W={},K={},R=4,S=4,stride={},pad={}", batch_, c, hw, hw, k, stride, pad), epilogue);
   }
 
   void Gemm(const std::string& name, int64_t m, int64_t n, int64_t k, const std::string& epilogue, double count = 1) {
@@ -180,9 +192,22 @@ std::vector<TuneTaskSpec> BertBase(int batch) {
   return std::move(net).Finish();
 }
 
+std::vector<TuneTaskSpec> DcganGenerator(int batch) {
+  LayerList net(batch);
+  net.ConvTranspose("project 100->512 (4x4)", 100, 1, 512, 1, 0, "bias,relu");
+  int side = 4;
+  const int channels[] = {512, 256, 128, 64};
+  for (int i = 0; i + 1 < 4; ++i, side *= 2) {
+    net.ConvTranspose(fmt::format("up {}->{} ({}x{})", channels[i], channels[i + 1], 2 * side, 2 * side), channels[i],
+                      side, channels[i + 1], 2, 1, "bias,relu");
+  }
+  net.ConvTranspose("to RGB 64->3 (64x64, then tanh)", 64, side, 3, 2, 1, "");
+  return std::move(net).Finish();
+}
+
 }  // namespace
 
-std::vector<std::string> NetworkNames() { return {"resnet18", "resnet50", "mobilenet_v2", "bert_base"}; }
+std::vector<std::string> NetworkNames() { return {"resnet18", "resnet50", "mobilenet_v2", "bert_base", "dcgan"}; }
 
 Result<std::vector<TuneTaskSpec>> NetworkTasks(const std::string& network, int batch) {
   std::string names;
@@ -197,6 +222,8 @@ Result<std::vector<TuneTaskSpec>> NetworkTasks(const std::string& network, int b
     tasks = MobileNetV2(batch);
   } else if (network == "bert_base") {
     tasks = BertBase(batch);
+  } else if (network == "dcgan") {
+    tasks = DcganGenerator(batch);
   } else {
     return MakeError(fmt::format("unknown network '{}' (known: {})", network, names));
   }

@@ -75,14 +75,16 @@ int ShowNetwork(const NetworksOptions& o) {
     WriteOutput(o.json, search::TaskListJson(tasks), "the task list");
     return 0;
   }
-  size_t width = 4, shape_width = 5;
+  size_t width = 4, op_width = 2, shape_width = 5;
   for (const auto& t : tasks) {
     width = std::max(width, t.name.size());
+    op_width = std::max(op_width, t.op.size());
     shape_width = std::max(shape_width, t.shape.size());
   }
-  fmt::print("{:<{}}  {:<12}  {:<{}}  {:<9}  {:>6}\n", "task", width, "op", "shape", shape_width, "epilogue", "weight");
+  fmt::print("{:<{}}  {:<{}}  {:<{}}  {:<9}  {:>6}\n", "task", width, "op", op_width, "shape", shape_width, "epilogue",
+             "weight");
   for (const auto& t : tasks) {
-    fmt::print("{:<{}}  {:<12}  {:<{}}  {:<9}  {:>6}\n", t.name, width, t.op, t.shape, shape_width,
+    fmt::print("{:<{}}  {:<{}}  {:<{}}  {:<9}  {:>6}\n", t.name, width, t.op, op_width, t.shape, shape_width,
                t.epilogue.empty() ? "-" : t.epilogue, t.weight);
   }
   const Totals sum = Sum(tasks);

@@ -334,7 +334,7 @@ void AddTuneOptions(CLI::App& cmd, TuneOptions& o) {
                  "types accumulate in float32 and round once into the output)");
   cmd.add_option("--tasks", o.tasks_file,
                  "JSON task list: [{\"op\", \"shape\", \"epilogue\", \"dtype\", \"weight\", \"name\"}, ...]");
-  cmd.add_option("--network", o.network, "tune a network's layers: resnet18, resnet50, mobilenet_v2 or bert_base");
+  cmd.add_option("--network", o.network, "tune a network's layers: resnet18, resnet50, mobilenet_v2, bert_base or dcgan");
   cmd.add_option("--batch", o.batch, "batch size of --network (default 1)")->check(CLI::Range(1, 4096));
   cmd.add_option("--target", o.target, "cpu, cuda or auto (cuda when a GPU and NVRTC are usable)")
       ->capture_default_str();

@@ -207,7 +207,7 @@ std::map<std::string, double> Counts(const std::vector<TuneTaskSpec>& tasks) {
 }
 
 TEST(Networks, EveryTaskBuildsAndIsDistinct) {
-  ASSERT_EQ(NetworkNames(), (std::vector<std::string>{"resnet18", "resnet50", "mobilenet_v2", "bert_base"}));
+  ASSERT_EQ(NetworkNames(), (std::vector<std::string>{"resnet18", "resnet50", "mobilenet_v2", "bert_base", "dcgan"}));
   for (const auto& name : NetworkNames()) {
     for (int batch : {1, 4}) {
       SCOPED_TRACE(fmt::format("{} batch {}", name, batch));
@@ -305,7 +305,10 @@ TEST(Networks, BertBaseHasEveryPerLayerProductTwelveTimes) {
 // missing layer shows here.
 TEST(Networks, TotalFlopsMatchThePublishedFigures) {
   const std::pair<const char*, double> expected[] = {
-      {"resnet18", 1.82e9}, {"resnet50", 4.11e9}, {"mobilenet_v2", 0.30e9}, {"bert_base", 11.17e9}};
+      {"resnet18", 1.82e9}, {"resnet50", 4.11e9}, {"mobilenet_v2", 0.30e9}, {"bert_base", 11.17e9},
+      // DCGAN by hand: 100*512*16 + 3 * (512*16*256*16) [the three doubling layers have equal
+      // MACs] + 64*1024*3*16.
+      {"dcgan", 100.0 * 512 * 16 + 3 * 512.0 * 16 * 256 * 16 + 64.0 * 1024 * 3 * 16}};
   for (const auto& [name, macs] : expected) {
     double flops = 0;
     for (const auto& t : Tasks(name, 1)) flops += t.weight * Build(t).flops;
@@ -324,7 +327,7 @@ TEST(Networks, BatchScalesTheBatchDimension) {
       EXPECT_EQ(one[i].name, three[i].name);
       auto a = Build(one[i]);
       auto b = Build(three[i]);
-      const std::string batched = a.op == "conv2d" ? "N" : a.op == "gemm" ? "M" : "B";
+      const std::string batched = a.op == "gemm" ? "M" : a.op == "batch_matmul" ? "B" : "N";
       ASSERT_EQ(a.shape.size(), b.shape.size());
       for (size_t p = 0; p < a.shape.size(); ++p) {
         const int64_t factor = a.shape[p].first == batched ? 3 : 1;
@@ -342,7 +345,7 @@ TEST(Networks, UnknownNetworkAndBadBatchAreErrors) {
   auto unknown = NetworkTasks("resnet101", 1);
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.error().message,
-            "unknown network 'resnet101' (known: resnet18, resnet50, mobilenet_v2, bert_base)");
+            "unknown network 'resnet101' (known: resnet18, resnet50, mobilenet_v2, bert_base, dcgan)");
   for (int batch : {0, -1}) {
     auto bad = NetworkTasks("resnet50", batch);
     ASSERT_FALSE(bad.ok());
