@@ -54,8 +54,9 @@ TEST(Cli, NetworksListsThemAndPrintsATaskList) {
   auto list = RunCli("networks --json");
   ASSERT_EQ(list.status, 0) << list.err;
   auto nets = nlohmann::json::parse(list.out);
-  ASSERT_EQ(nets.size(), 4u);
+  ASSERT_EQ(nets.size(), 5u);
   EXPECT_EQ(nets[0]["name"], "resnet18");
+  EXPECT_EQ(nets[4]["name"], "dcgan");
   EXPECT_EQ(nets[0]["layers"], 21);  // 20 convolutions and the classifier
   EXPECT_NEAR(nets[0]["flops"].get<double>() / 3.64e9, 1.0, 0.03);
 
