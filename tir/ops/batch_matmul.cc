@@ -38,15 +38,9 @@ class BatchMatmulOperator : public OperatorDef {
       return te::Sum(Mul(ReadFloat32(inputs[0], {v[0], v[1], k.var}), ReadFloat32(inputs[1], {v[0], k.var, v[2]})), {k});
     });
     std::vector<te::Operation> computes;
-    auto out = AddEpilogue(C, 2, epilogue, dtype, inputs, computes);
+    AddEpilogue(C, 2, epilogue, dtype, inputs, computes);
 
-    Workload w;
-    w.op = Name();
-    w.shape = p;
-    w.epilogue = epilogue.Text();
-    w.layout = "A[B,M,K] B[B,K,N] -> C[B,M,N]";
-    for (const auto& in : inputs) w.inputs.push_back({in->name, in->dtype, in->shape});
-    w.output = {out->name, out->dtype, out->shape};
+    Workload w = StagedWorkload(Name(), p, epilogue, "A[B,M,K] B[B,K,N] -> C[B,M,N]", inputs, computes);
     w.flops = 2.0 * Bt * M * N * K + EpilogueFlops(epilogue, 1.0 * Bt * M * N);
     w.min_bytes = TensorBytes(dtype, {1.0 * Bt * M * K, 1.0 * Bt * K * N, 1.0 * Bt * M * N}) +
                   EpilogueInputBytes(epilogue, dtype, 1.0 * N, 1.0 * Bt * M * N);
@@ -67,7 +61,6 @@ class BatchMatmulOperator : public OperatorDef {
       }
       ApplyEpilogueReference(epilogue, {Bt, M, N}, 2, in.data() + 2, out);
     };
-    w.dag = std::make_shared<te::ComputeDAG>(te::ComputeDAG::Make(inputs, computes));
     return w;
   }
 };

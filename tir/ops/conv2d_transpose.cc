@@ -106,15 +106,9 @@ class Conv2dTransposeOperator : public OperatorDef {
                          ReadFloat32(inputs[1], {channel, k_in_group, flipped_r, flipped_s})),
                      {rc, ry, rx});
     });
-    auto out = AddEpilogue(conv, 1, epilogue, dtype, inputs, computes);
+    AddEpilogue(conv, 1, epilogue, dtype, inputs, computes);
 
-    Workload w;
-    w.op = Name();
-    w.shape = p;
-    w.epilogue = epilogue.Text();
-    w.layout = "data NCHW, weight CKRS -> out NKPQ";
-    for (const auto& in : inputs) w.inputs.push_back({in->name, in->dtype, in->shape});
-    w.output = {out->name, out->dtype, out->shape};
+    Workload w = StagedWorkload(Name(), p, epilogue, "data NCHW, weight CKRS -> out NKPQ", inputs, computes);
     const double outputs = 1.0 * s.N * s.K * OH * OW;
     // The products that meet an input element (the spread input's zeros are not work).
     w.flops = 2.0 * s.N * s.C * s.H * s.W * Kg * s.R * s.S + EpilogueFlops(epilogue, outputs);
@@ -147,7 +141,6 @@ class Conv2dTransposeOperator : public OperatorDef {
       for (size_t i = 0; i < acc.size(); ++i) out[i] = static_cast<float>(acc[i]);
       ApplyEpilogueReference(epilogue, {s.N, s.K, OH, OW}, 1, in.data() + 2, out);
     };
-    w.dag = std::make_shared<te::ComputeDAG>(te::ComputeDAG::Make(inputs, computes));
     return w;
   }
 };

@@ -58,16 +58,10 @@ class ConvOperator : public OperatorDef {
                                          te::Placeholder("weight", g.WeightShape(), dtype)};
     std::vector<te::Operation> computes;
     const te::Operation conv = ConvCompute(g, rank_.axes, inputs[0], inputs[1], computes);
-    const te::Operation out = AddEpilogue(conv, 1, epilogue, dtype, inputs, computes);
+    AddEpilogue(conv, 1, epilogue, dtype, inputs, computes);
     double window = 1;
     for (int64_t k : g.kernel) window *= static_cast<double>(k);
-    Workload w;
-    w.op = Name();
-    w.shape = p;
-    w.epilogue = epilogue.Text();
-    w.layout = rank_.layout;
-    for (const auto& in : inputs) w.inputs.push_back({in->name, in->dtype, in->shape});
-    w.output = {out->name, out->dtype, out->shape};
+    Workload w = StagedWorkload(Name(), p, epilogue, rank_.layout, inputs, computes);
     const double outputs = g.Outputs();
     double data_elements = 1, weight_elements = 1;
     for (int64_t x : g.DataShape()) data_elements *= static_cast<double>(x);
@@ -79,7 +73,6 @@ class ConvOperator : public OperatorDef {
       ConvReference(g, in[0], in[1], out);
       ApplyEpilogueReference(epilogue, g.OutShape(), 1, in.data() + 2, out);
     };
-    w.dag = std::make_shared<te::ComputeDAG>(te::ComputeDAG::Make(inputs, computes));
     return w;
   }
 

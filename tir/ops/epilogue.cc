@@ -1,5 +1,7 @@
 #include "tir/ops/epilogue.h"
 
+#include "tir/te/compute_dag.h"
+
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
@@ -88,6 +90,20 @@ te::Operation AddEpilogue(const te::Operation& main, int channel_dim, const Epil
   });
   computes.push_back(out);
   return out;
+}
+
+Workload StagedWorkload(const std::string& op, const ShapeParams& shape, const Epilogue& epilogue, std::string layout,
+                        const std::vector<te::Operation>& inputs, const std::vector<te::Operation>& computes) {
+  Workload w;
+  w.op = op;
+  w.shape = shape;
+  w.epilogue = epilogue.Text();
+  w.layout = std::move(layout);
+  for (const auto& in : inputs) w.inputs.push_back({in->name, in->dtype, in->shape});
+  const te::Operation& out = computes.back();
+  w.output = {out->name, out->dtype, out->shape};
+  w.dag = std::make_shared<te::ComputeDAG>(te::ComputeDAG::Make(inputs, computes));
+  return w;
 }
 
 Expr ReadFloat32(const te::Operation& t, const std::vector<Expr>& indices) {

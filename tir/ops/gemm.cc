@@ -36,15 +36,9 @@ class GemmOperator : public OperatorDef {
       return te::Sum(Mul(ReadFloat32(inputs[0], {v[0], k.var}), ReadFloat32(inputs[1], {k.var, v[1]})), {k});
     });
     std::vector<te::Operation> computes;
-    auto out = AddEpilogue(C, 1, epilogue, dtype, inputs, computes);
+    AddEpilogue(C, 1, epilogue, dtype, inputs, computes);
 
-    Workload w;
-    w.op = Name();
-    w.shape = p;
-    w.epilogue = epilogue.Text();
-    w.layout = "A[M,K] B[K,N] -> C[M,N]";
-    for (const auto& in : inputs) w.inputs.push_back({in->name, in->dtype, in->shape});
-    w.output = {out->name, out->dtype, out->shape};
+    Workload w = StagedWorkload(Name(), p, epilogue, "A[M,K] B[K,N] -> C[M,N]", inputs, computes);
     w.flops = 2.0 * M * N * K + EpilogueFlops(epilogue, 1.0 * M * N);
     w.min_bytes = TensorBytes(dtype, {1.0 * M * K, 1.0 * K * N, 1.0 * M * N}) +
                   EpilogueInputBytes(epilogue, dtype, 1.0 * N, 1.0 * M * N);
@@ -63,7 +57,6 @@ class GemmOperator : public OperatorDef {
       }
       ApplyEpilogueReference(epilogue, {M, N}, 1, in.data() + 2, out);
     };
-    w.dag = std::make_shared<te::ComputeDAG>(te::ComputeDAG::Make(inputs, computes));
     return w;
   }
 };

@@ -33,7 +33,7 @@ double ShapeDistance(const ShapeParams& a, const ShapeParams& b);
 struct Workload {
   std::string op;
   ShapeParams shape;
-  std::string epilogue;  // "", "bias", "relu" or "bias,relu"
+  std::string epilogue;  // "" or its parts in order, e.g. "bias,relu" (Epilogue::Text)
   // How the tensors are laid out in memory (row-major, dimension order as written), e.g.
   // "A[M,K] B[K,N] -> C[M,N]". Part of the database key: a new layout is a different workload.
   std::string layout;
