@@ -69,12 +69,13 @@ AUTOTUNE_API void autotune_db_close(autotune_db* db);
 /* Records loaded (the best few of every workload and target). */
 AUTOTUNE_API int64_t autotune_db_num_records(const autotune_db* db);
 
-/* The best kernel for operator `op` ("gemm", "batch_matmul", "conv2d") at `shape`
- * ("M=1024,N=1024,K=1024"; parameters and defaults as `autotune ops` lists them), with the fused
- * `epilogue` (NULL or "" for none, else its parts in the order they apply: "bias", "bias,relu",
- * "scale,shift,residual,relu", ...; the parts are bias, scale, shift, residual, relu, relu6, gelu,
- * gelu_tanh and silu, and the kernel takes the inputs of bias, scale, shift and residual after the
- * operator's own, in that order), on `target` ("cuda", "cuda:sm_90", "cpu"). On AUTOTUNE_OK, *out is set; otherwise *out is NULL and autotune_last_error() says why. */
+/* The best kernel for operator `op` ("gemm", "batch_matmul", "conv1d", "conv2d", "conv3d",
+ * "conv2d_transpose") at `shape` ("M=1024,N=1024,K=1024"; parameters and defaults as `autotune ops`
+ * lists them), with the fused `epilogue` (NULL or "" for none, else its parts in the order they
+ * apply: "bias", "bias,relu", "scale,shift,residual,relu", ...; the parts are bias, scale, shift,
+ * residual, relu, relu6, gelu, gelu_tanh and silu, and the kernel takes the inputs of bias, scale,
+ * shift and residual after the operator's own, in that order), on `target` ("cuda", "cuda:sm_90",
+ * "cpu"). On AUTOTUNE_OK, *out is set; otherwise *out is NULL and autotune_last_error() says why. */
 AUTOTUNE_API autotune_status autotune_lookup(autotune_db* db, const char* op, const char* shape, const char* epilogue,
                                              const char* target, unsigned flags, const autotune_kernel** out);
 
