@@ -98,14 +98,17 @@ CudaModuleRun ModuleFromJson(const json& j) {
   return m;
 }
 
-// Element type names of a workload request ("float32", "float16", "bfloat16"); throws on others.
+// An element type name of a workload request ("float32", "float16", "bfloat16"); throws on others.
+tir::DType ElementType(const json& name) {
+  const auto t = tir::ParseElementType(name.get<std::string>());
+  if (!t || (*t != tir::DType::kFloat32 && !tir::IsHalf(*t))) throw std::invalid_argument("unknown element type " + name.dump());
+  return *t;
+}
+
+// One element type per input.
 std::vector<tir::DType> ElementTypes(const json& names, size_t count) {
   std::vector<tir::DType> types;
-  for (const auto& n : names) {
-    const auto t = tir::ParseElementType(n.get<std::string>());
-    if (!t || (*t != tir::DType::kFloat32 && !tir::IsHalf(*t))) throw std::invalid_argument("unknown element type " + n.dump());
-    types.push_back(*t);
-  }
+  for (const auto& n : names) types.push_back(ElementType(n));
   if (types.size() != count) throw std::invalid_argument("one element type per input expected");
   return types;
 }
@@ -245,7 +248,7 @@ class Executor {
     try {
       counts = req.at("inputs").get<std::vector<int64_t>>();
       types = ElementTypes(req.at("input_types"), counts.size());
-      output_type_ = ElementTypes(json::array({req.at("output_type")}), 1).front();
+      output_type_ = ElementType(req.at("output_type"));
       out_n = req.at("output").get<int64_t>();
       seed = req.at("seed").get<uint64_t>();
       if (!req.at("reference").is_null()) reference = ModuleFromJson(req.at("reference"));
