@@ -13,6 +13,13 @@ const char* ScopeName(Scope s) {
   return "?";
 }
 
+std::optional<Scope> ParseScope(std::string_view name) {
+  for (Scope s : {Scope::kGlobal, Scope::kShared, Scope::kLocal}) {
+    if (name == ScopeName(s)) return s;
+  }
+  return std::nullopt;
+}
+
 Buffer MakeBuffer(std::string name, DType dtype, std::vector<Expr> shape, Scope scope, std::vector<Expr> strides) {
   for (const auto& e : shape) AUTOTUNE_CHECK(e && IsInt(e->dtype), "buffer extent must be an integer");
   AUTOTUNE_CHECK(strides.empty() || strides.size() == shape.size(), "one stride per dimension");

@@ -1,7 +1,9 @@
 // A buffer: a named multi-dimensional array with a dtype and a memory scope. Identity is the node.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tir/expr.h"
@@ -10,6 +12,7 @@ namespace autotune::tir {
 
 enum class Scope : uint8_t { kGlobal, kShared, kLocal };
 const char* ScopeName(Scope s);
+std::optional<Scope> ParseScope(std::string_view name);
 
 struct BufferNode {
   std::string name;

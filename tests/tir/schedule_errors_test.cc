@@ -32,7 +32,7 @@ TEST(SchedulePrimitives, IllegalStepsAreErrors) {
   expect_error(s.Fuse({l[1], l[2]}), "cannot fuse a reduction loop");
   expect_error(s.Fuse({l[0], l[2]}), "must be adjacent");
   expect_error(s.Vectorize(l[2]), "reduction loop and cannot be vectorized");
-  expect_error(s.Bind(l[2], ThreadTag::kThreadIdxX), "cannot be bound to a thread");
+  expect_error(s.Bind(l[2], ThreadTag::kBlockIdxX), "cannot be bound to a block or virtual thread");
   expect_error(s.ComputeInline(C), "is a reduction");
   expect_error(s.ReIndex(C, "nope"), "no stage or kernel input named 'nope'");
   expect_error(s.ReIndex(OK(s.GetStage("C_bias")), "A"), "does not read A");

@@ -10,6 +10,7 @@
 #include "support/check.h"
 #include "tir/functor.h"
 #include "tir/lower/region.h"
+#include "tir/schedule/primitives/primitives.h"
 #include "tir/transform/simplify.h"
 #include "tir/transform/substitute.h"
 
@@ -90,6 +91,15 @@ class ReadCollector : public IRVisitor {
   const BufferNode* b_;
 };
 
+Expr Combine(ReduceOp op, Expr acc, Expr value) {
+  switch (op) {
+    case ReduceOp::kSum: return Add(std::move(acc), std::move(value));
+    case ReduceOp::kMax: return Max(std::move(acc), std::move(value));
+    case ReduceOp::kMin: return Min(std::move(acc), std::move(value));
+  }
+  return nullptr;
+}
+
 Expr AllOf(const std::vector<Expr>& conds) {
   Expr out;
   for (const auto& c : conds) out = out ? And(out, c) : c;
@@ -155,13 +165,21 @@ class NestBuilder {
     const size_t ndim = st.op->axis.size();
     std::vector<std::vector<Expr>> accesses;
     if (st.attach == AttachKind::kAt) {
-      // What the host reads of this stage, in the host's loop variables.
-      ReadCollector rc(st.op->buffer.get());
-      rc.Visit(hs.op->body);
+      // What the host reads of this stage, and of the other readers computed alongside it (which
+      // read it at their own axes), in the host's loop variables.
       std::unordered_map<const VarNode*, Expr> host_roots = RootMap(hs, hi);
-      for (auto& idx : rc.reads) {
-        for (auto& e : idx) e = Substitute(e, host_roots);
-        accesses.push_back(idx);
+      for (int reader : state_.Consumers(sid)) {
+        if (reader != host && !ComputedAlongside(state_, reader, sid, host, st.attach_iter)) {
+          Fail(fmt::format("{} is computed at a loop of {} but also read by {}", st.name(), hs.name(),
+                           state_.stages[reader].name()));
+          return;
+        }
+        ReadCollector rc(reader == host ? st.op->buffer.get() : state_.stages[reader].op->buffer.get());
+        rc.Visit(hs.op->body);
+        for (auto& idx : rc.reads) {
+          for (auto& e : idx) e = Substitute(e, host_roots);
+          accesses.push_back(idx);
+        }
       }
     } else {
       // Elementwise consumer: the region the producer has completed in this iteration.
@@ -324,19 +342,22 @@ class NestBuilder {
     for (size_t d = 0; d < st.op->axis.size(); ++d) out_idx.push_back(info.value[st.root[d]]);
     if (st.is_output) out_idx = std::vector<Expr>(info.root_value.begin(), info.root_value.begin() + st.op->axis.size());
     const auto* reduce = As<ReduceNode>(st.op->body);
-    Stmt update, init;
-    if (reduce) {
+    Pending pend{sid, nullptr, nullptr, std::nullopt};
+    if (reduce && ThreadReduceLeaf(st) >= 0) {
+      // Each thread accumulates its share in a register; EmitCrossThread combines the shares.
+      CrossThread x{MakeBuffer(st.name() + "_partial", reduce->dtype, {IntImm(1)}, Scope::kLocal), reduce->combiner,
+                    out_buf, out_idx};
+      const std::vector<Expr> zero = {IntImm(0)};
+      pend.update = Store(x.partial, Combine(reduce->combiner, Load(x.partial, zero), Substitute(reduce->source, roots)), zero);
+      pend.cross = x;
+    } else if (reduce) {
       Expr src = Substitute(reduce->source, roots);
-      Expr acc = Load(out_buf, out_idx);
-      Expr combined = reduce->combiner == ReduceOp::kSum   ? Add(acc, src)
-                      : reduce->combiner == ReduceOp::kMax ? Max(acc, src)
-                                                            : Min(acc, src);
-      update = Store(out_buf, combined, out_idx);
-      init = Store(out_buf, ReduceIdentity(reduce->combiner, reduce->dtype), out_idx);
+      pend.update = Store(out_buf, Combine(reduce->combiner, Load(out_buf, out_idx), src), out_idx);
+      pend.init = Store(out_buf, ReduceIdentity(reduce->combiner, reduce->dtype), out_idx);
     } else {
-      update = Store(out_buf, Substitute(st.op->body, roots), out_idx);
+      pend.update = Store(out_buf, Substitute(st.op->body, roots), out_idx);
     }
-    pending_.push_back({sid, update, init});
+    pending_.push_back(pend);
     Stmt s = Emit(sid, 0, env);
     pending_.pop_back();
     return s;
@@ -348,17 +369,9 @@ class NestBuilder {
     const StageInfo& info = infos_.at(sid);
     const Pending& pend = pending_.back();
     if (pos == st.leaves.size()) return Guard(RemapLoads(pend.update), info, true);
+    if (pend.cross && pos == FirstReducePosition(st)) return EmitCrossThread(sid, pos, env);
     Stmt init_nest;
-    if (pend.init) {
-      size_t first_reduce = st.leaves.size();
-      for (size_t p = 0; p < st.leaves.size(); ++p) {
-        if (st.iters[st.leaves[p]].is_reduce) {
-          first_reduce = p;
-          break;
-        }
-      }
-      if (pos == first_reduce) init_nest = InitNest(sid, pos);
-    }
+    if (pend.init && pos == FirstReducePosition(st)) init_nest = InitNest(sid, pos);
     const int iter = st.leaves[pos];
     const Iter& it = st.iters[iter];
     const int64_t extent = info.extent[iter];
@@ -401,6 +414,93 @@ class NestBuilder {
     return body;
   }
 
+  static size_t FirstReducePosition(const Stage& st) {
+    for (size_t p = 0; p < st.leaves.size(); ++p) {
+      if (st.iters[st.leaves[p]].is_reduce) return p;
+    }
+    return st.leaves.size();
+  }
+
+  // The position of the stage's reduction loop bound to a thread index, or -1.
+  static int ThreadReduceLeaf(const Stage& st) {
+    for (size_t p = 0; p < st.leaves.size(); ++p) {
+      const Iter& it = st.iters[st.leaves[p]];
+      if (it.is_reduce && it.kind == ForKind::kThreadBinding && IsThreadTag(it.tag)) return static_cast<int>(p);
+    }
+    return -1;
+  }
+
+  // A reduction whose loop at leaf position `tl` is bound to T threads (TVM's cross-thread
+  // allreduce): every thread accumulates its share of the reduction loops from `pos` inward in a
+  // register, writes it to shared memory, and a tree of T/2, T/4, ... 1 threads between barriers
+  // combines the shares. Every thread then stores the result; a last barrier lets an enclosing loop
+  // refill the shared array. Each row of the enclosing threads (threadIdx.y, ...) has its own slots.
+  Stmt EmitCrossThread(int sid, size_t pos, const ThreadEnv& env) {
+    const Stage& st = state_.stages[sid];
+    const StageInfo& info = infos_.at(sid);
+    const CrossThread& x = *pending_.back().cross;
+    const int tl = ThreadReduceLeaf(st);
+    const Iter& t_it = st.iters[st.leaves[tl]];
+    const int64_t threads = info.extent[st.leaves[tl]];
+    for (size_t p = pos; p < st.leaves.size(); ++p) {
+      if (!st.iters[st.leaves[p]].is_reduce) {
+        Fail(fmt::format("stage {} reduces across threads, so its spatial loops must all be outside its reduction loops",
+                         st.name()));
+      }
+      for (int other : state_.order) {
+        if (state_.stages[other].attach_stage == sid && state_.stages[other].attach_iter == st.leaves[p]) {
+          Fail(fmt::format("stage {} is computed inside the cross-thread reduction of {}", state_.stages[other].name(),
+                           st.name()));
+        }
+      }
+    }
+    Expr slot_base = IntImm(0);
+    int64_t rows = 1;
+    for (const auto& b : env) {
+      if (b.tag == t_it.tag && b.extent != threads) {
+        Fail(fmt::format("stage {} reduces over {} threads of {}, but the enclosing loop has {}", st.name(), threads,
+                         ThreadTagName(b.tag), b.extent));
+      }
+      if (!IsThreadTag(b.tag) || b.tag == t_it.tag) continue;
+      slot_base = Add(Mul(slot_base, IntImm(b.extent)), b.var);
+      rows *= b.extent;
+    }
+    if (error_) return Seq({});
+    const bool unified = info.unified[st.leaves[tl]];
+    const Expr tid = info.value[st.leaves[tl]];
+    auto in_threads = [&](Stmt s) {
+      return unified ? s : For(t_it.var, IntImm(0), IntImm(threads), ForKind::kThreadBinding, s, t_it.tag);
+    };
+    const Buffer shares = MakeBuffer(st.name() + "_shares", x.partial->dtype, {IntImm(rows * threads)}, Scope::kShared);
+    auto share = [&](const Expr& lane) { return std::vector<Expr>{Simplify(Add(Mul(slot_base, IntImm(threads)), lane))}; };
+    const std::vector<Expr> zero = {IntImm(0)};
+
+    Stmt accumulate = Guard(RemapLoads(pending_.back().update), info, true);
+    for (size_t p = st.leaves.size(); p-- > pos;) {
+      if (static_cast<int>(p) == tl) continue;
+      const Iter& it = st.iters[st.leaves[p]];
+      accumulate = For(it.var, IntImm(0), IntImm(info.extent[st.leaves[p]]), it.kind, accumulate, ThreadTag::kNone,
+                       it.auto_unroll_max_step);
+    }
+    std::vector<Stmt> steps;
+    steps.push_back(in_threads(Allocate(
+        x.partial, Seq({Store(x.partial, ReduceIdentity(x.combiner, x.partial->dtype), zero), accumulate,
+                        Store(shares, Load(x.partial, zero), share(tid))}))));
+    steps.push_back(Barrier());
+    int64_t span = 1;
+    while (span < threads) span *= 2;
+    for (int64_t half = span / 2; half >= 1; half /= 2) {
+      Expr active = LT(tid, IntImm(half));
+      if (span != threads) active = And(active, LT(Add(tid, IntImm(half)), IntImm(threads)));
+      Expr combined = Combine(x.combiner, Load(shares, share(tid)), Load(shares, share(Add(tid, IntImm(half)))));
+      steps.push_back(in_threads(IfThenElse(active, Store(shares, combined, share(tid)))));
+      steps.push_back(Barrier());
+    }
+    steps.push_back(Guard(Store(x.out, Load(shares, share(IntImm(0))), x.out_idx), info, false));
+    steps.push_back(Barrier());
+    return Allocate(shares, Seq(steps));
+  }
+
   // The initialization of a reduction: the spatial loops from `pos` inward around the init store.
   Stmt InitNest(int sid, size_t pos) {
     const Stage& st = state_.stages[sid];
@@ -431,9 +531,19 @@ class NestBuilder {
     return r.Mutate(s);
   }
 
+  // A reduction whose loop is bound to threads: the register that accumulates each thread's share,
+  // the combiner, and where the result goes.
+  struct CrossThread {
+    Buffer partial;
+    ReduceOp combiner;
+    Buffer out;
+    std::vector<Expr> out_idx;
+  };
+
   struct Pending {
     int sid;
     Stmt update, init;
+    std::optional<CrossThread> cross;
   };
 
   const ScheduleState& state_;

@@ -80,6 +80,7 @@ class Schedule {
   Result<void> ComputeInline(StageRV stage);
   Result<void> ReverseComputeInline(StageRV stage);
   Result<void> StorageAlign(StageRV stage, int dim, int64_t factor, int64_t offset);
+  Result<void> SetScope(StageRV stage, Scope scope);
   Result<void> DoubleBuffer(StageRV stage, FactorArg enable);  // 0: off, 1: on
   Result<StageRV> RFactor(StageRV stage, LoopRV loop);
   // A new elementwise stage holding what `consumer` reads of `read` (a stage or kernel input, by name),

@@ -44,14 +44,23 @@ IterVar ReduceAxis(int64_t extent, const std::string& name) {
   return IterVar{MakeVar(name), extent};
 }
 
-Expr Sum(Expr source, const std::vector<IterVar>& axes) {
+namespace {
+
+Expr ReduceOver(ReduceOp op, Expr source, const std::vector<IterVar>& axes) {
   std::vector<Var> vars;
   std::vector<Expr> extents;
   for (const auto& a : axes) {
     vars.push_back(a.var);
     extents.push_back(IntImm(a.extent));
   }
-  return Reduce(ReduceOp::kSum, std::move(source), std::move(vars), std::move(extents));
+  return Reduce(op, std::move(source), std::move(vars), std::move(extents));
+}
+
+}  // namespace
+
+Expr Sum(Expr source, const std::vector<IterVar>& axes) { return ReduceOver(ReduceOp::kSum, std::move(source), axes); }
+Expr ReduceMax(Expr source, const std::vector<IterVar>& axes) {
+  return ReduceOver(ReduceOp::kMax, std::move(source), axes);
 }
 
 Operation MakeCompute(const std::string& name, std::vector<IterVar> axis, Expr body, Buffer buffer) {

@@ -38,6 +38,7 @@ Operation Placeholder(const std::string& name, std::vector<int64_t> shape, DType
 // A reduce axis for use inside a compute body; pass it to Sum/ReduceMax.
 IterVar ReduceAxis(int64_t extent, const std::string& name);
 Expr Sum(Expr source, const std::vector<IterVar>& axes);
+Expr ReduceMax(Expr source, const std::vector<IterVar>& axes);
 
 // out[i0, i1, ...] = fbody(i0, i1, ...). Axis variables are named after `axis_names`.
 Operation Compute(const std::string& name, std::vector<int64_t> shape, const std::vector<std::string>& axis_names,

@@ -50,12 +50,9 @@ InstructionKind CacheWriteInstruction() {
             if (!s) return s.error();
             auto scope_name = replay::Attr<std::string>(inst, "scope");
             if (!scope_name) return scope_name.error();
-            Scope scope;
-            if (*scope_name == "local") scope = Scope::kLocal;
-            else if (*scope_name == "shared") scope = Scope::kShared;
-            else if (*scope_name == "global") scope = Scope::kGlobal;
-            else return MakeError(fmt::format("unknown scope '{}'", *scope_name));
-            auto out = sch.CacheWrite(*s, scope);
+            const std::optional<Scope> scope = ParseScope(*scope_name);
+            if (!scope) return MakeError(fmt::format("unknown scope '{}'", *scope_name));
+            auto out = sch.CacheWrite(*s, *scope);
             if (!out) return out.error();
             return replay::BindAll(env.stages, inst, std::vector<StageRV>{*out});
           }};

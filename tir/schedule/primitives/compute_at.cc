@@ -29,9 +29,18 @@ Result<void> Schedule::ComputeAt(StageRV stage, LoopRV loop) {
   const Stage& st = state_.stages[*s];
   if (st.is_output) return MakeError(fmt::format("{} is the output and cannot be computed at another stage", st.name()));
   if (target == *s) return MakeError("compute_at: a stage cannot be computed in its own loop");
-  auto consumers = state_.Consumers(*s);
-  if (consumers.size() != 1 || consumers[0] != target) {
-    return MakeError(fmt::format("compute_at: {} must be read by {} alone", st.name(), state_.stages[target].name()));
+  const auto consumers = state_.Consumers(*s);
+  bool read_by_target = false;
+  for (int c : consumers) {
+    read_by_target = read_by_target || c == target;
+    if (c != target && !ComputedAlongside(state_, c, *s, target, iter)) {
+      return MakeError(fmt::format("compute_at: {} must be read by {} alone, or by stages computed at the same loop "
+                                   "that read it at their own axes",
+                                   st.name(), state_.stages[target].name()));
+    }
+  }
+  if (!read_by_target) {
+    return MakeError(fmt::format("compute_at: {} is not read by {}", st.name(), state_.stages[target].name()));
   }
   if (IsAttachedUnder(state_, target, *s)) return MakeError("compute_at would make a cycle of attachments");
   Stage& m = state_.stages[*s];

@@ -30,11 +30,22 @@ class ElementwiseChecker : public IRVisitor {
 };
 }  // namespace
 
-bool ReadsElementwise(const te::OperationNode& consumer, const BufferNode* producer) {
-  if (consumer.is_placeholder || consumer.IsReduction()) return false;
+bool ReadsAtOwnAxes(const te::OperationNode& consumer, const BufferNode* producer) {
+  if (consumer.is_placeholder) return false;
   ElementwiseChecker c(consumer, producer);
   c.Visit(consumer.body);
   return c.found && c.elementwise;
+}
+
+bool ReadsElementwise(const te::OperationNode& consumer, const BufferNode* producer) {
+  return !consumer.IsReduction() && ReadsAtOwnAxes(consumer, producer);
+}
+
+bool ComputedAlongside(const ScheduleState& state, int consumer, int stage, int host, int iter) {
+  const Stage& c = state.stages[consumer];
+  const Stage& s = state.stages[stage];
+  return c.attach == AttachKind::kAt && c.attach_stage == host && c.attach_iter == iter &&
+         c.op->shape == s.op->shape && ReadsAtOwnAxes(*c.op, s.op->buffer.get());
 }
 
 }  // namespace autotune::tir

@@ -24,6 +24,7 @@ InstructionKind ComputeRootInstruction();
 InstructionKind ComputeInlineInstruction();
 InstructionKind ReverseComputeInlineInstruction();
 InstructionKind StorageAlignInstruction();
+InstructionKind SetScopeInstruction();
 InstructionKind DoubleBufferInstruction();
 InstructionKind RFactorInstruction();
 InstructionKind ReIndexInstruction();
@@ -51,6 +52,12 @@ namespace autotune::tir {
 // True when every read of `producer` in `consumer`'s body is producer[axis0, axis1, ...] with the
 // consumer's own axes in order (an elementwise consumer of the same shape), and it reads it at all.
 bool ReadsElementwise(const te::OperationNode& consumer, const BufferNode* producer);
+// The same for any consumer, a reduction too: every read is producer[the consumer's axes].
+bool ReadsAtOwnAxes(const te::OperationNode& consumer, const BufferNode* producer);
+// Whether `consumer`, another reader of `stage` than `host`, is computed at the same loop (`iter`)
+// of `host`, has `stage`'s shape and reads it at its own axes: then what `host` reads of `consumer`
+// covers what `consumer` reads of `stage` (a row's reductions computed together at its loop).
+bool ComputedAlongside(const ScheduleState& state, int consumer, int stage, int host, int iter);
 
 }  // namespace autotune::tir
 

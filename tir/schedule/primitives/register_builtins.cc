@@ -46,6 +46,7 @@ void RegisterBuiltinInstructions(InstructionRegistry& r) {
   r.Register(ComputeInlineInstruction());
   r.Register(ReverseComputeInlineInstruction());
   r.Register(StorageAlignInstruction());
+  r.Register(SetScopeInstruction());
   r.Register(DoubleBufferInstruction());
   r.Register(RFactorInstruction());
   r.Register(ReIndexInstruction());
