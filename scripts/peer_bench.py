@@ -178,11 +178,59 @@ def make_case(op, p, epilogue, dev, given=None, peer="pytorch", dtype=torch.floa
         def fn():
             return tail(F.conv_transpose2d(x, w, fused_bias, stride=s, padding=pad, output_padding=extra,
                                            groups=g, dilation=dil))
+    elif op == "capsule_conv2d":
+        fn, flops, tail = capsule_conv2d(p, parts, rnd)
+    elif op in ROW_OPERATORS:
+        fn, flops = row_operator(op, p, rnd)
+        tail = None
     else:
         raise SystemExit(f"peer_bench: unknown op {op}")
     if pending:
         raise SystemExit(f"peer_bench: {len(pending)} saved inputs more than {op} with epilogue '{epilogue}' takes")
-    return fn, flops, 1 + (0 if tm else len(tail.steps))
+    return fn, flops, 1 + (0 if tm or tail is None else len(tail.steps))
+
+
+def capsule_conv2d(p, parts, rnd):
+    """Ansor's capsule convolution (tir/ops/capsule_conv2d.cc) as an einsum over the unfolded input:
+    data [N,C,P,P,H,W] of PxP matrices, weights [K,C,P,P,R,S]."""
+    n, c, k, cap = p["N"], p["C"], p["K"], p.get("capsule", 4)
+    r, s, stride, pad = p["R"], p["S"], p.get("stride", 1), p.get("pad", 0)
+    oh, ow = (p["H"] + 2 * pad - r) // stride + 1, (p["W"] + 2 * pad - s) // stride + 1
+    x = rnd(n, c, cap, cap, p["H"], p["W"])
+    w = rnd(k, c, cap, cap, r, s)
+    tail = EpilogueTail(parts, rnd, (n, k, cap, cap, oh, ow), k, 1)
+    flops = 2.0 * n * k * cap * cap * oh * ow * c * cap * r * s
+
+    def fn():
+        cols = F.unfold(x.reshape(n, c * cap * cap, p["H"], p["W"]), (r, s), padding=pad, stride=stride)
+        cols = cols.view(n, c, cap, cap, r, s, oh, ow)
+        return tail(torch.einsum("nciqrsyx,kcqjrs->nkijyx", cols, w))
+    return fn, flops, tail
+
+
+# Row operators: PyTorch's function, and the FLOPs per element autotune counts for them.
+ROW_OPERATORS = {"softmax": 5, "layer_norm": 8, "rms_norm": 4, "norm": 2}
+NORM_EPSILON = 1e-5  # tir/ops/row_operator.h
+
+
+def row_operator(op, p, rnd):
+    """softmax, layer_norm, rms_norm (inputs X[M,N] and per-column weights) or norm (X[B,M,N]) as
+    PyTorch computes them, and their FLOPs."""
+    if op == "norm":
+        x = rnd(p["B"], p["M"], p["N"])
+        return (lambda: torch.linalg.vector_norm(x, dim=(1, 2))), 2.0 * x.numel()
+    m, n = p["M"], p["N"]
+    x = rnd(m, n)
+    flops = ROW_OPERATORS[op] * float(m * n)
+    if op == "softmax":
+        return (lambda: torch.softmax(x, dim=-1)), flops
+    if op == "layer_norm":
+        g, b = rnd(n), rnd(n)
+        return (lambda: F.layer_norm(x, (n,), g, b, eps=NORM_EPSILON)), flops
+    w = rnd(n)
+    if hasattr(F, "rms_norm"):
+        return (lambda: F.rms_norm(x, (n,), w, eps=NORM_EPSILON)), flops
+    return (lambda: x * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + NORM_EPSILON).to(x.dtype) * w), flops
 
 
 def read_npy(path):

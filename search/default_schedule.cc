@@ -81,9 +81,25 @@ int64_t PickPartCount(const std::vector<int64_t>& candidates, int64_t outputs, i
   return std::max<int64_t>(pick, 0);
 }
 
+// cuda.rows_split: parts enough for two blocks a multiprocessor of a large GPU, 256 threads a part.
+SketchDecisions DefaultRowSplitDecisions(const Schedule& fresh) {
+  constexpr int64_t kBlocks = 264;
+  SketchDecisions d = DefaultDecisions(TargetKind::kCuda);
+  auto roles = FindRowRoles(fresh.state());
+  const int64_t rows = roles ? ShapeOf(fresh.state().stages[fresh.state().FindStage(roles->reductions[0])]).outputs : 1;
+  d.split_k = [rows](const std::vector<int64_t>& c) -> std::optional<int64_t> {
+    size_t pick = 0;
+    while (pick + 1 < c.size() && c[pick] * rows < kBlocks) ++pick;
+    return static_cast<int64_t>(pick);
+  };
+  d.combine_threads = [](const std::vector<int64_t>& c) -> std::optional<int64_t> { return c.size() > 2 ? 2 : 0; };
+  return d;
+}
+
 }  // namespace
 
 SketchDecisions DefaultDecisions(const Schedule& fresh, const SketchSpec& sketch) {
+  if (sketch.name == "cuda.rows_split") return DefaultRowSplitDecisions(fresh);
   if (sketch.name != "cuda.split_k") return DefaultDecisions(sketch.target);
   SketchDecisions d = DefaultDecisions(TargetKind::kCuda);
   auto roles = FindSketchRoles(fresh.state());
@@ -130,6 +146,13 @@ SketchDecisions DefaultDecisionsShrunk(TargetKind target, int shrink) {
       return Fill(r.extent, {}, r.levels);
     };
     d.unroll = [](const std::vector<int64_t>& c) -> std::optional<int64_t> { return c.size() > 3 ? 3 : 0; };
+    // Row operators: 256 threads a row (fewer for short rows), one row a block.
+    d.row_threads = [](const std::vector<int64_t>& c) -> std::optional<int64_t> {
+      int64_t pick = 0;
+      for (size_t i = 0; i < c.size(); ++i) pick = c[i] <= 256 ? static_cast<int64_t>(i) : pick;
+      return pick;
+    };
+    d.rows_per_block = [](const std::vector<int64_t>&) -> std::optional<int64_t> { return 0; };
     d.vector = [](const std::vector<int64_t>& c) -> std::optional<int64_t> { return c.size() - 1; };
     // Single-buffered copies: half the shared memory, so more blocks fit on a multiprocessor.
     d.double_buffer = [](const std::vector<int64_t>&) -> std::optional<int64_t> { return 0; };
@@ -144,6 +167,7 @@ SketchDecisions DefaultDecisionsShrunk(TargetKind target, int shrink) {
       return Fill(r.extent, {}, r.levels);
     };
     d.unroll = [](const std::vector<int64_t>& c) -> std::optional<int64_t> { return c.size() > 2 ? 2 : 0; };
+    d.vector = [](const std::vector<int64_t>& c) -> std::optional<int64_t> { return c.size() - 1; };  // rows' width
   }
   return d;
 }
@@ -156,20 +180,13 @@ bool FitsTheGpu(const Schedule& sch) {
   return f && CheckGpuValidity(*f).ok();
 }
 
-const SketchSpec* FirstSketch(TargetKind target) {
-  for (const auto& s : BuiltinSketches()) {
-    if (s.target == target) return &s;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 Result<Schedule> DefaultSchedule(const Workload& workload, TargetKind target) {
-  const SketchSpec* sketch = FirstSketch(target);
-  if (!sketch) return MakeError("no sketch for this target");
   Schedule sch(workload, target);
-  if (auto r = ApplySketch(sch, *sketch, DefaultDecisions(target)); !r) return r.error();
+  const SketchSpec* sketch = DefaultSketch(sch);
+  if (!sketch) return MakeError("no sketch for this target");
+  if (auto r = ApplySketch(sch, *sketch, DefaultDecisions(Schedule(workload, target), *sketch)); !r) return r.error();
   if (target != TargetKind::kCuda || FitsTheGpu(sch)) return sch;
   // Too large for the GPU (e.g. a 7x7 stride-2 convolution's input tile in shared memory): smaller
   // tiles, step by step; if none fits, the default as it is (its measurement says why).
@@ -186,7 +203,7 @@ std::vector<Schedule> DefaultSchedules(const Workload& workload, TargetKind targ
   if (auto def = DefaultSchedule(workload, target)) out.push_back(std::move(*def));
   const Schedule fresh(workload, target);
   for (const SketchSpec* sketch : ApplicableSketches(fresh, sketches)) {
-    if (sketch == FirstSketch(target)) continue;
+    if (sketch == DefaultSketch(fresh)) continue;
     if (auto sch = HandPickedSchedule(workload, *sketch)) out.push_back(std::move(*sch));
   }
   return out;
@@ -198,7 +215,7 @@ Result<Schedule> HandPickedSchedule(const Workload& workload, const SketchSpec& 
     return MakeError(fmt::format("sketch {} does not apply to {} on the {} target", sketch.name,
                                  workload.CanonicalText(), TargetKindName(sketch.target)));
   }
-  if (&sketch == FirstSketch(sketch.target)) return DefaultSchedule(workload, sketch.target);
+  if (&sketch == DefaultSketch(fresh)) return DefaultSchedule(workload, sketch.target);
   Schedule sch(workload, sketch.target);
   if (auto r = ApplySketch(sch, sketch, DefaultDecisions(fresh, sketch)); !r) return r.error();
   return sch;

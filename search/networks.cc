@@ -1,10 +1,11 @@
 // The layer lists are written from the published architectures, for ImageNet 224x224 inputs (the
-// convolutional networks) and sequence length 128 (BERT), at inference: batch norm is folded into the
+// convolutional networks) and sequence length 128 (BERT, LLaMA), at inference: batch norm is folded into the
 // preceding convolution as a bias, so a convolution's epilogue is "bias,relu" where a ReLU (or
 // MobileNet's ReLU6, tuned as ReLU: the clamp costs the same) follows it directly, and "bias"
 // where nothing does (the last convolution of a residual block, whose ReLU comes after the add; a
-// downsample shortcut; MobileNetV2's linear bottleneck projection). Pooling, adds, softmax, layer
-// norm and GELU are not tensor-operator layers and are left out.
+// downsample shortcut; MobileNetV2's linear bottleneck projection). Pooling and the adds of the
+// convolutional networks are left out; the transformers' softmax and normalization layers are row
+// operators, their GELU, SiLU and residual adds fused epilogues.
 //
 //   resnet18     He et al. 2016, basic blocks [2,2,2,2] (torchvision layout): 7x7/2 stem, 16 3x3
 //                convs, 3 1x1/2 downsample convs = 20 convs, then fc 512->1000.
@@ -15,13 +16,21 @@
 //                (6,64,4,2) (6,96,3,1) (6,160,3,2) (6,320,1,1); the t=1 block has no expansion conv;
 //                then 1x1 320->1280: 1 + 2 + 16*3 + 1 = 52 convs, then fc 1280->1000.
 //   bert_base    Devlin et al. 2019: 12 encoder layers, hidden 768, 12 heads of 64, FFN 3072, sequence
-//                128. Per layer: the query, key, value and attention output projections (four
-//                gemm [batch*128, 768] x [768, 768], "bias"), the scores Q K^T (batch_matmul
-//                B=batch*12, 128x64 by 64x128), the context P V (B=batch*12, 128x128 by 128x64), the FFN
-//                up projection (768->3072, "bias"; its GELU stays unfused until the encoder's softmax
-//                and layer norm layers join the list, so the measured network stays one layer set) and
-//                down projection (3072->768, "bias"). Embedding lookups, the pooler and a
-//                task head are not part of the encoder and are left out.
+//                128. Per layer: the query, key and value projections (three gemm [batch*128, 768] x
+//                [768, 768], "bias"), the scores Q K^T (batch_matmul B=batch*12, 128x64 by 64x128), their
+//                softmax (rows of 128; the 1/8 scale folded into the query weights), the context P V
+//                (B=batch*12, 128x128 by 128x64), the attention output projection with the residual
+//                added ("bias,residual"), a layer_norm (rows of 768), the FFN up projection (768->3072,
+//                "bias,gelu") and down projection (3072->768, "bias,residual"), a second layer_norm.
+//                Embedding lookups, the pooler and a task head are not part of the encoder.
+//   llama_block  one decoder block of LLaMA-7B (Touvron et al. 2023) on a prompt of 128 tokens: hidden
+//                4096, 32 heads of 128, MLP 11008. rms_norm (rows of 4096) before attention and before
+//                the MLP; query, key and value projections (gemm 4096->4096); scores and context
+//                (batch_matmul B=batch*32, 128x128 by 128x128: one task, two occurrences); softmax
+//                (rows of 128; no causal mask); the output projection with the residual added
+//                ("residual"); the MLP's gate projection (4096->11008, "silu"), up projection (the same
+//                gemm without epilogue) and down projection (11008->4096, "residual"). The rotary
+//                embedding and the product of the gate and up projections are elementwise and left out.
 //   dcgan        Radford et al. 2016, the 64x64 generator as PyTorch's DCGAN tutorial builds it: a
 //                latent vector of 100 (a 1x1 image) through five 4x4 transposed convolutions, 100->512
 //                (stride 1, no padding: 4x4), then stride 2 and padding 1 (doubling the side)
@@ -77,6 +86,11 @@ class LayerList {
 
   void BatchMatmul(const std::string& name, int64_t b, int64_t m, int64_t n, int64_t k, double count = 1) {
     Add(name, "batch_matmul", fmt::format("B={},M={},N={},K={}", b, m, n, k), "", count);
+  }
+
+  // softmax, layer_norm or rms_norm over rows of n.
+  void Rows(const std::string& name, const std::string& op, int64_t m, int64_t n, double count = 1) {
+    Add(name, op, fmt::format("M={},N={}", m, n), "", count);
   }
 
   std::vector<TuneTaskSpec> Finish() && {
@@ -183,12 +197,30 @@ std::vector<TuneTaskSpec> BertBase(int batch) {
   LayerList net(batch);
   const int64_t tokens = int64_t{batch} * kSeq;
   const int64_t heads = int64_t{batch} * kHeads;
-  // Query, key, value and attention output: four projections of the same shape per layer.
-  net.Gemm("attention query/key/value/output projection", tokens, kHidden, kHidden, "bias", 4.0 * kLayers);
+  net.Gemm("attention query/key/value projection", tokens, kHidden, kHidden, "bias", 3.0 * kLayers);
   net.BatchMatmul("attention scores Q K^T", heads, kSeq, kSeq, kHeadDim, kLayers);
+  net.Rows("attention softmax", "softmax", heads * kSeq, kSeq, kLayers);
   net.BatchMatmul("attention context P V", heads, kSeq, kHeadDim, kSeq, kLayers);
-  net.Gemm("ffn up projection (then GELU)", tokens, kFfn, kHidden, "bias", kLayers);
-  net.Gemm("ffn down projection", tokens, kHidden, kFfn, "bias", kLayers);
+  net.Gemm("attention output projection + residual", tokens, kHidden, kHidden, "bias,residual", kLayers);
+  net.Rows("layer norms (attention, ffn)", "layer_norm", tokens, kHidden, 2.0 * kLayers);
+  net.Gemm("ffn up projection + GELU", tokens, kFfn, kHidden, "bias,gelu", kLayers);
+  net.Gemm("ffn down projection + residual", tokens, kHidden, kFfn, "bias,residual", kLayers);
+  return std::move(net).Finish();
+}
+
+std::vector<TuneTaskSpec> LlamaBlock(int batch) {
+  constexpr int kSeq = 128, kHidden = 4096, kHeads = 32, kHeadDim = 128, kMlp = 11008;
+  LayerList net(batch);
+  const int64_t tokens = int64_t{batch} * kSeq;
+  const int64_t heads = int64_t{batch} * kHeads;
+  net.Rows("rms norms (attention, mlp)", "rms_norm", tokens, kHidden, 2);
+  net.Gemm("attention query/key/value projection", tokens, kHidden, kHidden, "", 3);
+  net.BatchMatmul("attention scores Q K^T and context P V", heads, kSeq, kSeq, kHeadDim, 2);
+  net.Rows("attention softmax", "softmax", heads * kSeq, kSeq);
+  net.Gemm("attention output projection + residual", tokens, kHidden, kHidden, "residual");
+  net.Gemm("mlp gate projection + SiLU", tokens, kMlp, kHidden, "silu");
+  net.Gemm("mlp up projection", tokens, kMlp, kHidden, "");
+  net.Gemm("mlp down projection + residual", tokens, kHidden, kMlp, "residual");
   return std::move(net).Finish();
 }
 
@@ -207,7 +239,9 @@ std::vector<TuneTaskSpec> DcganGenerator(int batch) {
 
 }  // namespace
 
-std::vector<std::string> NetworkNames() { return {"resnet18", "resnet50", "mobilenet_v2", "bert_base", "dcgan"}; }
+std::vector<std::string> NetworkNames() {
+  return {"resnet18", "resnet50", "mobilenet_v2", "bert_base", "llama_block", "dcgan"};
+}
 
 Result<std::vector<TuneTaskSpec>> NetworkTasks(const std::string& network, int batch) {
   std::string names;
@@ -222,6 +256,8 @@ Result<std::vector<TuneTaskSpec>> NetworkTasks(const std::string& network, int b
     tasks = MobileNetV2(batch);
   } else if (network == "bert_base") {
     tasks = BertBase(batch);
+  } else if (network == "llama_block") {
+    tasks = LlamaBlock(batch);
   } else if (network == "dcgan") {
     tasks = DcganGenerator(batch);
   } else {

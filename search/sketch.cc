@@ -50,8 +50,26 @@ const std::vector<SketchSpec>& BuiltinSketches() {
        ReductionFitsAWindow},
       {"cpu.tiled", TargetKind::kCpu,
        {"inline_padding", "multi_level_tiling_cpu", "epilogue_at_outer_tile", "auto_unroll"}},
+      {"cuda.rows_split", TargetKind::kCuda, {"split_rows", "rows_gpu"}, true, nullptr, true},
+      {"cuda.rows", TargetKind::kCuda, {"rows_gpu"}, true, nullptr, true},
+      {"cpu.rows", TargetKind::kCpu, {"rows_cpu"}, true, nullptr, true},
   };
   return sketches;
+}
+
+bool IsRowOperator(const Schedule& fresh) { return FindRowRoles(fresh.state()).ok(); }
+
+const SketchSpec* DefaultSketch(const Schedule& fresh) {
+  // A row operator's first offered sketch (cuda.rows_split where it applies); a contraction's first
+  // sketch of the target, whatever its rules say.
+  if (IsRowOperator(fresh)) {
+    const auto offered = ApplicableSketches(fresh);
+    return offered.empty() ? nullptr : offered[0];
+  }
+  for (const auto& s : BuiltinSketches()) {
+    if (s.target == fresh.target() && !s.for_rows) return &s;
+  }
+  return nullptr;
 }
 
 const SketchSpec* FindSketch(const std::string& name) {
@@ -70,34 +88,43 @@ std::string BuiltinSketchNames() {
 const SketchSpec* SketchOfTrace(const Trace& trace, TargetKind target) {
   std::set<std::string_view> kinds;
   for (const Instruction& inst : trace.instructions()) kinds.insert(inst.kind);
-  // The rules whose marks the trace holds.
-  std::set<std::string> made_by;
-  for (const std::string& name : ScheduleRuleNames()) {
-    const std::string_view mark = FindScheduleRule(name)->Mark();
-    if (!mark.empty() && kinds.count(mark)) made_by.insert(name);
+  // The marks of each sketch; the trace's are the kinds among those of every sketch that it holds.
+  auto marks_of = [](const SketchSpec& s) {
+    std::set<std::string_view> marks;
+    for (const std::string& name : s.rules) {
+      const std::string_view mark = FindScheduleRule(name)->Mark();
+      if (!mark.empty()) marks.insert(mark);
+    }
+    return marks;
+  };
+  std::set<std::string_view> in_trace;
+  for (const auto& s : BuiltinSketches()) {
+    for (std::string_view mark : marks_of(s)) {
+      if (kinds.count(mark)) in_trace.insert(mark);
+    }
   }
   for (const auto& s : BuiltinSketches()) {
-    if (s.target != target) continue;
-    std::set<std::string> marked_rules;
-    for (const std::string& name : s.rules) {
-      if (!FindScheduleRule(name)->Mark().empty()) marked_rules.insert(name);
-    }
-    if (marked_rules == made_by) return &s;
+    if (s.target == target && marks_of(s) == in_trace) return &s;
   }
   return nullptr;
 }
 
 std::vector<const SketchSpec*> ApplicableSketches(const Schedule& fresh, const std::vector<std::string>& chosen) {
   std::vector<const SketchSpec*> out;
-  auto roles = FindSketchRoles(fresh.state());
-  if (!roles) return out;
+  const bool rows = IsRowOperator(fresh);
+  SketchRoles roles;
+  if (!rows) {
+    auto found = FindSketchRoles(fresh.state());
+    if (!found) return out;
+    roles = *found;
+  }
   for (const auto& s : BuiltinSketches()) {
-    if (s.target != fresh.target()) continue;
+    if (s.target != fresh.target() || s.for_rows != rows) continue;
     if (chosen.empty() ? !s.by_default : std::find(chosen.begin(), chosen.end(), s.name) == chosen.end()) continue;
-    bool all = !s.offered || s.offered(fresh, *roles);
+    bool all = !s.offered || s.offered(fresh, roles);
     for (const auto& name : s.rules) {
       const ScheduleRule* rule = FindScheduleRule(name);
-      all = all && rule && rule->AppliesTo(fresh, *roles);
+      all = all && rule && rule->AppliesTo(fresh, roles);
     }
     if (all) out.push_back(&s);
   }
@@ -108,7 +135,11 @@ Result<void> ApplySketch(Schedule& sch, const SketchSpec& sketch, const SketchDe
   if (sketch.target != sch.target()) {
     return MakeError(fmt::format("sketch {} is for another target", sketch.name));
   }
-  AT_TRY(roles, FindSketchRoles(sch.state()));
+  SketchRoles roles;
+  if (!sketch.for_rows) {
+    AT_TRY(found, FindSketchRoles(sch.state()));
+    roles = found;
+  }
   SketchContext ctx(decisions, roles);
   for (const auto& name : sketch.rules) {
     const ScheduleRule* rule = FindScheduleRule(name);

@@ -22,6 +22,11 @@
 //    (padding inlined into the read), so no block waits at a barrier for a copy, and the few outputs
 //    that share an input element find it in L1. On a 7x7 or 14x14 plane of a batch-1 depthwise
 //    layer, the copy's fill and barrier are most of the kernel.
+//  - cuda.rows / cpu.rows: row operators (softmax, layer_norm, rms_norm, norm) in one kernel, rows
+//    over blocks (cuda: a row's reductions across the threads of its block) or parallel (cpu);
+//    search/rules/rows_gpu.cc and rows_cpu.cc.
+//  - cuda.rows_split: a few long rows with one sum each (norm, rms_norm): the sum split in parts over
+//    blocks (rfactor: a partial-sums kernel), then cuda.rows on the parts (split_rows.cc).
 //  - cpu.tiled: SSRSRS: padding inlined, outer spatial tiles fused and parallel, innermost spatial
 //    loop vectorized, the epilogue computed per outer tile, an unroll pragma.
 #pragma once
@@ -45,19 +50,26 @@ struct SketchSpec {
   bool by_default = true;
   // A condition on the workload beyond its rules' own (null: none), checked on the fresh schedule.
   bool (*offered)(const tir::Schedule& fresh, const SketchRoles& roles) = nullptr;
+  // For row operators (FindRowRoles), not contractions: the two kinds share no sketch.
+  bool for_rows = false;
 };
 
-// Every built-in sketch; per target, the first is the default schedule's.
+// Every built-in sketch; per target, the first of a contraction's and the first offered of a row
+// operator's is the default schedule's (DefaultSketch).
 const std::vector<SketchSpec>& BuiltinSketches();
 // The sketches offered for the workload of `fresh` (an untransformed schedule) on its target, in
 // table order: of those named in `chosen` (empty: the sketches searched by default).
 std::vector<const SketchSpec*> ApplicableSketches(const tir::Schedule& fresh, const std::vector<std::string>& chosen = {});
+// Whether the workload of `fresh` is a row operator (cuda.rows, cpu.rows), not a contraction.
+bool IsRowOperator(const tir::Schedule& fresh);
+// The sketch of the default schedule of `fresh`'s workload on its target, or null.
+const SketchSpec* DefaultSketch(const tir::Schedule& fresh);
 // The sketch of this name, or null.
 const SketchSpec* FindSketch(const std::string& name);
 // Every built-in sketch's name, comma-separated, for messages about an unknown one.
 std::string BuiltinSketchNames();
-// The built-in sketch of `target` that made `trace`: the one whose marked rules (ScheduleRule::Mark)
-// are exactly those whose marks the trace holds (on cuda a trace without marks, e.g. a hand-written
+// The built-in sketch of `target` that made `trace`: the one whose rules' marks (ScheduleRule::Mark)
+// are exactly the marks the trace holds (on cuda a trace without marks, e.g. a hand-written
 // one, reads no input through shared memory: cuda.direct); null when none is. A job searching some
 // sketches seeds its search only with their traces.
 const SketchSpec* SketchOfTrace(const tir::Trace& trace, tir::TargetKind target);

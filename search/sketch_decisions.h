@@ -31,6 +31,8 @@ struct SketchDecisions {
   ChoiceDecider vector = [](const std::vector<int64_t>&) { return std::nullopt; };   // cooperative load width
   ChoiceDecider split_k = [](const std::vector<int64_t>&) { return std::nullopt; };  // partial sums
   ChoiceDecider combine_threads = [](const std::vector<int64_t>&) { return std::nullopt; };  // threads summing them
+  ChoiceDecider row_threads = [](const std::vector<int64_t>&) { return std::nullopt; };     // threads per row
+  ChoiceDecider rows_per_block = [](const std::vector<int64_t>&) { return std::nullopt; };  // rows per block
   ChoiceDecider double_buffer = [](const std::vector<int64_t>&) { return std::nullopt; };    // shared copies: 0 off, 1 on
   // The index of the loop to compute a shared copy at, among `count` outer reduction loops.
   std::function<std::optional<int64_t>(size_t count)> compute_location = [](size_t) { return std::nullopt; };

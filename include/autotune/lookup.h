@@ -70,8 +70,9 @@ AUTOTUNE_API void autotune_db_close(autotune_db* db);
 AUTOTUNE_API int64_t autotune_db_num_records(const autotune_db* db);
 
 /* The best kernel for operator `op` ("gemm", "batch_matmul", "conv1d", "conv2d", "conv3d",
- * "conv2d_transpose") at `shape` ("M=1024,N=1024,K=1024"; parameters and defaults as `autotune ops`
- * lists them), with the fused `epilogue` (NULL or "" for none, else its parts in the order they
+ * "conv2d_transpose", "capsule_conv2d", "softmax", "layer_norm", "rms_norm", "norm") at `shape`
+ * ("M=1024,N=1024,K=1024"; parameters and defaults as `autotune ops` lists them), with the fused
+ * `epilogue` (the row operators softmax to norm take none; NULL or "" for none, else its parts in the order they
  * apply: "bias", "bias,relu", "scale,shift,residual,relu", ...; the parts are bias, scale, shift,
  * residual, relu, relu6, gelu, gelu_tanh and silu, and the kernel takes the inputs of bias, scale,
  * shift and residual after the operator's own, in that order), on `target` ("cuda", "cuda:sm_90",

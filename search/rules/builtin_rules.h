@@ -20,5 +20,8 @@ std::unique_ptr<ScheduleRule> MakeAutoUnrollRule();
 std::unique_ptr<ScheduleRule> MakeCombinePartialsRule();
 std::unique_ptr<ScheduleRule> MakeMultiLevelTilingCpuRule();
 std::unique_ptr<ScheduleRule> MakeEpilogueAtOuterTileRule();
+std::unique_ptr<ScheduleRule> MakeRowsGpuRule();
+std::unique_ptr<ScheduleRule> MakeRowsCpuRule();
+std::unique_ptr<ScheduleRule> MakeSplitRowsRule();
 
 }  // namespace autotune::search

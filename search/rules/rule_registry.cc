@@ -22,6 +22,9 @@ const std::vector<std::unique_ptr<ScheduleRule>>& Rules() {
     r->push_back(MakeCombinePartialsRule());
     r->push_back(MakeMultiLevelTilingCpuRule());
     r->push_back(MakeEpilogueAtOuterTileRule());
+    r->push_back(MakeRowsGpuRule());
+    r->push_back(MakeRowsCpuRule());
+    r->push_back(MakeSplitRowsRule());
     return r;
   }();
   return *rules;

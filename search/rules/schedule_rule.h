@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -31,6 +32,18 @@ struct SketchRoles {
 // elementwise output stage after it.
 Result<SketchRoles> FindSketchRoles(const tir::ScheduleState& state);
 
+// The stages of a row operator (softmax, layer_norm, rms_norm, norm): reductions over the trailing
+// axes of rows, whose axes are the output's first `row_dims`; elementwise stages of the output's shape
+// between them; the elementwise output.
+struct RowRoles {
+  std::vector<std::string> reductions;  // in topological order
+  std::vector<std::string> elementwise;
+  std::string output;
+  size_t row_dims = 0;
+};
+// The row roles of a fresh schedule, or an error saying why it is not a row operator.
+Result<RowRoles> FindRowRoles(const tir::ScheduleState& state);
+
 // What the rules of one sketch application share.
 struct SketchContext {
   SketchContext(const SketchDecisions& d, SketchRoles r) : decisions(d), roles(std::move(r)) {}
@@ -44,6 +57,7 @@ struct SketchContext {
   std::vector<tir::LoopRV> reduce_outer_loops;  // cuda: the accumulator's outer reduction loops (R of R R S R S)
   std::vector<tir::IntRV> thread_factors;  // cuda: threads per spatial axis (cooperative loads use them)
   bool tiled = false;                    // multi-level tiling has run (the loops above are set)
+  std::optional<RowRoles> rows;          // a row operator's roles, once split_rows has changed its stages
 };
 
 class ScheduleRule {
@@ -58,8 +72,8 @@ class ScheduleRule {
     return true;
   }
   virtual Result<void> Apply(tir::Schedule& sch, SketchContext& ctx) const = 0;
-  // The instruction kind that this rule, and no other, puts into a trace (empty: none), so that a
-  // stored trace tells which sketch made it (SketchOfTrace).
+  // An instruction kind that this rule always puts into a trace (empty: none). A sketch is known by
+  // the set of its rules' marks, so that a stored trace tells which sketch made it (SketchOfTrace).
   virtual std::string_view Mark() const { return {}; }
 };
 

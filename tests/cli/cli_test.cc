@@ -43,7 +43,7 @@ TEST(Cli, OpsListsOperatorsAndJson) {
   auto j = RunCli("ops --json");
   ASSERT_EQ(j.status, 0);
   auto parsed = nlohmann::json::parse(j.out);
-  ASSERT_EQ(parsed.size(), 6u);
+  ASSERT_EQ(parsed.size(), 11u);
   EXPECT_EQ(parsed[2]["params"][7]["name"], "stride");
   EXPECT_EQ(parsed[2]["params"][7]["default"], 1);
   EXPECT_EQ(parsed[4]["name"], "conv3d");
@@ -54,9 +54,9 @@ TEST(Cli, NetworksListsThemAndPrintsATaskList) {
   auto list = RunCli("networks --json");
   ASSERT_EQ(list.status, 0) << list.err;
   auto nets = nlohmann::json::parse(list.out);
-  ASSERT_EQ(nets.size(), 5u);
+  ASSERT_EQ(nets.size(), 6u);
   EXPECT_EQ(nets[0]["name"], "resnet18");
-  EXPECT_EQ(nets[4]["name"], "dcgan");
+  EXPECT_EQ(nets[4]["name"], "llama_block");
   EXPECT_EQ(nets[0]["layers"], 21);  // 20 convolutions and the classifier
   EXPECT_NEAR(nets[0]["flops"].get<double>() / 3.64e9, 1.0, 0.03);
 
@@ -68,10 +68,12 @@ TEST(Cli, NetworksListsThemAndPrintsATaskList) {
   auto json = RunCli("networks bert_base --batch 2 --json");
   ASSERT_EQ(json.status, 0) << json.err;
   auto tasks = nlohmann::json::parse(json.out);
-  ASSERT_EQ(tasks.size(), 5u);
+  ASSERT_EQ(tasks.size(), 8u);
   EXPECT_EQ(tasks[0]["op"], "gemm");
   EXPECT_EQ(tasks[0]["shape"], "M=256,N=768,K=768");
-  EXPECT_EQ(tasks[0]["weight"], 48);
+  EXPECT_EQ(tasks[0]["weight"], 36);
+  EXPECT_EQ(tasks[2]["op"], "softmax");
+  EXPECT_EQ(tasks[2]["shape"], "M=3072,N=128");
 }
 
 TEST(Cli, NetworksBadInputIsOneLine) {

@@ -1,5 +1,5 @@
 // Trace JSON as `measure --trace`, `db import` and the lookup library read it: parsed, replayed on a
-// small gemm (cpu and cuda) and conv2d (cuda), and lowered where it replays. Properties: a parsed
+// small gemm (cpu and cuda), conv2d and softmax (cuda), and lowered where it replays. Properties: a parsed
 // trace prints and parses back to the same text; whatever replays also lowers or fails with an error
 // value, never a crash.
 #include <nlohmann/json.hpp>
@@ -17,6 +17,7 @@ const std::vector<std::pair<autotune::tir::Workload, autotune::tir::TargetKind>>
       {*MakeWorkload("gemm", "M=64,N=48,K=32", "bias,relu"), TargetKind::kCpu},
       {*MakeWorkload("gemm", "M=64,N=48,K=32", "bias,relu"), TargetKind::kCuda},
       {*MakeWorkload("conv2d", "N=1,C=8,H=10,W=10,K=16,R=3,S=3,pad=1", "bias"), TargetKind::kCuda},
+      {*MakeWorkload("softmax", "M=16,N=100"), TargetKind::kCuda},
   };
   return *all;
 }

@@ -60,14 +60,14 @@ class Totals(unittest.TestCase):
 
 
 class CpuFlow(unittest.TestCase):
-    """bert_base at batch 1: 5 layers (4 gemm shapes and 2 batched matmuls merged to 5 tasks), 5 trials."""
+    """bert_base at batch 1: 8 layers (the encoder's 11 stages merged to 8 tasks), 8 trials."""
 
     @classmethod
     def setUpClass(cls):
         cls.tmp = Path(tempfile.mkdtemp(prefix="bench_network_test-"))
         cls.out = cls.tmp / "out"
         cls.args = ["--out", str(cls.out), "--network", "bert_base", "--target", "cpu", "--autotune", AUTOTUNE,
-                    "--trials", "5", "--repeats", "1", "--min-repeat-ms", "0", "--quiet",
+                    "--trials", "8", "--repeats", "1", "--min-repeat-ms", "0", "--quiet",
                     "--", "--batch-size", "1", "--population", "16", "--repeats", "1", "--min-repeat-ms", "0"]
         cls.first = run(*cls.args)
 
@@ -83,11 +83,11 @@ class CpuFlow(unittest.TestCase):
         self.assertIn("status: complete", self.first.stderr)
         s = self.summary()
         self.assertTrue(s["complete"])
-        self.assertEqual((s["layers"], s["measured"], s["trials"]), (5, 5, 5))
-        self.assertEqual(s["occurrences"], 96)  # 12 encoder layers x 8 products
+        self.assertEqual((s["layers"], s["measured"], s["trials"]), (8, 8, 8))
+        self.assertEqual(s["occurrences"], 132)  # 12 encoder layers x 11 stages
         self.assertEqual(s["failed"], [])
         rows = {r["layer"]: r for r in s["layer_results"]}
-        self.assertEqual(len(rows), 5)
+        self.assertEqual(len(rows), 8)
         for r in rows.values():
             self.assertGreater(r["best_ms"], 0)
             self.assertEqual(r["trials"], 1)  # every layer's first round, of one trial
@@ -98,9 +98,9 @@ class CpuFlow(unittest.TestCase):
         md = (self.out / "network.md").read_text()
         self.assertEqual(self.first.stdout.strip(), md.strip())
         self.assertIn("bert_base at batch 1, target cpu.", md)
-        self.assertIn("| **total** | 5 layers, 96 occurrences |", md)
+        self.assertIn("| **total** | 8 layers, 132 occurrences |", md)
         self.assertIn("scripts/bench-network --out", md)
-        self.assertEqual(len(list((self.out / "layers").iterdir())), 5)
+        self.assertEqual(len(list((self.out / "layers").iterdir())), 8)
         self.assertTrue((self.out / "records.jsonl.xz").is_file())
 
     def test_2_same_command_again_tunes_and_measures_nothing(self):
@@ -126,8 +126,8 @@ class CpuFlow(unittest.TestCase):
         p = run(*args[:args.index("--")], "--db", str(self.out / "bench.db"))
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertNotIn("tuning bert_base", p.stderr)
-        self.assertIn("Tuning: none in this run; the database held 5 records of the layers.", p.stdout)
-        self.assertEqual(json.loads((out / "network.json").read_text())["measured"], 5)
+        self.assertIn("Tuning: none in this run; the database held 8 records of the layers.", p.stdout)
+        self.assertEqual(json.loads((out / "network.json").read_text())["measured"], 8)
 
 
 class Errors(unittest.TestCase, support.OneLineErrors):

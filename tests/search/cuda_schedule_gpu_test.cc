@@ -117,6 +117,16 @@ TEST(CudaScheduleGpu, Conv2dTranspose) {
              30);
 }
 
+// Row operators: reductions across a block's threads (shared memory, barriers), several rows a block.
+TEST(CudaScheduleGpu, RowOperators) {
+  CheckOnGpu({{"softmax", "M=256,N=1000", ""},
+              {"softmax", "M=37,N=4096", "", "float16"},
+              {"layer_norm", "M=512,N=768", ""},
+              {"rms_norm", "M=16,N=8192", "", "bfloat16"},
+              {"norm", "B=2,M=300,N=170", ""}},
+             40);
+}
+
 TEST(CudaScheduleGpu, Conv1dAndConv3d) {
   CheckOnGpu({{"conv1d", "N=1,C=64,L=256,K=128,R=3,stride=2,pad=1", "bias,relu"},
               {"conv1d", "N=2,C=32,L=77,K=32,R=5,pad=2,groups=32", ""},

@@ -131,6 +131,32 @@ void CheckOperator(const std::string& op, const std::vector<Shape>& shapes, int 
   }
 }
 
+// A reduction loop bound to threads: each thread's share is combined through shared memory. Thread
+// counts that are and are not powers of two, a predicated split, rows of threads (threadIdx.y).
+TEST(ScheduleCorrectness, CrossThreadReduction) {
+  auto w = tir::MakeWorkload("gemm", "M=5,N=3,K=300", "", "float32");
+  ASSERT_TRUE(w) << w.error().message;
+  std::vector<measure::BuildInput> inputs;
+  std::vector<std::string> names;
+  for (int64_t threads : {32, 48, 7}) {
+    tir::Schedule s(*w, TargetKind::kCuda);
+    auto C = s.GetStage("C");
+    ASSERT_TRUE(C);
+    auto l = s.GetLoops(*C).value();
+    ASSERT_TRUE(s.Bind(l[0], tir::ThreadTag::kBlockIdxX));
+    ASSERT_TRUE(s.Bind(l[1], tir::ThreadTag::kThreadIdxY));
+    auto k = s.Split(l[2], {std::monostate{}, threads}).value();
+    ASSERT_TRUE(s.Unroll(k[0]));
+    ASSERT_TRUE(s.Bind(k[1], tir::ThreadTag::kThreadIdxX));
+    auto f = tir::Lower(s.state());
+    ASSERT_TRUE(f) << f.error().message;
+    inputs.push_back(measure::BuildInput::FromFunc(*f));
+    names.push_back(fmt::format("{} threads\n{}", threads, s.trace().ToText()));
+  }
+  const Counts n = CheckLowered(*w, inputs, names, inputs, names);
+  EXPECT_EQ(n.checked, 3);
+}
+
 TEST(ScheduleCorrectness, Gemm) {
   CheckOperator("gemm",
                 {{"M=64,N=48,K=32", ""},
@@ -178,6 +204,26 @@ TEST(ScheduleCorrectness, Conv2dTranspose) {
                  {"N=2,C=6,H=5,W=7,K=4,R=3,S=3,stride=3,pad=2,output_padding=1,dilation=2,groups=2", ""},
                  {"N=1,C=8,H=6,W=6,K=8,R=3,S=3,pad=1", "", "float16"},
                  {"N=1,C=3,H=5,W=7,K=1,R=2,S=2,stride=3", "bias,gelu"}},  // gaps of bias only in the output
+                8);
+}
+
+// Row operators (cuda.rows, cpu.rows): reductions across a block's threads, several rows a block,
+// rows shorter than a warp, 16-bit types.
+TEST(ScheduleCorrectness, RowOperators) {
+  CheckOperator("softmax", {{"M=7,N=100", ""}, {"M=3,N=33", "", "float16"}, {"M=4,N=1", ""}}, 9);
+  CheckOperator("layer_norm", {{"M=5,N=64", ""}, {"M=3,N=70", "", "bfloat16"}}, 6);
+  CheckOperator("rms_norm", {{"M=4,N=300", ""}, {"M=33,N=8", ""}, {"M=3,N=4100", ""}}, 9);
+  CheckOperator("norm", {{"B=3,M=7,N=9", ""}, {"B=1,M=40,N=33", ""}, {"B=2,M=65,N=70", ""}}, 9);
+  // Long rows split over blocks (cuda.rows_split), parts that do not divide the axis.
+  CheckOperator("norm", {{"B=1,M=100,N=50", ""}, {"B=2,M=33,N=130", "", "float16"}}, 6, "cuda.rows_split");
+  CheckOperator("rms_norm", {{"M=2,N=4097", ""}}, 3, "cuda.rows_split");
+}
+
+TEST(ScheduleCorrectness, CapsuleConv2d) {
+  CheckOperator("capsule_conv2d",
+                {{"N=1,C=4,H=6,W=6,K=4,R=3,S=3,stride=2,pad=1", "bias,relu"},
+                 {"N=2,C=3,H=5,W=4,K=2,R=2,S=3,capsule=3", ""},
+                 {"N=1,C=2,H=4,W=4,K=4,R=3,S=3,pad=1,capsule=2", "", "float16"}},
                 8);
 }
 

@@ -56,7 +56,23 @@ TEST(Sketches, TableNamesOnlyRegisteredRules) {
     EXPECT_TRUE(any) << tir::TargetKindName(t);
   }
   EXPECT_EQ(FindScheduleRule("no_such_rule"), nullptr);
-  EXPECT_EQ(ScheduleRuleNames().size(), 12u);
+  EXPECT_EQ(ScheduleRuleNames().size(), 15u);
+}
+
+// Row operators get the row sketches and nothing else; contractions never get them.
+TEST(Sketches, RowOperatorsHaveTheirOwnSketches) {
+  for (const auto& [op, shape] : std::vector<std::pair<std::string, std::string>>{
+           {"softmax", "M=8,N=100"}, {"layer_norm", "M=4,N=768"}, {"rms_norm", "M=2,N=64"}, {"norm", "B=2,M=8,N=8"}}) {
+    EXPECT_EQ(Offered(Make(op, shape), TargetKind::kCuda), (std::vector<std::string>{"cuda.rows"})) << op;
+    EXPECT_EQ(Offered(Make(op, shape), TargetKind::kCpu), (std::vector<std::string>{"cpu.rows"})) << op;
+  }
+  // A few long rows with one sum: split over blocks too, and that is the default.
+  EXPECT_EQ(Offered(Make("norm", "B=1,M=1024,N=1024"), TargetKind::kCuda),
+            (std::vector<std::string>{"cuda.rows_split", "cuda.rows"}));
+  EXPECT_EQ(DefaultSketch(tir::Schedule(Make("norm", "B=1,M=1024,N=1024"), TargetKind::kCuda)),
+            FindSketch("cuda.rows_split"));
+  EXPECT_EQ(Offered(Make("softmax", "M=1,N=100000"), TargetKind::kCuda), (std::vector<std::string>{"cuda.rows"}));
+  EXPECT_EQ(Offered(Make("gemm", "M=64,N=64,K=64"), TargetKind::kCpu), (std::vector<std::string>{"cpu.tiled"}));
 }
 
 TEST(Sketches, DirectIsOfferedForReductionsOfAtMostAWindow) {
@@ -249,7 +265,8 @@ TEST(Sketches, EveryScheduleIsKnownAsTheSketchThatMadeIt) {
   const std::vector<std::pair<std::string, std::string>> workloads = {
       {"gemm", "M=2048,N=1024,K=1024"}, {"gemm", "M=16,N=4096,K=4096"}, {"conv2d", kLateConv},
       {"conv2d", "N=16,C=64,H=56,W=56,K=64,R=3,S=3,pad=1"}, {"conv2d", "N=1,C=256,H=56,W=56,K=64,R=1,S=1"},
-      {"conv2d", "N=1,C=32,H=112,W=112,K=32,R=3,S=3,pad=1,groups=32"}, {"batch_matmul", "B=12,M=128,N=128,K=64"}};
+      {"conv2d", "N=1,C=32,H=112,W=112,K=32,R=3,S=3,pad=1,groups=32"}, {"batch_matmul", "B=12,M=128,N=128,K=64"},
+      {"softmax", "M=64,N=1000"}, {"norm", "B=1,M=256,N=256"}};
   std::vector<std::string> every;
   for (const auto& s : BuiltinSketches()) every.push_back(s.name);
   std::set<std::string> seen;

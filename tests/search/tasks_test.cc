@@ -207,7 +207,7 @@ std::map<std::string, double> Counts(const std::vector<TuneTaskSpec>& tasks) {
 }
 
 TEST(Networks, EveryTaskBuildsAndIsDistinct) {
-  ASSERT_EQ(NetworkNames(), (std::vector<std::string>{"resnet18", "resnet50", "mobilenet_v2", "bert_base", "dcgan"}));
+  ASSERT_EQ(NetworkNames(), (std::vector<std::string>{"resnet18", "resnet50", "mobilenet_v2", "bert_base", "llama_block", "dcgan"}));
   for (const auto& name : NetworkNames()) {
     for (int batch : {1, 4}) {
       SCOPED_TRACE(fmt::format("{} batch {}", name, batch));
@@ -286,19 +286,22 @@ TEST(Networks, MobileNetV2LayerCounts) {
   EXPECT_EQ(depthwise, 17);
 }
 
-TEST(Networks, BertBaseHasEveryPerLayerProductTwelveTimes) {
+TEST(Networks, BertBaseHasEveryPerLayerStageTwelveTimes) {
   auto tasks = Tasks("bert_base", 1);
   std::map<std::string, double> by_shape;
   for (const auto& t : tasks) {
     EXPECT_EQ(std::fmod(t.weight, 12.0), 0.0) << t.name;
     by_shape[t.op + "[" + t.shape + "]+" + t.epilogue] += t.weight;
   }
-  EXPECT_EQ(by_shape.size(), 5u);
-  EXPECT_EQ((by_shape["gemm[M=128,N=768,K=768]+bias"]), 48);  // query, key, value, output
-  EXPECT_EQ((by_shape["gemm[M=128,N=3072,K=768]+bias"]), 12);
-  EXPECT_EQ((by_shape["gemm[M=128,N=768,K=3072]+bias"]), 12);
+  EXPECT_EQ(by_shape.size(), 8u);
+  EXPECT_EQ((by_shape["gemm[M=128,N=768,K=768]+bias"]), 36);  // query, key, value
+  EXPECT_EQ((by_shape["gemm[M=128,N=768,K=768]+bias,residual"]), 12);
+  EXPECT_EQ((by_shape["gemm[M=128,N=3072,K=768]+bias,gelu"]), 12);
+  EXPECT_EQ((by_shape["gemm[M=128,N=768,K=3072]+bias,residual"]), 12);
   EXPECT_EQ((by_shape["batch_matmul[B=12,M=128,N=128,K=64]+"]), 12);
+  EXPECT_EQ((by_shape["softmax[M=1536,N=128]+"]), 12);
   EXPECT_EQ((by_shape["batch_matmul[B=12,M=128,N=64,K=128]+"]), 12);
+  EXPECT_EQ((by_shape["layer_norm[M=128,N=768]+"]), 24);
 }
 
 // The published multiply-accumulate counts (2 FLOPs each), within a few percent: a wrong or
@@ -306,6 +309,9 @@ TEST(Networks, BertBaseHasEveryPerLayerProductTwelveTimes) {
 TEST(Networks, TotalFlopsMatchThePublishedFigures) {
   const std::pair<const char*, double> expected[] = {
       {"resnet18", 1.82e9}, {"resnet50", 4.11e9}, {"mobilenet_v2", 0.30e9}, {"bert_base", 11.17e9},
+      // LLaMA-7B's block on 128 tokens: 4 projections of 4096^2, 3 MLP matrices of 4096 x 11008,
+      // and the two attention products of 32 heads.
+      {"llama_block", 128 * (4 * 4096.0 * 4096 + 3 * 4096.0 * 11008) + 2 * 32 * 128.0 * 128 * 128},
       // DCGAN by hand: 100*512*16 + 3 * (512*16*256*16) [the three doubling layers have equal
       // MACs] + 64*1024*3*16.
       {"dcgan", 100.0 * 512 * 16 + 3 * 512.0 * 16 * 256 * 16 + 64.0 * 1024 * 3 * 16}};
@@ -327,7 +333,8 @@ TEST(Networks, BatchScalesTheBatchDimension) {
       EXPECT_EQ(one[i].name, three[i].name);
       auto a = Build(one[i]);
       auto b = Build(three[i]);
-      const std::string batched = a.op == "gemm" ? "M" : a.op == "batch_matmul" ? "B" : "N";
+      const bool rows = a.op == "softmax" || a.op == "layer_norm" || a.op == "rms_norm";
+      const std::string batched = a.op == "gemm" || rows ? "M" : a.op == "batch_matmul" ? "B" : "N";
       ASSERT_EQ(a.shape.size(), b.shape.size());
       for (size_t p = 0; p < a.shape.size(); ++p) {
         const int64_t factor = a.shape[p].first == batched ? 3 : 1;
@@ -345,7 +352,7 @@ TEST(Networks, UnknownNetworkAndBadBatchAreErrors) {
   auto unknown = NetworkTasks("resnet101", 1);
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.error().message,
-            "unknown network 'resnet101' (known: resnet18, resnet50, mobilenet_v2, bert_base, dcgan)");
+            "unknown network 'resnet101' (known: resnet18, resnet50, mobilenet_v2, bert_base, llama_block, dcgan)");
   for (int batch : {0, -1}) {
     auto bad = NetworkTasks("resnet50", batch);
     ASSERT_FALSE(bad.ok());

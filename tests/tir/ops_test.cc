@@ -12,7 +12,8 @@ namespace {
 TEST(Operators, RegistryListsTheBuiltins) {
   std::vector<std::string> names;
   for (const auto* op : BuiltinOperators().All()) names.push_back(op->Name());
-  EXPECT_EQ(names, (std::vector<std::string>{"gemm", "batch_matmul", "conv2d", "conv1d", "conv3d", "conv2d_transpose"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"gemm", "batch_matmul", "conv2d", "conv1d", "conv3d", "conv2d_transpose", "capsule_conv2d",
+                                               "norm", "softmax", "layer_norm", "rms_norm"}));
 }
 
 TEST(Operators, ParsesShapesWithDefaults) {
@@ -249,6 +250,58 @@ TEST(Operators, TransposedConvolutionIsTheAdjointOfConv2d) {
   auto bad = MakeWorkload("conv2d_transpose", "N=1,C=2,H=4,W=4,K=2,R=3,S=3,stride=2,output_padding=2");
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().message.find("output_padding=2 must be smaller"), std::string::npos);
+}
+
+// Row operators: their tensors, FLOPs and bytes, no epilogue, and references with the properties
+// that define them.
+TEST(Operators, RowOperatorReferences) {
+  auto bad = MakeWorkload("softmax", "M=2,N=3", "relu");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "operator softmax takes no epilogue");
+  auto run = [](const Workload& w, const std::vector<std::vector<float>>& in) {
+    std::vector<const float*> ptrs;
+    for (const auto& v : in) ptrs.push_back(v.data());
+    int64_t n = 1;
+    for (int64_t d : w.output.shape) n *= d;
+    std::vector<float> out(n);
+    w.reference(ptrs, out.data());
+    return out;
+  };
+  const std::vector<float> x = {1, 2, 3, 1000, -5, 0.5f, 7, 7};  // two rows of 4; a large value
+  auto sm = MakeWorkload("softmax", "M=2,N=4");
+  ASSERT_TRUE(sm) << sm.error().message;
+  EXPECT_EQ(sm->layout, "X[M,N] -> Y[M,N]");
+  EXPECT_DOUBLE_EQ(sm->flops, 5.0 * 8);
+  EXPECT_DOUBLE_EQ(sm->min_bytes, 4.0 * 16);
+  auto y = run(*sm, {x});
+  EXPECT_FLOAT_EQ(y[3], 1.0f);  // exp(1000) would overflow without the max
+  EXPECT_NEAR(y[4] + y[5] + y[6] + y[7], 1.0, 1e-6);
+  EXPECT_FLOAT_EQ(y[6], y[7]);
+  auto ln = MakeWorkload("layer_norm", "M=2,N=4");
+  ASSERT_TRUE(ln);
+  ASSERT_EQ(ln->inputs.size(), 3u);
+  EXPECT_EQ(ln->inputs[1].shape, (std::vector<int64_t>{4}));
+  y = run(*ln, {x, {1, 1, 1, 1}, {0, 0, 0, 0}});
+  double mean = 0, sq = 0;
+  for (int j = 4; j < 8; ++j) mean += y[j] / 4.0;
+  for (int j = 4; j < 8; ++j) sq += y[j] * y[j] / 4.0;
+  EXPECT_NEAR(mean, 0.0, 1e-6);
+  EXPECT_NEAR(sq, 1.0, 1e-4);  // the variance, less what epsilon takes
+  y = run(*ln, {x, {2, 2, 2, 2}, {1, 1, 1, 1}});
+  EXPECT_NEAR(y[4] + y[5] + y[6] + y[7], 4.0, 1e-5);
+  auto rms = MakeWorkload("rms_norm", "M=1,N=2");
+  ASSERT_TRUE(rms);
+  y = run(*rms, {{3, 4}, {1, 2}});
+  const double r = std::sqrt((9.0 + 16.0) / 2 + 1e-5);
+  EXPECT_NEAR(y[0], 3 / r, 1e-6);
+  EXPECT_NEAR(y[1], 2 * 4 / r, 1e-6);
+  auto norm = MakeWorkload("norm", "B=2,M=1,N=2");
+  ASSERT_TRUE(norm);
+  EXPECT_EQ(norm->output.shape, (std::vector<int64_t>{2}));
+  EXPECT_DOUBLE_EQ(norm->min_bytes, 4.0 * (4 + 2));
+  y = run(*norm, {{3, 4, 0, -2}});
+  EXPECT_FLOAT_EQ(y[0], 5.0f);
+  EXPECT_FLOAT_EQ(y[1], 2.0f);
 }
 
 TEST(Operators, BatchMatmulReference) {

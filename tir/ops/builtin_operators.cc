@@ -10,6 +10,11 @@ void RegisterBuiltinOperators(OperatorRegistry& registry) {
   registry.Register(MakeConv1dOperator());
   registry.Register(MakeConv3dOperator());
   registry.Register(MakeConv2dTransposeOperator());
+  registry.Register(MakeCapsuleConv2dOperator());
+  registry.Register(MakeNormOperator());
+  registry.Register(MakeSoftmaxOperator());
+  registry.Register(MakeLayerNormOperator());
+  registry.Register(MakeRmsNormOperator());
 }
 
 }  // namespace autotune::tir

@@ -13,5 +13,10 @@ std::unique_ptr<OperatorDef> MakeConv1dOperator();
 std::unique_ptr<OperatorDef> MakeConv2dOperator();
 std::unique_ptr<OperatorDef> MakeConv3dOperator();
 std::unique_ptr<OperatorDef> MakeConv2dTransposeOperator();
+std::unique_ptr<OperatorDef> MakeCapsuleConv2dOperator();
+std::unique_ptr<OperatorDef> MakeNormOperator();
+std::unique_ptr<OperatorDef> MakeSoftmaxOperator();
+std::unique_ptr<OperatorDef> MakeLayerNormOperator();
+std::unique_ptr<OperatorDef> MakeRmsNormOperator();
 
 }  // namespace autotune::tir

@@ -182,6 +182,7 @@ Result<Workload> MakeWorkload(const std::string& op_name, const std::string& sha
   if (auto ok = op->Validate(*params); !ok) return MakeError(fmt::format("impossible {} shape: {}", op_name, ok.error().message));
   auto ep = ParseEpilogue(epilogue);
   if (!ep) return ep.error();
+  if (!ep->empty() && !op->TakesEpilogue()) return MakeError(fmt::format("operator {} takes no epilogue", op_name));
   auto type = ParseDType(dtype);
   if (!type) return type.error();
   return op->Build(*params, *ep, *type);

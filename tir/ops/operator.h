@@ -45,6 +45,8 @@ class OperatorDef {
   virtual std::vector<ParamSpec> Params() const = 0;
   // Checks a complete parameter set; returns an error naming what is impossible.
   virtual Result<void> Validate(const ShapeParams& params) const = 0;
+  // Whether --epilogue applies (contractions); row operators (softmax, norms) take none.
+  virtual bool TakesEpilogue() const { return true; }
   // Builds the workload of validated parameters. Its tensors hold `dtype` (float32, float16 or
   // bfloat16); products accumulate and epilogues compute in float32, rounded once into the output.
   virtual Workload Build(const ShapeParams& params, const Epilogue& epilogue, DType dtype) const = 0;

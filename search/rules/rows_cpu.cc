@@ -1,0 +1,52 @@
+// rows_cpu (cpu.rows): a row operator with its rows in parallel. Every reduction over a row is
+// computed into a register at the row's loop; the elementwise stages are inlined into the output,
+// whose row loop is vectorized (split by a sampled vector width).
+#include "search/rules/builtin_rules.h"
+#include "search/rules/rule_util.h"
+
+namespace autotune::search {
+namespace {
+
+class RowsCpu final : public ScheduleRule {
+ public:
+  std::string_view Name() const override { return "rows_cpu"; }
+  std::string_view Mark() const override { return "set_scope"; }
+  bool AppliesTo(const tir::Schedule& fresh, const SketchRoles&) const override {
+    return fresh.target() == tir::TargetKind::kCpu && FindRowRoles(fresh.state()).ok();
+  }
+  Result<void> Apply(tir::Schedule& sch, SketchContext& ctx) const override {
+    AT_TRY(roles, FindRowRoles(sch.state()));
+    for (const auto& name : roles.elementwise) {
+      AT_TRY(stage, sch.GetStage(name));
+      AT_TRY_VOID(sch.ComputeInline(stage));
+    }
+    AT_TRY(out, sch.GetStage(roles.output));
+    AT_TRY(loops, sch.GetLoops(out));
+    const auto cols_begin = loops.begin() + static_cast<std::ptrdiff_t>(roles.row_dims);
+    AT_TRY(row_loop, FuseIfMany(sch, std::vector<tir::LoopRV>(loops.begin(), cols_begin)));
+    AT_TRY_VOID(sch.Parallel(row_loop));
+    if (cols_begin != loops.end()) {
+      AT_TRY(col_loop, FuseIfMany(sch, std::vector<tir::LoopRV>(cols_begin, loops.end())));
+      AT_TRY(width, SampleChoice(sch, {1, 4, 8, 16}, ctx.decisions.vector));
+      AT_TRY(col_parts, sch.Split(col_loop, {std::monostate{}, width}));
+      AT_TRY_VOID(sch.Vectorize(col_parts[1]));
+    }
+    // The last first: a reduction read by a later one is computed at the loop after it (compute_at).
+    for (auto name = roles.reductions.rbegin(); name != roles.reductions.rend(); ++name) {
+      AT_TRY(stage, sch.GetStage(*name));
+      AT_TRY_VOID(sch.SetScope(stage, tir::Scope::kLocal));
+      AT_TRY_VOID(sch.ComputeAt(stage, row_loop));
+    }
+    AT_TRY(depth, SampleChoice(sch, {0, 16, 64}, ctx.decisions.unroll));
+    AT_TRY_VOID(sch.AnnotateUnroll(row_loop, depth));
+    ctx.block_loop = row_loop;
+    ctx.tiled = true;
+    return {};
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ScheduleRule> MakeRowsCpuRule() { return std::make_unique<RowsCpu>(); }
+
+}  // namespace autotune::search

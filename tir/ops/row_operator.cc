@@ -1,0 +1,121 @@
+#include "tir/ops/row_operator.h"
+
+#include <fmt/format.h>
+
+#include "tir/ops/epilogue.h"
+
+namespace autotune::tir {
+namespace {
+
+std::vector<std::string> AxisNames(const std::string& prefix, size_t n) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < n; ++i) names.push_back(n == 1 ? prefix : fmt::format("{}{}", prefix, i));
+  return names;
+}
+
+class RowOperator : public OperatorDef {
+ public:
+  explicit RowOperator(RowOperatorSpec spec) : spec_(std::move(spec)) {}
+  std::string Name() const override { return spec_.name; }
+  std::string Summary() const override { return spec_.summary; }
+  std::vector<ParamSpec> Params() const override { return spec_.params; }
+  bool TakesEpilogue() const override { return false; }
+
+  Result<void> Validate(const ShapeParams& p) const override {
+    for (const auto& [k, v] : p) {
+      if (v < 1) return MakeError(fmt::format("{}={} must be at least 1", k, v));
+    }
+    const RowShape s = ShapeOf(p);
+    std::vector<int64_t> all = s.rows;
+    all.insert(all.end(), s.cols.begin(), s.cols.end());
+    return CheckTensorSize("X", all);
+  }
+
+  Workload Build(const ShapeParams& p, const Epilogue& epilogue, DType dtype) const override {
+    const RowShape s = ShapeOf(p);
+    std::vector<int64_t> x_shape = s.rows;
+    x_shape.insert(x_shape.end(), s.cols.begin(), s.cols.end());
+    std::vector<te::Operation> inputs = {te::Placeholder("X", x_shape, dtype)};
+    for (const auto& w : spec_.weights) inputs.push_back(te::Placeholder(w, s.cols, dtype));
+    const std::vector<te::Operation> weights(inputs.begin() + 1, inputs.end());
+    const std::vector<te::Operation> computes = spec_.build(s, inputs[0], weights, dtype);
+
+    Workload w = StagedWorkload(Name(), p, epilogue, spec_.layout, inputs, computes);
+    const double elements = static_cast<double>(s.Rows()) * static_cast<double>(s.Cols());
+    const double outputs = spec_.output_per_row ? static_cast<double>(s.Rows()) : elements;
+    w.flops = spec_.flops_per_element * elements;
+    w.min_bytes = TensorBytes(dtype, {elements, outputs, static_cast<double>(spec_.weights.size() * s.Cols())});
+    const int64_t rows = s.Rows(), cols = s.Cols();
+    const int64_t out_stride = spec_.output_per_row ? 1 : cols;
+    w.reference = [rows, cols, out_stride, reference = spec_.reference](const std::vector<const float*>& in,
+                                                                         float* out) {
+      const std::vector<const float*> weights(in.begin() + 1, in.end());
+      for (int64_t r = 0; r < rows; ++r) reference(cols, in[0] + r * cols, weights, out + r * out_stride);
+    };
+    return w;
+  }
+
+ private:
+  RowShape ShapeOf(const ShapeParams& p) const {
+    RowShape s;
+    for (size_t i = 0; i < p.size(); ++i) (i < spec_.row_params ? s.rows : s.cols).push_back(p[i].second);
+    return s;
+  }
+
+  RowOperatorSpec spec_;
+};
+
+}  // namespace
+
+int64_t RowShape::Rows() const {
+  int64_t n = 1;
+  for (int64_t r : rows) n *= r;
+  return n;
+}
+
+int64_t RowShape::Cols() const {
+  int64_t n = 1;
+  for (int64_t c : cols) n *= c;
+  return n;
+}
+
+te::Operation ReduceRows(const std::string& name, ReduceOp op, const RowShape& shape, const RowBody& value) {
+  std::vector<te::IterVar> axes;
+  std::vector<Var> col;
+  const std::vector<std::string> names = AxisNames("r", shape.cols.size());
+  for (size_t i = 0; i < shape.cols.size(); ++i) {
+    axes.push_back(te::ReduceAxis(shape.cols[i], names[i]));
+    col.push_back(axes.back().var);
+  }
+  return te::Compute(name, shape.rows, AxisNames("i", shape.rows.size()), [&](const std::vector<Var>& row) {
+    const Expr v = value(row, col);
+    return op == ReduceOp::kSum ? te::Sum(v, axes) : te::ReduceMax(v, axes);
+  });
+}
+
+te::Operation MapRows(const std::string& name, const RowShape& shape, const RowBody& value) {
+  std::vector<int64_t> dims = shape.rows;
+  dims.insert(dims.end(), shape.cols.begin(), shape.cols.end());
+  std::vector<std::string> names = AxisNames("i", shape.rows.size());
+  for (const auto& n : AxisNames("j", shape.cols.size())) names.push_back(n);
+  const size_t nr = shape.rows.size();
+  return te::Compute(name, dims, names, [&](const std::vector<Var>& v) {
+    return value(std::vector<Var>(v.begin(), v.begin() + nr), std::vector<Var>(v.begin() + nr, v.end()));
+  });
+}
+
+Expr ReadRow(const te::Operation& x, const std::vector<Var>& row, const std::vector<Var>& col) {
+  std::vector<Expr> idx(row.begin(), row.end());
+  idx.insert(idx.end(), col.begin(), col.end());
+  return ReadFloat32(x, idx);
+}
+
+Expr ReadCols(const te::Operation& w, const std::vector<Var>& col) {
+  return ReadFloat32(w, std::vector<Expr>(col.begin(), col.end()));
+}
+
+Expr RoundTo(DType dtype, const Expr& x) { return dtype == DType::kFloat32 ? x : Cast(dtype, x); }
+
+std::unique_ptr<OperatorDef> MakeRowOperator(RowOperatorSpec spec) { return std::make_unique<RowOperator>(std::move(spec)); }
+
+}  // namespace autotune::tir
