@@ -1,6 +1,7 @@
 // rows_cpu (cpu.rows): a row operator with its rows in parallel. Every reduction over a row is
-// computed into a register at the row's loop; the elementwise stages are inlined into the output,
-// whose row loop is vectorized (split by a sampled vector width).
+// computed into a register at the row's loop, its loop vectorized (one accumulator per lane, combined
+// at the end); the elementwise stages are inlined into the output, whose row loop is vectorized
+// (split by a sampled vector width).
 #include "search/rules/builtin_rules.h"
 #include "search/rules/rule_util.h"
 
@@ -36,6 +37,10 @@ class RowsCpu final : public ScheduleRule {
       AT_TRY(stage, sch.GetStage(*name));
       AT_TRY_VOID(sch.SetScope(stage, tir::Scope::kLocal));
       AT_TRY_VOID(sch.ComputeAt(stage, row_loop));
+      AT_TRY(red_loops, sch.GetLoops(stage));
+      const auto reduce_begin = red_loops.begin() + static_cast<std::ptrdiff_t>(roles.row_dims);
+      AT_TRY(reduce, FuseIfMany(sch, std::vector<tir::LoopRV>(reduce_begin, red_loops.end())));
+      AT_TRY_VOID(sch.Vectorize(reduce));
     }
     AT_TRY(depth, SampleChoice(sch, {0, 16, 64}, ctx.decisions.unroll));
     AT_TRY_VOID(sch.AnnotateUnroll(row_loop, depth));

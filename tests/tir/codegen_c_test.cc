@@ -126,11 +126,20 @@ TEST(CodegenC, OnlyOutermostParallelLoopIsParallel) {
   EXPECT_EQ(Count(code, "#pragma omp parallel for"), 1u) << code;
 }
 
-TEST(CodegenC, VectorizedReductionIsLeftToTheCompiler) {
-  Buffer X = Flat("X", 64), Y = Flat("Y", 1);
+// A vectorized loop of one update to a fixed location is an OpenMP simd reduction; a loop whose
+// other reads include the accumulator is not.
+TEST(CodegenC, VectorizedSumAndMaxAreSimdReductions) {
+  Buffer X = Flat("X", 64), Y = Flat("Y", 2);
   Var k = MakeVar("k");
-  std::string code =
-      Gen(PrimFunc{"vsum", {X, Y}, Loop(k, 64, Store(Y, Load(Y, {I(0)}) + Load(X, {k}), {I(0)}), ForKind::kVectorized)});
+  std::string code = Gen(PrimFunc{"vmax", {X, Y},
+                                  Loop(k, 64, Store(Y, Max(Load(Y, {I(1)}), Load(X, {k})), {I(1)}), ForKind::kVectorized)});
+  EXPECT_NE(code.find("#pragma omp simd reduction(max:Y_lanes)"), std::string::npos) << code;
+  EXPECT_NE(code.find("Y[1] = Y_lanes;"), std::string::npos) << code;
+  code = Gen(PrimFunc{"vsum", {X, Y}, Loop(k, 64, Store(Y, Load(Y, {I(0)}) + Load(X, {k}) * Load(X, {k}), {I(0)}),
+                                           ForKind::kVectorized)});
+  EXPECT_NE(code.find("#pragma omp simd reduction(+:Y_lanes)"), std::string::npos) << code;
+  code = Gen(PrimFunc{"self", {X, Y}, Loop(k, 64, Store(Y, Load(Y, {I(0)}) + Load(Y, {I(0)}), {I(0)}),
+                                           ForKind::kVectorized)});
   EXPECT_EQ(Count(code, "omp simd"), 0u) << code;
 }
 

@@ -31,7 +31,7 @@ TEST(SchedulePrimitives, IllegalStepsAreErrors) {
   expect_error(s.Split(l[0], {std::monostate{}, int64_t{1} << 62, int64_t{1} << 62}), "exceeds the 24 iterations");
   expect_error(s.Fuse({l[1], l[2]}), "cannot fuse a reduction loop");
   expect_error(s.Fuse({l[0], l[2]}), "must be adjacent");
-  expect_error(s.Vectorize(l[2]), "reduction loop and cannot be vectorized");
+  expect_error(s.Parallel(l[2]), "reduction loop and cannot be parallel");
   expect_error(s.Bind(l[2], ThreadTag::kBlockIdxX), "cannot be bound to a block or virtual thread");
   expect_error(s.ComputeInline(C), "is a reduction");
   expect_error(s.ReIndex(C, "nope"), "no stage or kernel input named 'nope'");

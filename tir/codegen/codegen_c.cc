@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "tir/analysis/expr_uses.h"
 #include "tir/codegen/c_family.h"
+#include "tir/structural_equal.h"
 #include "tir/functor.h"
 #include "tir/transform/serialize_threads.h"
 
@@ -22,8 +24,9 @@ constexpr int64_t kStackBytes = 64 * 1024;
 constexpr int kAlign = 64;  // cache line and AVX-512 vector
 
 // Whether every store in a loop body writes a location that depends on the loop variable. Only then
-// is `omp simd` safe: a store to one location from all iterations (a vectorized reduction axis) would
-// be a lane race, so such loops are left to the auto-vectorizer, which proves safety itself.
+// is plain `omp simd` safe: a store to one location from all iterations (a vectorized reduction axis)
+// would be a lane race; such a loop is an `omp simd reduction` where it is one plain update
+// (SimdReductionOp), else left to the auto-vectorizer, which proves safety itself.
 class SimdSafety : public IRVisitor {
  public:
   explicit SimdSafety(const VarNode* v) : var_(v) {}
@@ -40,6 +43,27 @@ class SimdSafety : public IRVisitor {
   const VarNode* var_;
   bool uses_ = false;
 };
+
+// A vectorized reduction loop whose body is one update `acc = acc op x` of a location that does not
+// depend on the loop variable (x not reading acc): the OpenMP reduction operator (+, max, min), or
+// null. `omp simd reduction` then gives each lane its own accumulator and combines them at the end.
+const char* SimdReductionOp(const ForNode* op, const BufferStoreNode** update) {
+  const auto* store = As<BufferStoreNode>(op->body);
+  const auto* bin = store ? As<BinaryNode>(store->value) : nullptr;
+  if (!bin || (bin->op != BinaryOp::kAdd && bin->op != BinaryOp::kMax && bin->op != BinaryOp::kMin)) return nullptr;
+  const auto* acc = As<BufferLoadNode>(bin->a);
+  if (!acc || acc->buffer != store->buffer || store->indices.size() != 1 || !StructuralEqual(acc->indices[0], store->indices[0])) {
+    return nullptr;
+  }
+  for (const VarNode* v : VarsIn(store->indices[0])) {
+    if (v == op->var.get()) return nullptr;  // the location moves with the loop: not a reduction
+  }
+  for (const BufferLoadNode* load : LoadsIn(bin->b)) {
+    if (load->buffer == store->buffer) return nullptr;
+  }
+  *update = store;
+  return bin->op == BinaryOp::kAdd ? "+" : bin->op == BinaryOp::kMax ? "max" : "min";
+}
 
 class CEmitter : public CFamilyPrinter {
  public:
@@ -95,9 +119,13 @@ class CEmitter : public CFamilyPrinter {
       case ForKind::kVectorized: {
         SimdSafety safety(op->var.get());
         safety.Visit(op->body);
+        const BufferStoreNode* update = nullptr;
         if (!in_simd_ && safety.safe) {
           Line("#pragma omp simd");
           opened_simd = in_simd_ = true;
+        } else if (const char* red = in_simd_ ? nullptr : SimdReductionOp(op, &update)) {
+          EmitSimdReduction(op, update, red, begin, end_text);
+          return;
         }
         break;
       }
@@ -121,6 +149,36 @@ class CEmitter : public CFamilyPrinter {
     Line("}");
     if (opened_parallel) in_parallel_ = false;
     if (opened_simd) in_simd_ = false;
+  }
+
+  // The accumulator in a scalar (GCC vectorizes `reduction` of a scalar, not of an array element):
+  //   { acc = location; #pragma omp simd reduction(op:acc) for (...) acc = acc op x; location = acc; }
+  void EmitSimdReduction(const ForNode* op, const BufferStoreNode* update, const char* red, const std::string& begin,
+                         const std::string& end_text) {
+    const auto* bin = As<BinaryNode>(update->value);
+    const Var acc = MakeVar(update->buffer->name + "_lanes", update->buffer->dtype);
+    const std::string& a = VarName(acc.get());
+    const std::string& v = VarName(op->var.get());
+    Line("{");
+    ++indent_;
+    Line(fmt::format("{} {} = {};", TypeName(acc->dtype), a, EmitExpr(Load(update->buffer, update->indices)).text));
+    live_vars_.insert(acc.get());
+    Line(fmt::format("#pragma omp simd reduction({}:{})", red, a));
+    Line(fmt::format("for ({} {} = {}; {} < {}; ++{}) {{", TypeName(op->var->dtype), v, begin, v, end_text, v));
+    const int64_t* min = AsConstInt(op->min);
+    const int64_t* extent = AsConstInt(op->extent);
+    if (min && extent) bounds_.Bind(op->var, *min, *extent);
+    live_vars_.insert(op->var.get());
+    ++indent_;
+    Line(fmt::format("{} = {};", a, EmitExpr(MakeBinary(bin->op, acc, bin->b)).text));
+    --indent_;
+    live_vars_.erase(op->var.get());
+    bounds_.Unbind(op->var);
+    Line("}");
+    EmitStmt(Store(update->buffer, acc, update->indices));
+    live_vars_.erase(acc.get());
+    --indent_;
+    Line("}");
   }
 
   void EmitAllocate(const AllocateNode* op) {

@@ -17,7 +17,9 @@ Result<void> SetLoopKind(ScheduleState& state, int stage, int iter, ForKind kind
       }
     }
   }
-  if (it.is_reduce && !cross_thread && kind != ForKind::kUnrolled && kind != ForKind::kSerial) {
+  // On the CPU a vectorized reduction loop gets one accumulator per lane (omp simd reduction).
+  const bool simd_reduction = it.is_reduce && kind == ForKind::kVectorized && state.target == TargetKind::kCpu;
+  if (it.is_reduce && !cross_thread && !simd_reduction && kind != ForKind::kUnrolled && kind != ForKind::kSerial) {
     // Running reduction iterations concurrently would race on the accumulator.
     return MakeError(fmt::format("loop {} of {} is a reduction loop and cannot be {}", it.name, st.name(),
                                  kind == ForKind::kThreadBinding ? "bound to a block or virtual thread" : ForKindName(kind)));
