@@ -17,19 +17,12 @@ class RowsCpu final : public ScheduleRule {
   }
   Result<void> Apply(tir::Schedule& sch, SketchContext& ctx) const override {
     AT_TRY(roles, FindRowRoles(sch.state()));
-    for (const auto& name : roles.elementwise) {
-      AT_TRY(stage, sch.GetStage(name));
-      AT_TRY_VOID(sch.ComputeInline(stage));
-    }
-    AT_TRY(out, sch.GetStage(roles.output));
-    AT_TRY(loops, sch.GetLoops(out));
-    const auto cols_begin = loops.begin() + static_cast<std::ptrdiff_t>(roles.row_dims);
-    AT_TRY(row_loop, FuseIfMany(sch, std::vector<tir::LoopRV>(loops.begin(), cols_begin)));
+    AT_TRY(out, InlineAndFuseRows(sch, roles.elementwise, roles.output, roles.row_dims));
+    const tir::LoopRV row_loop = out.rows;
     AT_TRY_VOID(sch.Parallel(row_loop));
-    if (cols_begin != loops.end()) {
-      AT_TRY(col_loop, FuseIfMany(sch, std::vector<tir::LoopRV>(cols_begin, loops.end())));
+    if (out.cols) {
       AT_TRY(width, SampleChoice(sch, {1, 4, 8, 16}, ctx.decisions.vector));
-      AT_TRY(col_parts, sch.Split(col_loop, {std::monostate{}, width}));
+      AT_TRY(col_parts, sch.Split(*out.cols, {std::monostate{}, width}));
       AT_TRY_VOID(sch.Vectorize(col_parts[1]));
     }
     // The last first: a reduction read by a later one is computed at the loop after it (compute_at).

@@ -46,10 +46,6 @@ class RowsGpu final : public ScheduleRule {
   // (After split_rows the roles are the context's: the reduction reads the partial sums, not rows.)
   Result<void> Apply(tir::Schedule& sch, SketchContext& ctx) const override {
     AT_TRY(roles, ctx.rows ? Result<RowRoles>(*ctx.rows) : FindRowRoles(sch.state()));
-    for (const auto& name : roles.elementwise) {
-      AT_TRY(stage, sch.GetStage(name));
-      AT_TRY_VOID(sch.ComputeInline(stage));
-    }
     const tir::Stage& first = sch.state().stages[sch.state().FindStage(roles.reductions[0])];
     const StageShape row = ShapeOf(first);
     const StageShape out_shape = ShapeOf(sch.state().stages[sch.state().FindStage(roles.output)]);
@@ -60,16 +56,12 @@ class RowsGpu final : public ScheduleRule {
     while (row_counts.size() > 1 && row_counts.back() * thread_count > kMaxThreads) row_counts.pop_back();
     AT_TRY(rows, SampleChoice(sch, row_counts, ctx.decisions.rows_per_block));
 
-    AT_TRY(out, sch.GetStage(roles.output));
-    AT_TRY(loops, sch.GetLoops(out));
-    const auto cols_begin = loops.begin() + static_cast<std::ptrdiff_t>(roles.row_dims);
-    AT_TRY(row_loop, FuseIfMany(sch, std::vector<tir::LoopRV>(loops.begin(), cols_begin)));
-    AT_TRY(row_parts, sch.Split(row_loop, {std::monostate{}, rows}));
+    AT_TRY(out, InlineAndFuseRows(sch, roles.elementwise, roles.output, roles.row_dims));
+    AT_TRY(row_parts, sch.Split(out.rows, {std::monostate{}, rows}));
     AT_TRY_VOID(sch.Bind(row_parts[0], tir::ThreadTag::kBlockIdxX));
     AT_TRY_VOID(sch.Bind(row_parts[1], tir::ThreadTag::kThreadIdxY));
-    if (cols_begin != loops.end()) {
-      AT_TRY(col_loop, FuseIfMany(sch, std::vector<tir::LoopRV>(cols_begin, loops.end())));
-      AT_TRY(col_parts, sch.Split(col_loop, {std::monostate{}, threads}));
+    if (out.cols) {
+      AT_TRY(col_parts, sch.Split(*out.cols, {std::monostate{}, threads}));
       AT_TRY_VOID(sch.Bind(col_parts[1], tir::ThreadTag::kThreadIdxX));
     }
     // The last first: a reduction read by a later one is computed at the loop after it (compute_at).

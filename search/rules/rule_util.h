@@ -1,6 +1,8 @@
 // Small helpers the schedule rules share.
 #pragma once
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "support/result.h"
@@ -39,6 +41,33 @@ inline Result<tir::LoopRV> FuseIfMany(tir::Schedule& sch, const std::vector<tir:
 inline Result<int64_t> LoopExtent(const tir::Schedule& sch, tir::LoopRV loop) {
   AT_TRY(where, sch.Resolve(loop));
   return sch.state().stages[where.first].iters[where.second].extent;
+}
+
+// A row operator's output loops: its row loops fused, and its column loops fused (none for norm).
+struct RowLoops {
+  tir::LoopRV rows;
+  std::optional<tir::LoopRV> cols;
+};
+
+// Inlines the stages `elementwise` (by name), then fuses the row and the column loops of `output`,
+// whose first `row_dims` axes are the rows.
+inline Result<RowLoops> InlineAndFuseRows(tir::Schedule& sch, const std::vector<std::string>& elementwise,
+                                          const std::string& output, size_t row_dims) {
+  for (const auto& name : elementwise) {
+    AT_TRY(stage, sch.GetStage(name));
+    AT_TRY_VOID(sch.ComputeInline(stage));
+  }
+  AT_TRY(out, sch.GetStage(output));
+  AT_TRY(loops, sch.GetLoops(out));
+  const auto cols_begin = loops.begin() + static_cast<std::ptrdiff_t>(row_dims);
+  RowLoops r;
+  AT_TRY(rows, FuseIfMany(sch, std::vector<tir::LoopRV>(loops.begin(), cols_begin)));
+  r.rows = rows;
+  if (cols_begin != loops.end()) {
+    AT_TRY(cols, FuseIfMany(sch, std::vector<tir::LoopRV>(cols_begin, loops.end())));
+    r.cols = cols;
+  }
+  return r;
 }
 
 // Uniform over `candidates` unless `decide` picks one.

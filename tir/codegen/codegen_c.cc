@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <cstdint>
 #include <optional>
 #include <sstream>
@@ -102,7 +103,6 @@ class CEmitter : public CFamilyPrinter {
       Fail("thread-bound loop left after serialization");
       return;
     }
-    const std::string& v = VarName(op->var.get());
     const std::string begin = EmitExpr(op->min).text;
     const Expr end = IsConstInt(op->min, 0) ? op->extent : Add(op->min, Cast(op->min->dtype, op->extent));
     const std::string end_text = Paren(EmitExpr(end), kPrecRel + 1);
@@ -136,19 +136,26 @@ class CEmitter : public CFamilyPrinter {
         break;
       default: break;
     }
+    EmitLoop(op, begin, end_text, [&] { EmitStmt(op->body); });
+    if (opened_parallel) in_parallel_ = false;
+    if (opened_simd) in_simd_ = false;
+  }
+
+  // `for (v = begin; v < end; ++v) { body }` with the loop variable bound while `body` prints.
+  void EmitLoop(const ForNode* op, const std::string& begin, const std::string& end_text,
+                const std::function<void()>& body) {
+    const std::string& v = VarName(op->var.get());
     Line(fmt::format("for ({} {} = {}; {} < {}; ++{}) {{", TypeName(op->var->dtype), v, begin, v, end_text, v));
     const int64_t* min = AsConstInt(op->min);
     const int64_t* extent = AsConstInt(op->extent);
     if (min && extent) bounds_.Bind(op->var, *min, *extent);
     live_vars_.insert(op->var.get());
     ++indent_;
-    EmitStmt(op->body);
+    body();
     --indent_;
     live_vars_.erase(op->var.get());
     bounds_.Unbind(op->var);
     Line("}");
-    if (opened_parallel) in_parallel_ = false;
-    if (opened_simd) in_simd_ = false;
   }
 
   // The accumulator in a scalar (GCC vectorizes `reduction` of a scalar, not of an array element):
@@ -158,23 +165,12 @@ class CEmitter : public CFamilyPrinter {
     const auto* bin = As<BinaryNode>(update->value);
     const Var acc = MakeVar(update->buffer->name + "_lanes", update->buffer->dtype);
     const std::string& a = VarName(acc.get());
-    const std::string& v = VarName(op->var.get());
     Line("{");
     ++indent_;
     Line(fmt::format("{} {} = {};", TypeName(acc->dtype), a, EmitExpr(Load(update->buffer, update->indices)).text));
     live_vars_.insert(acc.get());
     Line(fmt::format("#pragma omp simd reduction({}:{})", red, a));
-    Line(fmt::format("for ({} {} = {}; {} < {}; ++{}) {{", TypeName(op->var->dtype), v, begin, v, end_text, v));
-    const int64_t* min = AsConstInt(op->min);
-    const int64_t* extent = AsConstInt(op->extent);
-    if (min && extent) bounds_.Bind(op->var, *min, *extent);
-    live_vars_.insert(op->var.get());
-    ++indent_;
-    Line(fmt::format("{} = {};", a, EmitExpr(MakeBinary(bin->op, acc, bin->b)).text));
-    --indent_;
-    live_vars_.erase(op->var.get());
-    bounds_.Unbind(op->var);
-    Line("}");
+    EmitLoop(op, begin, end_text, [&] { Line(fmt::format("{} = {};", a, EmitExpr(MakeBinary(bin->op, acc, bin->b)).text)); });
     EmitStmt(Store(update->buffer, acc, update->indices));
     live_vars_.erase(acc.get());
     --indent_;

@@ -48,10 +48,8 @@ InstructionKind CacheWriteInstruction() {
   return {"cache_write", [](Schedule& sch, const Instruction& inst, ReplayEnv& env) -> Result<void> {
             auto s = replay::StageAt(inst, 0, env);
             if (!s) return s.error();
-            auto scope_name = replay::Attr<std::string>(inst, "scope");
-            if (!scope_name) return scope_name.error();
-            const std::optional<Scope> scope = ParseScope(*scope_name);
-            if (!scope) return MakeError(fmt::format("unknown scope '{}'", *scope_name));
+            auto scope = replay::ScopeAttr(inst);
+            if (!scope) return scope.error();
             auto out = sch.CacheWrite(*s, *scope);
             if (!out) return out.error();
             return replay::BindAll(env.stages, inst, std::vector<StageRV>{*out});

@@ -94,6 +94,15 @@ Result<T> Attr(const Instruction& inst, const char* name) {
   return std::move(*value);
 }
 
+// The memory scope named by attribute "scope".
+inline Result<Scope> ScopeAttr(const Instruction& inst) {
+  auto name = Attr<std::string>(inst, "scope");
+  if (!name) return name.error();
+  const std::optional<Scope> scope = ParseScope(*name);
+  if (!scope) return MakeError(fmt::format("unknown scope '{}'", *name));
+  return *scope;
+}
+
 // The integer decision of a sampling instruction (nullopt: none recorded, sample afresh).
 inline Result<std::optional<int64_t>> IntDecision(const Instruction& inst) {
   if (inst.decision.is_null()) return std::optional<int64_t>{};

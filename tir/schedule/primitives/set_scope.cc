@@ -25,10 +25,8 @@ InstructionKind SetScopeInstruction() {
   return {"set_scope", [](Schedule& sch, const Instruction& inst, ReplayEnv& env) -> Result<void> {
             auto s = replay::StageAt(inst, 0, env);
             if (!s) return s.error();
-            auto scope_name = replay::Attr<std::string>(inst, "scope");
-            if (!scope_name) return scope_name.error();
-            const std::optional<Scope> scope = ParseScope(*scope_name);
-            if (!scope) return MakeError(fmt::format("unknown scope '{}'", *scope_name));
+            auto scope = replay::ScopeAttr(inst);
+            if (!scope) return scope.error();
             return sch.SetScope(*s, *scope);
           }};
 }
