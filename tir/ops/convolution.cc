@@ -138,8 +138,8 @@ Result<void> ValidateConv(const ShapeParams& params, const ConvGeometry& g) {
     fits &= padded.back() >= dilated.back();
   }
   if (!fits) {
-    return MakeError(fmt::format("the dilated {} kernel is larger than the padded {} input", JoinX(g.kernel),
-                                 JoinX(padded)));
+    return MakeError(fmt::format("the {}{} kernel is larger than the padded {} input", g.dilation > 1 ? "dilated " : "",
+                                 JoinX(g.kernel), JoinX(padded)));
   }
   std::vector<int64_t> padded_data = {g.N, g.C};
   padded_data.insert(padded_data.end(), padded.begin(), padded.end());
