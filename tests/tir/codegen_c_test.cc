@@ -50,6 +50,9 @@ TEST(CodegenC, GoldenText) {
 #include <stdint.h>
 #include <stdlib.h>
 
+#pragma omp declare simd notinbranch
+float expf(float);
+
 static inline int32_t at_floordiv_i32(int32_t a, int32_t b) {
   int32_t q = a / b;
   return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;
@@ -141,6 +144,18 @@ TEST(CodegenC, VectorizedSumAndMaxAreSimdReductions) {
   code = Gen(PrimFunc{"self", {X, Y}, Loop(k, 64, Store(Y, Load(Y, {I(0)}) + Load(Y, {I(0)}), {I(0)}),
                                            ForKind::kVectorized)});
   EXPECT_EQ(Count(code, "omp simd"), 0u) << code;
+}
+
+// expf gets a vector declaration (libmvec) where the code calls it, and only there.
+TEST(CodegenC, ExpfIsDeclaredForVectorLoops) {
+  Buffer X = Flat("X", 64), Y = Flat("Y", 64);
+  Var k = MakeVar("k");
+  const std::string with_exp = Gen(PrimFunc{
+      "vexp", {X, Y}, Loop(k, 64, Store(Y, Call(DType::kFloat32, "exp", {Load(X, {k})}), {k}), ForKind::kVectorized)});
+  EXPECT_NE(with_exp.find("#pragma omp declare simd notinbranch\nfloat expf(float);"), std::string::npos) << with_exp;
+  const std::string without =
+      Gen(PrimFunc{"copy", {X, Y}, Loop(k, 64, Store(Y, Load(X, {k}), {k}), ForKind::kVectorized)});
+  EXPECT_EQ(without.find("declare simd"), std::string::npos) << without;
 }
 
 TEST(CodegenC, LargeAllocationsGoToTheHeap) {
