@@ -27,15 +27,6 @@ std::vector<int64_t> RowsPerBlock(int64_t rows) {
   return out;
 }
 
-// Reduction loops of `stage` after its `spatial` ones, fused and split so that consecutive threads
-// of threadIdx.x read consecutive elements.
-Result<void> ReduceAcrossThreads(tir::Schedule& sch, tir::StageRV stage, size_t spatial, tir::IntRV threads) {
-  AT_TRY(loops, sch.GetLoops(stage));
-  AT_TRY(reduce, FuseIfMany(sch, std::vector<tir::LoopRV>(loops.begin() + spatial, loops.end())));
-  AT_TRY(parts, sch.Split(reduce, {std::monostate{}, threads}));
-  return sch.Bind(parts[1], tir::ThreadTag::kThreadIdxX);
-}
-
 class RowsGpu final : public ScheduleRule {
  public:
   std::string_view Name() const override { return "rows_gpu"; }

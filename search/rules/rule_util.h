@@ -70,6 +70,15 @@ inline Result<RowLoops> InlineAndFuseRows(tir::Schedule& sch, const std::vector<
   return r;
 }
 
+// The reduction loops of `stage` after its `spatial` ones, fused and split by `threads` bound to
+// threadIdx.x (a reduction across threads), so that consecutive threads read consecutive elements.
+inline Result<void> ReduceAcrossThreads(tir::Schedule& sch, tir::StageRV stage, size_t spatial, tir::IntRV threads) {
+  AT_TRY(loops, sch.GetLoops(stage));
+  AT_TRY(reduce, FuseIfMany(sch, std::vector<tir::LoopRV>(loops.begin() + static_cast<std::ptrdiff_t>(spatial), loops.end())));
+  AT_TRY(parts, sch.Split(reduce, {std::monostate{}, threads}));
+  return sch.Bind(parts[1], tir::ThreadTag::kThreadIdxX);
+}
+
 // Uniform over `candidates` unless `decide` picks one.
 template <class Decider>
 Result<tir::IntRV> SampleChoice(tir::Schedule& sch, const std::vector<int64_t>& candidates, const Decider& decide) {

@@ -54,9 +54,7 @@ class SplitRows final : public ScheduleRule {
     AT_TRY(blocks, FuseIfMany(sch, std::vector<tir::LoopRV>(pl.begin(), reduce_begin)));
     AT_TRY_VOID(sch.Bind(blocks, tir::ThreadTag::kBlockIdxX));
     AT_TRY(threads, SampleChoice(sch, {64, 128, 256, 512}, ctx.decisions.combine_threads));
-    AT_TRY(reduce, FuseIfMany(sch, std::vector<tir::LoopRV>(reduce_begin, pl.end())));
-    AT_TRY(lanes, sch.Split(reduce, {std::monostate{}, threads}));
-    AT_TRY_VOID(sch.Bind(lanes[1], tir::ThreadTag::kThreadIdxX));
+    AT_TRY_VOID(ReduceAcrossThreads(sch, partials, 1, threads));  // after the one fused block loop
     ctx.rows = roles;  // rows_gpu schedules the rest: the reduction now sums the parts
     return {};
   }
