@@ -107,6 +107,21 @@ Expr Call(DType t, std::string name, std::vector<Expr> args) {
   for (const auto& a : args) AUTOTUNE_CHECK(a, "call argument is null");
   return std::make_shared<CallNode>(t, std::move(name), std::move(args));
 }
+namespace {
+constexpr const char* kShuffleXor = "shfl_xor";
+}
+Expr ShuffleXor(Expr value, int64_t lane_offset) {
+  AUTOTUNE_CHECK(value, "shuffle of null");
+  AUTOTUNE_CHECK(lane_offset > 0 && lane_offset < 32 && (lane_offset & (lane_offset - 1)) == 0,
+                 "a shuffle's lane offset is a power of two below 32");
+  const DType t = value->dtype;
+  return Call(t, kShuffleXor, {std::move(value), IntImm(lane_offset)});
+}
+bool IsShuffleXor(const CallNode* c) { return c && c->name == kShuffleXor && c->args.size() == 2; }
+const CallNode* AsShuffleXor(const Expr& e) {
+  const auto* c = As<CallNode>(e);
+  return IsShuffleXor(c) ? c : nullptr;
+}
 Expr Reduce(ReduceOp op, Expr source, std::vector<Var> axis, std::vector<Expr> extents) {
   AUTOTUNE_CHECK(source, "reduce source is null");
   AUTOTUNE_CHECK(axis.size() == extents.size() && !axis.empty(), "reduce needs one extent per axis");

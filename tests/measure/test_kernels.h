@@ -99,6 +99,17 @@ inline PrimFunc CpuTiledGemm(int64_t M, int64_t N, int64_t K) {
   return PrimFunc{"gemm_cpu_tiled", {A, B, C}, body};
 }
 
+// Two rows (threadIdx.y) of 8 threads: Y[t] = X[t] + X[t ^ 2] within a row, through a warp shuffle.
+inline PrimFunc ShuffleRows() {
+  Buffer X = Flat("X", 16), Y = Flat("Y", 16), L = Flat("L", 1, Scope::kLocal);
+  Var ty = MakeVar("ty"), tx = MakeVar("tx");
+  Stmt per_thread = Allocate(L, Seq({Store(L, Load(X, {ty * 8 + tx}), {I(0)}),
+                                     Store(L, Load(L, {I(0)}) + ShuffleXor(Load(L, {I(0)}), 2), {I(0)}),
+                                     Store(Y, Load(L, {I(0)}), {ty * 8 + tx})}));
+  return PrimFunc{"shuffle", {X, Y},
+                  ThreadLoop(ty, 2, ThreadTag::kThreadIdxY, ThreadLoop(tx, 8, ThreadTag::kThreadIdxX, per_thread))};
+}
+
 // GPU schedule (as written for CUDA): 16 x 16 output tiles per block, 8 x 8 threads computing 2 x 2
 // each, K in steps of 8 through shared tiles loaded cooperatively between barriers, a local
 // accumulator array. Needs M % 16 == 0, N % 16 == 0, K % 8 == 0.

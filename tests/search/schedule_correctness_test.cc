@@ -138,7 +138,7 @@ TEST(ScheduleCorrectness, CrossThreadReduction) {
   ASSERT_TRUE(w) << w.error().message;
   std::vector<measure::BuildInput> inputs;
   std::vector<std::string> names;
-  for (int64_t threads : {32, 48, 7}) {
+  for (int64_t threads : {32, 48, 7, 8, 64, 96}) {  // warp shuffles for 8, 32, 64 and 96
     tir::Schedule s(*w, TargetKind::kCuda);
     auto C = s.GetStage("C");
     ASSERT_TRUE(C);
@@ -154,7 +154,7 @@ TEST(ScheduleCorrectness, CrossThreadReduction) {
     names.push_back(fmt::format("{} threads\n{}", threads, s.trace().ToText()));
   }
   const Counts n = CheckLowered(*w, inputs, names, inputs, names);
-  EXPECT_EQ(n.checked, 3);
+  EXPECT_EQ(n.checked, 6);
 }
 
 TEST(ScheduleCorrectness, Gemm) {

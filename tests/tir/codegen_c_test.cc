@@ -260,6 +260,23 @@ TEST_F(CodegenCRun, IntegerAndFloatSemantics) {
   EXPECT_TRUE(res[0].correct);
 }
 
+// A GPU program with a warp shuffle (ShuffleRows), serialized, runs as the GPU would.
+TEST_F(CodegenCRun, ShufflesRunAsExchanges) {
+  Workload w;
+  w.op = "shuffle";
+  w.inputs = {{"X", DType::kFloat32, {16}}};
+  w.output = {"Y", DType::kFloat32, {16}};
+  w.reference = [](const std::vector<const float*>& in, float* out) {
+    for (int t = 0; t < 16; ++t) out[t] = static_cast<float>(static_cast<double>(in[0][t]) + in[0][t ^ 2]);
+  };
+  measure::CBuilder builder(Config());
+  auto built = builder.Build({measure::BuildInput::FromFunc(ShuffleRows())});
+  ASSERT_TRUE(built[0].ok()) << built[0].error_message;
+  auto res = measure::CpuRunner(Config()).Run(w, built);
+  EXPECT_TRUE(res[0].ok()) << res[0].error_message << "\n" << built[0].source;
+  EXPECT_TRUE(res[0].correct) << built[0].source;
+}
+
 TEST_F(CodegenCRun, GoldenFunctionCompiles) {
   measure::CBuilder builder(Config());
   auto built = builder.Build({measure::BuildInput::FromFunc(GoldenFunc())});

@@ -544,6 +544,33 @@ TEST(CodegenCuda, SiblingThreadLoopsOfDifferentExtentsAreGuarded) {
   ExpectCompiles(m.code);
 }
 
+// A warp shuffle becomes __shfl_xor_sync; under a thread-dependent condition, or where blockDim.x
+// would split a row's lanes across warps, it is refused rather than generated wrong.
+TEST(CodegenCuda, WarpShufflesAndWhereTheyAreRefused) {
+  Buffer X = Flat("X", 64), Y = Flat("Y", 64), L = Flat("L", 1, Scope::kLocal);
+  Var tx = MakeVar("tx");
+  auto butterfly = [&](int64_t threads, Stmt tail) {
+    return ThreadLoop(tx, threads, ThreadTag::kThreadIdxX,
+                      Allocate(L, Seq({Store(L, Load(X, {tx}), {I(0)}),
+                                       Store(L, Load(L, {I(0)}) + ShuffleXor(Load(L, {I(0)}), 2), {I(0)}), tail})));
+  };
+  const Stmt store = Store(Y, Load(L, {I(0)}), {tx});
+  CudaModule m = Gen(PrimFunc{"shfl", {X, Y}, butterfly(64, store)});
+  EXPECT_TRUE(Has(m.code, "L[0] = L[0] + __shfl_xor_sync(0xffffffffu, L[0], 2);")) << m.code;
+  ExpectCompiles(m.code);
+  EXPECT_TRUE(Has(Gen(PrimFunc{"shfl", {X, Y}, butterfly(8, store)}).code, "__shfl_xor_sync"));
+  ExpectError(PrimFunc{"f", {X, Y}, butterfly(48, store)}, "in a block 48 threads wide");
+  Var t2 = MakeVar("t2"), bx = MakeVar("bx");
+  const Stmt wider = ThreadLoop(t2, 64, ThreadTag::kThreadIdxX, Store(Y, F(0), {t2}));
+  // One kernel whose block is wider than the shuffling loop: that loop is guarded, so it diverges.
+  ExpectError(PrimFunc{"f", {X, Y}, ThreadLoop(bx, 1, ThreadTag::kBlockIdxX, Seq({butterfly(16, store), wider}))},
+              "thread-dependent condition");
+  ExpectError(PrimFunc{"f", {X, Y},
+                       ThreadLoop(tx, 32, ThreadTag::kThreadIdxX,
+                                  IfThenElse(LT(tx, I(4)), Store(Y, ShuffleXor(Load(X, {tx}), 1), {tx})))},
+              "thread-dependent condition");
+}
+
 TEST(CodegenCuda, SiblingLoopsOfOneVariableDeclareItInScopes) {
   // Lowering reuses a loop variable in sibling nests (a reduction's init and update nests). The
   // block loop's variable is not used: it is not declared.

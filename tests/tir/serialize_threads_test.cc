@@ -110,6 +110,27 @@ TEST(SerializeThreads, GpuGemmHasNoThreadLoopsOrBarriersLeft) {
   EXPECT_FALSE(NeedsThreadSerialization(NaiveGemm(4, 4, 4).body));
 }
 
+// A shuffle is an exchange through a block-wide array: all threads write, then each reads the value
+// of the thread whose threadIdx.x is its own XOR the offset (same threadIdx.y).
+TEST(SerializeThreads, ShufflesExchangeThroughMemory) {
+  const Stmt s = ShuffleRows().body;
+  EXPECT_TRUE(NeedsThreadSerialization(s));
+  const std::string text = Serialized(s);
+  EXPECT_NE(text.find("allocate L_exchange: float32[16] shared"), std::string::npos) << text;
+  EXPECT_EQ(text.find("shfl_xor"), std::string::npos) << text;
+  // CodegenCRun.ShufflesRunAsExchanges runs it.
+}
+
+TEST(SerializeThreads, ShuffleUnderThreadDependentConditionIsAnError) {
+  Buffer X = Flat("X", 8), Y = Flat("Y", 8);
+  Var tx = MakeVar("tx");
+  Stmt s = ThreadLoop(tx, 8, ThreadTag::kThreadIdxX, IfThenElse(LT(tx, I(4)), Store(Y, ShuffleXor(Load(X, {tx}), 1), {tx})));
+  auto r = SerializeThreads(s);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("warp shuffle under a thread-dependent condition"), std::string::npos)
+      << r.error().message;
+}
+
 TEST(SerializeThreads, BarrierUnderThreadDependentConditionIsAnError) {
   Buffer S = Flat("S", 4, Scope::kShared);
   Var tx = MakeVar("tx");

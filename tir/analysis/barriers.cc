@@ -25,7 +25,30 @@ class BarrierFinder : public IRVisitor {
 #undef AUTOTUNE_X
 };
 
+class ShuffleFinder : public IRVisitor {
+ public:
+  bool found = false;
+  void Visit_(const CallNode* op) override {
+    found |= IsShuffleXor(op);
+    VisitFields(op);
+  }
+};
+
 }  // namespace
+
+bool ContainsShuffle(const Stmt& s) {
+  if (!s) return false;
+  ShuffleFinder f;
+  f.Visit(s);
+  return f.found;
+}
+
+bool ContainsShuffle(const Expr& e) {
+  if (!e) return false;
+  ShuffleFinder f;
+  f.Visit(e);
+  return f.found;
+}
 
 bool ContainsBarrier(const Stmt& s) {
   if (!s) return false;

@@ -8,5 +8,8 @@ namespace autotune::tir {
 
 // False for an empty statement.
 bool ContainsBarrier(const Stmt& s);
+// Whether a statement holds a warp shuffle (ShuffleXor), which like a barrier needs every thread.
+bool ContainsShuffle(const Stmt& s);
+bool ContainsShuffle(const Expr& e);
 
 }  // namespace autotune::tir

@@ -463,7 +463,13 @@ CExpr CFamilyPrinter::EmitFloorDivMod(const BinaryNode* op) {
   return Call2(fmt::format("at_floor{}_{}", is_div ? "div" : "mod", Suffix(t)), op->a, op->b);
 }
 
+CExpr CFamilyPrinter::EmitShuffleXor(const CallNode*) {
+  Fail("warp shuffle outside a CUDA kernel (C code needs SerializeThreads first)");
+  return {"0", kPrecPrimary};
+}
+
 CExpr CFamilyPrinter::EmitCall(const CallNode* op) {
+  if (IsShuffleXor(op)) return EmitShuffleXor(op);
   std::vector<std::string> args;
   for (const auto& a : op->args) args.push_back(EmitExpr(a).text);
   std::string fn;

@@ -84,6 +84,8 @@ class CFamilyPrinter {
   CExpr EmitInt(int64_t v, DType t) const;
   CExpr EmitFloat(double v, DType t) const;
   virtual CExpr EmitIndexed(const Buffer& b, const std::vector<Expr>& indices);
+  // A warp shuffle (ShuffleXor): only CUDA has one; C code gets shuffles exchanged through memory.
+  virtual CExpr EmitShuffleXor(const CallNode* op);
 
   CLanguage lang_;
   std::unordered_set<const VarNode*> live_vars_;  // variables in scope

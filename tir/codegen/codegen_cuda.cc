@@ -479,6 +479,20 @@ class CudaEmitter : public CFamilyPrinter {
     Line("}");
   }
 
+  // The partner's lane is lane ^ offset only while blockDim.x is a multiple of 32 or a power of two
+  // above the offset (then rows of threadIdx.x are aligned groups of a warp's lanes).
+  CExpr EmitShuffleXor(const CallNode* op) override {
+    const int64_t offset = *AsConstInt(op->args[1]);
+    const int64_t dim_x = kernel_ ? kernel_->block[0] : 1;
+    const bool aligned = dim_x % 32 == 0 || ((dim_x & (dim_x - 1)) == 0 && offset < dim_x);
+    if (!kernel_ || single_thread_ || divergent_ > 0 || !aligned) {
+      Fail(fmt::format("warp shuffle by {} lanes under a thread-dependent condition or in a block {} threads wide",
+                       offset, dim_x));
+      return {"0", kPrecPrimary};
+    }
+    return {fmt::format("__shfl_xor_sync(0xffffffffu, {}, {})", EmitExpr(op->args[0]).text, offset), kPrecPrimary};
+  }
+
   // `async_wait` >= 0: first wait for this thread's asynchronous copies (see BarrierNode).
   void EmitBarrier(int64_t async_wait = -1) {
     if (async_wait >= 0) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -327,6 +328,15 @@ class NestBuilder {
   }
 
   // ---- Nest construction -------------------------------------------------------------------
+  // A reduction whose loop is bound to threads: the register that accumulates each thread's share,
+  // the combiner, and where the result goes.
+  struct CrossThread {
+    Buffer partial;
+    ReduceOp combiner;
+    Buffer out;
+    std::vector<Expr> out_idx;
+  };
+
   Stmt BuildStage(int sid, ThreadEnv env) {
     const Stage& st = state_.stages[sid];
     StageInfo& info = infos_[sid];
@@ -482,10 +492,12 @@ class NestBuilder {
       accumulate = For(it.var, IntImm(0), IntImm(info.extent[st.leaves[p]]), it.kind, accumulate, ThreadTag::kNone,
                        it.auto_unroll_max_step);
     }
+    accumulate = Seq({Store(x.partial, ReduceIdentity(x.combiner, x.partial->dtype), zero), accumulate});
+    if (UsesWarpShuffles(t_it.tag, threads)) {
+      return WarpReduce(x, info, threads, tid, slot_base, rows, accumulate, in_threads);
+    }
     std::vector<Stmt> steps;
-    steps.push_back(in_threads(Allocate(
-        x.partial, Seq({Store(x.partial, ReduceIdentity(x.combiner, x.partial->dtype), zero), accumulate,
-                        Store(shares, Load(x.partial, zero), share(tid))}))));
+    steps.push_back(in_threads(Allocate(x.partial, Seq({accumulate, Store(shares, Load(x.partial, zero), share(tid))}))));
     steps.push_back(Barrier());
     int64_t span = 1;
     while (span < threads) span *= 2;
@@ -499,6 +511,50 @@ class NestBuilder {
     steps.push_back(Guard(Store(x.out, Load(shares, share(IntImm(0))), x.out_idx), info, false));
     steps.push_back(Barrier());
     return Allocate(shares, Seq(steps));
+  }
+
+  // Shuffles serve when a row's threads on threadIdx.x are whole warps or an aligned part of one.
+  static bool UsesWarpShuffles(ThreadTag tag, int64_t threads) {
+    if (tag != ThreadTag::kThreadIdxX || threads < 2) return false;
+    return threads % 32 == 0 || (threads < 32 && (threads & (threads - 1)) == 0);
+  }
+
+  // Combines `partial` across each aligned group of `width` lanes: afterwards every lane of a group
+  // holds the group's total.
+  static Stmt Butterfly(const CrossThread& x, int64_t width) {
+    const std::vector<Expr> zero = {IntImm(0)};
+    std::vector<Stmt> steps;
+    for (int64_t offset = width / 2; offset >= 1; offset /= 2) {
+      const Expr mine = Load(x.partial, zero);
+      steps.push_back(Store(x.partial, Combine(x.combiner, mine, ShuffleXor(mine, offset)), zero));
+    }
+    return Seq(steps);
+  }
+
+  // The cross-thread reduction with warp shuffles (TVM's warp allreduce): up to 32 threads need no
+  // shared memory and no barrier; more threads shuffle within each warp, put one share per warp in
+  // shared memory and, after one barrier, every warp combines those shares with shuffles again.
+  Stmt WarpReduce(const CrossThread& x, const StageInfo& info, int64_t threads, const Expr& tid,
+                  const Expr& slot_base, int64_t rows, const Stmt& accumulate,
+                  const std::function<Stmt(Stmt)>& in_threads) {
+    const std::vector<Expr> zero = {IntImm(0)};
+    const Stmt store_out = Guard(Store(x.out, Load(x.partial, zero), x.out_idx), info, false);
+    if (threads <= 32) {
+      Stmt s = in_threads(Allocate(x.partial, Seq({accumulate, Butterfly(x, threads), store_out})));
+      return x.out->scope == Scope::kLocal ? s : Seq({s, Barrier()});
+    }
+    const int64_t warps = threads / 32;
+    const Buffer shares = MakeBuffer(state_.stages[pending_.back().sid].name() + "_shares", x.partial->dtype,
+                                     {IntImm(rows * warps)}, Scope::kShared);
+    const Expr lane = FloorMod(tid, IntImm(32));
+    auto share = [&](const Expr& warp) { return std::vector<Expr>{Simplify(Add(Mul(slot_base, IntImm(warps)), warp))}; };
+    const Stmt give = IfThenElse(EQ(lane, IntImm(0)), Store(shares, Load(x.partial, zero), share(FloorDiv(tid, IntImm(32)))));
+    const Expr gathered = Select(LT(lane, IntImm(warps)), Load(shares, share(Min(lane, IntImm(warps - 1)))),
+                                 ReduceIdentity(x.combiner, x.partial->dtype));
+    return Allocate(shares, Seq({in_threads(Allocate(x.partial, Seq({accumulate, Butterfly(x, 32), give}))), Barrier(),
+                                 in_threads(Allocate(x.partial, Seq({Store(x.partial, gathered, zero), Butterfly(x, 32),
+                                                                     store_out}))),
+                                 Barrier()}));
   }
 
   // The initialization of a reduction: the spatial loops from `pos` inward around the init store.
@@ -530,15 +586,6 @@ class NestBuilder {
     LoadRemapper r(placed_);
     return r.Mutate(s);
   }
-
-  // A reduction whose loop is bound to threads: the register that accumulates each thread's share,
-  // the combiner, and where the result goes.
-  struct CrossThread {
-    Buffer partial;
-    ReduceOp combiner;
-    Buffer out;
-    std::vector<Expr> out_idx;
-  };
 
   struct Pending {
     int sid;

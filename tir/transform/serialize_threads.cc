@@ -3,6 +3,7 @@
 #include "tir/analysis/barriers.h"
 #include "tir/analysis/thread_dependence.h"
 
+#include <functional>
 #include <string>
 #include <unordered_set>
 #include <utility>
@@ -40,6 +41,27 @@ class ExpandLocal : public IRMutator {
 struct ThreadLoop {
   Var var;
   Expr min, extent;
+  ThreadTag tag;
+};
+
+// Statements that need every thread of the block at once: barriers and warp shuffles.
+bool NeedsFission(const Stmt& s) { return ContainsBarrier(s) || ContainsShuffle(s); }
+
+// Replaces the one shuffle in an expression by a load of the partner's value from `exchange`.
+class ShuffleToLoad : public IRMutator {
+ public:
+  explicit ShuffleToLoad(std::function<Expr(const CallNode*)> load) : load_(std::move(load)) {}
+  const CallNode* shuffle = nullptr;
+  int count = 0;
+  Expr Mutate_(const CallNode* op, const Expr& self) override {
+    if (!IsShuffleXor(op)) return MutateFields(op, self);
+    shuffle = op;
+    ++count;
+    return load_(op);
+  }
+
+ private:
+  std::function<Expr(const CallNode*)> load_;
 };
 
 class Serializer : public IRMutator {
@@ -48,7 +70,7 @@ class Serializer : public IRMutator {
 
   Stmt Mutate_(const ForNode* op, const Stmt& self) override {
     if (!error.empty()) return self;
-    if (IsThreadLoop(op)) return Fission({ThreadLoop{op->var, op->min, op->extent}}, op->body);
+    if (IsThreadLoop(op)) return Fission({ThreadLoop{op->var, op->min, op->extent, op->tag}}, op->body);
     if (op->for_kind != ForKind::kThreadBinding) return MutateFields(op, self);
     // blockIdx (and any leftover vthread) loops: blocks are independent, so any order is valid.
     return For(op->var, op->min, op->extent, ForKind::kSerial, Mutate(op->body), ThreadTag::kNone,
@@ -62,10 +84,10 @@ class Serializer : public IRMutator {
   // `s` run by every thread of `threads` (outermost first), with barriers turned into loop fission.
   Stmt Fission(std::vector<ThreadLoop> threads, const Stmt& s) {
     if (!error.empty()) return s;
-    if (!ContainsBarrier(s)) return Wrap(threads, Mutate(s));
+    if (!NeedsFission(s)) return Wrap(threads, Mutate(s));
     if (const auto* op = As<ForNode>(s)) {
       if (IsThreadLoop(op)) {
-        threads.push_back({op->var, op->min, op->extent});
+        threads.push_back({op->var, op->min, op->extent, op->tag});
         return Fission(std::move(threads), op->body);
       }
       if (op->for_kind == ForKind::kThreadBinding) return Fail("a block or vthread loop inside a threadIdx loop");
@@ -78,7 +100,7 @@ class Serializer : public IRMutator {
                  op->auto_unroll_max_step);
     }
     if (const auto* op = As<IfThenElseNode>(s)) {
-      if (DependsOnThread(threads, op->cond)) return Fail("barrier under a thread-dependent condition");
+      if (DependsOnThread(threads, op->cond)) return Fail("barrier or warp shuffle under a thread-dependent condition");
       Stmt else_case = op->else_case ? Fission(threads, op->else_case) : nullptr;
       return IfThenElse(op->cond, Fission(threads, op->then_case), else_case);
     }
@@ -91,7 +113,7 @@ class Serializer : public IRMutator {
       for (const auto& st : op->stmts) {
         if (As<BarrierNode>(st)) {
           flush();
-        } else if (ContainsBarrier(st)) {
+        } else if (NeedsFission(st)) {
           flush();
           out.push_back(Fission(threads, st));
         } else {
@@ -109,23 +131,70 @@ class Serializer : public IRMutator {
       return ExpandLocalBuffer(threads, op);
     }
     if (As<BarrierNode>(s)) return Seq({});
+    if (const auto* op = As<BufferStoreNode>(s)) return ExchangeShuffle(threads, op);
     return Fail("unexpected statement holding a barrier");
+  }
+
+  // A store whose value shuffles: every thread first writes the shuffled value to a block-wide
+  // exchange array, then (after all have) reads its partner's, the partner's threadIdx.x being its
+  // own XOR the offset.
+  Stmt ExchangeShuffle(const std::vector<ThreadLoop>& threads, const BufferStoreNode* op) {
+    int64_t count = 0;
+    Expr tid = LinearThreadId(threads, &count);
+    Expr stride_x;
+    Expr x;
+    for (size_t i = threads.size(); i-- > 0;) {
+      if (threads[i].tag == ThreadTag::kThreadIdxX) {
+        x = IsConstInt(threads[i].min, 0) ? Expr(threads[i].var) : Sub(threads[i].var, Cast(threads[i].var->dtype, threads[i].min));
+        x = Cast(tid->dtype, x);
+        break;
+      }
+      const int64_t* ext = AsConstInt(threads[i].extent);
+      stride_x = stride_x ? Mul(stride_x, IntImm(*ext, tid->dtype)) : IntImm(*ext, tid->dtype);
+    }
+    if (!x) return Fail("warp shuffle outside a threadIdx.x loop");
+    if (!stride_x) stride_x = IntImm(1, tid->dtype);
+    Buffer exchange;
+    ShuffleToLoad to_load([&](const CallNode* c) {
+      exchange = MakeBuffer(op->buffer->name + "_exchange", c->dtype, {IntImm(count)}, Scope::kShared);
+      const Expr k = Cast(tid->dtype, c->args[1]);
+      const Expr flip = Select(EQ(FloorMod(FloorDiv(x, k), IntImm(2, tid->dtype)), IntImm(0, tid->dtype)), k,
+                               Sub(IntImm(0, tid->dtype), k));  // (x ^ k) - x for a power of two k
+      return Load(exchange, {Add(tid, Mul(flip, stride_x))});
+    });
+    const Expr value = to_load.Mutate(op->value);
+    if (to_load.count != 1 || ContainsShuffle(to_load.shuffle->args[0])) {
+      return Fail("a store with more than one warp shuffle");
+    }
+    const Stmt give = Store(exchange, to_load.shuffle->args[0], {tid});
+    const Stmt take = Store(op->buffer, value, op->indices);
+    return Allocate(exchange, Seq({Wrap(threads, Mutate(give)), Wrap(threads, Mutate(take))}));
+  }
+
+  // The linear id of a thread over `threads` (outermost most significant) and their count.
+  Expr LinearThreadId(const std::vector<ThreadLoop>& threads, int64_t* count) {
+    Expr tid;
+    *count = 1;
+    for (const auto& t : threads) {
+      const int64_t* ext = AsConstInt(t.extent);
+      if (!ext) {
+        Fail("thread extent is not constant");
+        return IntImm(0);
+      }
+      Expr local = IsConstInt(t.min, 0) ? Expr(t.var) : Sub(t.var, Cast(t.var->dtype, t.min));
+      tid = tid ? Add(Mul(tid, IntImm(*ext, tid->dtype)), Cast(tid->dtype, local)) : local;
+      *count *= *ext;
+    }
+    return tid;
   }
 
   Stmt ExpandLocalBuffer(const std::vector<ThreadLoop>& threads, const AllocateNode* op) {
     const Buffer& buf = op->buffer;
     const int64_t* n = buf->shape.size() == 1 ? AsConstInt(buf->shape[0]) : nullptr;
     if (!n) return Fail("local buffer " + buf->name + " is not flat with a constant size");
-    // Linear thread id, outermost thread loop most significant.
-    Expr tid;
     int64_t count = 1;
-    for (const auto& t : threads) {
-      const int64_t* ext = AsConstInt(t.extent);
-      if (!ext) return Fail("thread extent is not constant");
-      Expr local = IsConstInt(t.min, 0) ? Expr(t.var) : Sub(t.var, Cast(t.var->dtype, t.min));
-      tid = tid ? Add(Mul(tid, IntImm(*ext, tid->dtype)), Cast(tid->dtype, local)) : local;
-      count *= *ext;
-    }
+    const Expr tid = LinearThreadId(threads, &count);
+    if (!error.empty()) return Seq({});
     Buffer expanded = MakeBuffer(buf->name, buf->dtype, {IntImm(*n * count, buf->shape[0]->dtype)}, Scope::kLocal);
     Stmt body = ExpandLocal(buf, expanded, tid, *n).Mutate(op->body);
     return Allocate(expanded, Fission(threads, body));
