@@ -134,6 +134,20 @@ class Helpers(unittest.TestCase):
         self.assertIn(f"unknown case zzz (the suite {support.SCRIPTS.parent / 'bench' / 'suite.json'} has: gemm-1024",
                       p.stderr)
 
+    def test_batch_scales_each_operators_batch_parameter(self):
+        ansor = str(support.SCRIPTS.parent / "bench" / "ansor_suite.json")
+        args = argparse.Namespace(suite=ansor, cases="c2d-1,gmm-0,nrm-0,trf-0", all=False, case_shape=["gemm:N=8,M=4,K=2"],
+                                  batch=16)
+        got = {c["name"]: c["shape"] for c in bench.select_cases(args)}
+        self.assertEqual(got["c2d-1-b16"], "N=16,C=64,H=56,W=56,K=64,R=1,S=1,stride=1,pad=0")
+        self.assertEqual(got["gmm-0-b16"], "B=16,M=128,N=128,K=128")
+        self.assertEqual(got["nrm-0-b16"], "B=16,M=256,N=256")
+        self.assertEqual(got["trf-0-b16"], "M=8192,N=768")  # rows of 16 sequences
+        self.assertEqual(got["gemm-N=8,M=4,K=2-b16"], "N=8,M=64,K=2")
+        self.assertEqual(bench.scaled_batch("norm", "M=2,N=3", 4), "M=2,N=3,B=4")  # a default batch of 1
+        with self.assertRaises(bench.BenchError):
+            bench.scaled_batch("frobnicate", "X=1", 2)
+
     def test_epilogue_is_canonical(self):
         self.assertEqual(bench.canonical_epilogue("relu, bias"), "relu,bias")  # the order they apply in
         self.assertEqual(bench.canonical_epilogue("bias+relu"), "bias,relu")
