@@ -515,7 +515,7 @@ class NestBuilder {
 
   // Shuffles serve when a row's threads on threadIdx.x are whole warps or an aligned part of one.
   static bool UsesWarpShuffles(ThreadTag tag, int64_t threads) {
-    if (tag != ThreadTag::kThreadIdxX || threads < 2) return false;
+    if (tag != ThreadTag::kThreadIdxX || threads < 2 || threads > 1024) return false;  // 1024: one lane per warp
     return threads % 32 == 0 || (threads < 32 && (threads & (threads - 1)) == 0);
   }
 
