@@ -106,6 +106,15 @@ struct ChildArgs {
   double stop_above_ms;  // RepeatScreen
 };
 
+// OpenMP reads OMP_NUM_THREADS once, when it is loaded: for a kernel that loads it, the variable set
+// before dlopen serves; where this process had it loaded before the fork (XGBoost uses it), only a
+// call of omp_set_num_threads reaches the kernel's parallel regions.
+void SetKernelThreads(void* kernel_lib, int threads) {
+  if (threads <= 0) return;
+  using SetThreads = void (*)(int);
+  if (auto set = reinterpret_cast<SetThreads>(dlsym(kernel_lib, "omp_set_num_threads"))) set(threads);
+}
+
 [[noreturn]] void ChildMain(int fd, const ChildArgs& a) {
   // A crash must end the child with its signal, quietly: default handlers, no core file, and no
   // orphan if the tuner itself dies.
@@ -119,6 +128,7 @@ struct ChildArgs {
   if (!lib) Report(fd, ErrorKind::kRunError, std::string("cannot load the kernel: ") + dlerror(), 0, {});
   void* fn = dlsym(lib, a.build->entry.c_str());
   if (!fn) Report(fd, ErrorKind::kRunError, "entry " + a.build->entry + " not found in the kernel", 0, {});
+  SetKernelThreads(lib, cfg.num_threads);
 
   KernelTensor kernel_out(a.out_dtype, a.out_elements);
   kernel_out.FillNaN();

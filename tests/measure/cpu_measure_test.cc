@@ -1,5 +1,6 @@
 // C builder + CPU runner end to end: correct kernels (CPU and GPU-style schedules), and every kind of
 // failure coming back as a result while the measurement keeps working. Timings are never asserted.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -65,6 +66,23 @@ void ExpectCorrect(const MeasureResult& r, int repeats) {
   EXPECT_EQ(r.latencies_ms.size(), static_cast<size_t>(repeats));
   EXPECT_GT(r.median_ms, 0);
   EXPECT_GE(r.spread, 0);
+}
+
+// --threads reaches the kernel even when the measuring process has OpenMP loaded before it forks (the
+// CLI has: XGBoost uses it), when OpenMP no longer reads OMP_NUM_THREADS.
+TEST_F(CpuMeasure, KernelsRunOnTheConfiguredThreadCount) {
+  ASSERT_NE(dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL), nullptr) << dlerror();
+  Workload w = GemmWorkload(1, 1, 1);
+  w.reference = [](const std::vector<const float*>&, float* out) { out[0] = 1; };
+  MeasureConfig one = Config();
+  one.num_threads = 1;
+  const std::string source = "#include <omp.h>\nvoid k(float* A, float* B, float* C) {\n  int n = 0;\n"
+                             "  #pragma omp parallel\n  {\n    #pragma omp single\n    n = omp_get_num_threads();\n  }\n"
+                             "  C[0] = (float)n;\n}\n";
+  auto r = Measure(w, {BuildInput::FromSource(source, "k", 3)}, one);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].error_kind, ErrorKind::kNone) << r[0].error_message;
+  EXPECT_TRUE(r[0].correct) << "the kernel ran on more than one thread";
 }
 
 TEST_F(CpuMeasure, CorrectKernelsOfEverySchedule) {
