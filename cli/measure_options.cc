@@ -7,6 +7,7 @@
 #include "measure/c_builder.h"
 #include "measure/cpu_runner.h"
 #include "measure/cuda_runner.h"
+#include "measure/host_load.h"
 #include "measure/nvrtc_builder.h"
 #include "measure/nvrtc_compiler.h"
 #include "search/measure_record.h"
@@ -35,6 +36,11 @@ void AddMeasureOptions(CLI::App& cmd, measure::MeasureConfig& c) {
                  "of the cubin cache key)")
       ->allow_extra_args(false)
       ->take_all();
+}
+
+void WarnIfHostBusy(const MeasureTarget& target, const measure::MeasureConfig& config) {
+  if (target.kind != tir::TargetKind::kCpu) return;
+  if (auto warning = measure::BusyHostWarning(config.num_threads)) fmt::print(stderr, "{}\n", *warning);
 }
 
 MeasureTarget ResolveMeasureTarget(const std::string& requested, const measure::MeasureConfig& config) {

@@ -36,6 +36,9 @@ struct MeasureTarget {
 // "cuda" where it cannot run is a UserError naming the reason.
 MeasureTarget ResolveMeasureTarget(const std::string& requested, const measure::MeasureConfig& config);
 
+// On the cpu target, one line on stderr when other processes keep busy the cores the kernels need.
+void WarnIfHostBusy(const MeasureTarget& target, const measure::MeasureConfig& config);
+
 std::unique_ptr<measure::Builder> MakeBuilder(tir::TargetKind target, const measure::MeasureConfig& config);
 std::unique_ptr<measure::Runner> MakeRunner(tir::TargetKind target, const measure::MeasureConfig& config);
 

@@ -126,6 +126,7 @@ int RunMeasure(MeasureOptions& o) {
   const tir::Schedule sch = o.wl.MakeSchedule(w);
   const std::string saved_output = o.save_io_dir.empty() ? "" : PrepareSaveIo(o.save_io_dir, w, o.config);
 
+  WarnIfHostBusy(target, o.config);
   nlohmann::json report = ReportHeader(w, sch, target.kind, o.config.cuda_graph);
   const Measured m = BuildAndRun(w, sch, target.kind, o.config, report);
   const nlohmann::json result = measure::ToJson(m.result, w.flops);  // kept alive for items()

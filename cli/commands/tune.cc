@@ -506,6 +506,7 @@ void PrintJobPlan(const TuneOptions& o, size_t tasks, const MeasureTarget& targe
   if (o.to_measure == 0) return;
   fmt::print(stderr, "autotune: tuning {} task{} on {}: {} trials in rounds of {}, database '{}'\n", tasks,
              tasks == 1 ? "" : "s", target.info.Text(), o.to_measure, o.batch_size, o.db_file);
+  if (o.remote.workers.empty()) WarnIfHostBusy(target, o.config);
   const size_t trials = static_cast<size_t>(o.to_measure);
   if (trials < tasks) {
     fmt::print(stderr, "autotune: warning: {} trials for {} tasks: the last {} get no trial (each task needs one at least)\n",
