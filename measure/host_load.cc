@@ -1,12 +1,13 @@
 #include "measure/host_load.h"
 
 #include <fmt/format.h>
-#include <sched.h>
 
 #include <chrono>
 #include <fstream>
 #include <sstream>
 #include <thread>
+
+#include "support/parallel_for.h"
 
 namespace autotune::measure {
 namespace {
@@ -29,12 +30,6 @@ std::optional<CpuTimes> ReadCpuTimes() {
     if (i != 3 && i != 4) t.busy += v;  // idle and iowait
   }
   return t.total > 0 ? std::optional<CpuTimes>(t) : std::nullopt;
-}
-
-int UsableCores() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) return CPU_COUNT(&set);
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 int OnlineCores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }

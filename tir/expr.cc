@@ -118,10 +118,6 @@ Expr ShuffleXor(Expr value, int64_t lane_offset) {
   return Call(t, kShuffleXor, {std::move(value), IntImm(lane_offset)});
 }
 bool IsShuffleXor(const CallNode* c) { return c && c->name == kShuffleXor && c->args.size() == 2; }
-const CallNode* AsShuffleXor(const Expr& e) {
-  const auto* c = As<CallNode>(e);
-  return IsShuffleXor(c) ? c : nullptr;
-}
 Expr Reduce(ReduceOp op, Expr source, std::vector<Var> axis, std::vector<Expr> extents) {
   AUTOTUNE_CHECK(source, "reduce source is null");
   AUTOTUNE_CHECK(axis.size() == extents.size() && !axis.empty(), "reduce needs one extent per axis");

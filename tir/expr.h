@@ -173,8 +173,6 @@ Expr Reduce(ReduceOp op, Expr source, std::vector<Var> axis, std::vector<Expr> e
 // (a power of two below 32 and below blockDim.x), every thread of the warp taking part. CUDA
 // codegen emits __shfl_xor_sync; SerializeThreads turns it into an exchange through memory.
 Expr ShuffleXor(Expr value, int64_t lane_offset);
-// The call if `e` is a ShuffleXor, else null.
-const CallNode* AsShuffleXor(const Expr& e);
 bool IsShuffleXor(const CallNode* c);
 // Identity element of a reduction in dtype `t` (0 for sum, lowest for max, highest for min).
 Expr ReduceIdentity(ReduceOp op, DType t);

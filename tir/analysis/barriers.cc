@@ -36,19 +36,16 @@ class ShuffleFinder : public IRVisitor {
 
 }  // namespace
 
-bool ContainsShuffle(const Stmt& s) {
-  if (!s) return false;
+template <typename Node>
+bool HasShuffle(const Node& n) {
+  if (!n) return false;
   ShuffleFinder f;
-  f.Visit(s);
+  f.Visit(n);
   return f.found;
 }
 
-bool ContainsShuffle(const Expr& e) {
-  if (!e) return false;
-  ShuffleFinder f;
-  f.Visit(e);
-  return f.found;
-}
+bool ContainsShuffle(const Stmt& s) { return HasShuffle(s); }
+bool ContainsShuffle(const Expr& e) { return HasShuffle(e); }
 
 bool ContainsBarrier(const Stmt& s) {
   if (!s) return false;

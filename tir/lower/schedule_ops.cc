@@ -481,8 +481,6 @@ class NestBuilder {
     auto in_threads = [&](Stmt s) {
       return unified ? s : For(t_it.var, IntImm(0), IntImm(threads), ForKind::kThreadBinding, s, t_it.tag);
     };
-    const Buffer shares = MakeBuffer(st.name() + "_shares", x.partial->dtype, {IntImm(rows * threads)}, Scope::kShared);
-    auto share = [&](const Expr& lane) { return std::vector<Expr>{Simplify(Add(Mul(slot_base, IntImm(threads)), lane))}; };
     const std::vector<Expr> zero = {IntImm(0)};
 
     Stmt accumulate = Guard(RemapLoads(pending_.back().update), info, true);
@@ -496,6 +494,8 @@ class NestBuilder {
     if (UsesWarpShuffles(t_it.tag, threads)) {
       return WarpReduce(x, info, threads, tid, slot_base, rows, accumulate, in_threads);
     }
+    const Buffer shares = MakeBuffer(st.name() + "_shares", x.partial->dtype, {IntImm(rows * threads)}, Scope::kShared);
+    auto share = [&](const Expr& lane) { return std::vector<Expr>{Simplify(Add(Mul(slot_base, IntImm(threads)), lane))}; };
     std::vector<Stmt> steps;
     steps.push_back(in_threads(Allocate(x.partial, Seq({accumulate, Store(shares, Load(x.partial, zero), share(tid))}))));
     steps.push_back(Barrier());

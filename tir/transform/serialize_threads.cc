@@ -44,6 +44,9 @@ struct ThreadLoop {
   ThreadTag tag;
 };
 
+// A thread loop's variable counted from 0.
+Expr LocalIndex(const ThreadLoop& t) { return IsConstInt(t.min, 0) ? Expr(t.var) : Sub(t.var, Cast(t.var->dtype, t.min)); }
+
 // Statements that need every thread of the block at once: barriers and warp shuffles.
 bool NeedsFission(const Stmt& s) { return ContainsBarrier(s) || ContainsShuffle(s); }
 
@@ -140,13 +143,13 @@ class Serializer : public IRMutator {
   // own XOR the offset.
   Stmt ExchangeShuffle(const std::vector<ThreadLoop>& threads, const BufferStoreNode* op) {
     int64_t count = 0;
-    Expr tid = LinearThreadId(threads, &count);
+    const Expr tid = LinearThreadId(threads, &count);
+    if (!error.empty()) return Seq({});
     Expr stride_x;
     Expr x;
     for (size_t i = threads.size(); i-- > 0;) {
       if (threads[i].tag == ThreadTag::kThreadIdxX) {
-        x = IsConstInt(threads[i].min, 0) ? Expr(threads[i].var) : Sub(threads[i].var, Cast(threads[i].var->dtype, threads[i].min));
-        x = Cast(tid->dtype, x);
+        x = Cast(tid->dtype, LocalIndex(threads[i]));
         break;
       }
       const int64_t* ext = AsConstInt(threads[i].extent);
@@ -181,7 +184,7 @@ class Serializer : public IRMutator {
         Fail("thread extent is not constant");
         return IntImm(0);
       }
-      Expr local = IsConstInt(t.min, 0) ? Expr(t.var) : Sub(t.var, Cast(t.var->dtype, t.min));
+      const Expr local = LocalIndex(t);
       tid = tid ? Add(Mul(tid, IntImm(*ext, tid->dtype)), Cast(tid->dtype, local)) : local;
       *count *= *ext;
     }
