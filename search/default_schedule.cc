@@ -16,6 +16,15 @@ using namespace autotune::tir;
 
 namespace {
 
+// The index of the largest candidate at most `cap` (the first candidate when none is).
+ChoiceDecider LargestUpTo(int64_t cap) {
+  return [cap](const std::vector<int64_t>& c) -> std::optional<int64_t> {
+    int64_t pick = 0;
+    for (size_t i = 0; i < c.size(); ++i) pick = c[i] <= cap ? static_cast<int64_t>(i) : pick;
+    return pick;
+  };
+}
+
 // Largest divisor of n that is at most cap.
 int64_t DivisorAtMost(int64_t n, int64_t cap) {
   for (int64_t d = std::min(n, cap); d > 1; --d) {
@@ -147,17 +156,17 @@ SketchDecisions DefaultDecisionsShrunk(TargetKind target, int shrink) {
     };
     d.unroll = [](const std::vector<int64_t>& c) -> std::optional<int64_t> { return c.size() > 3 ? 3 : 0; };
     // Row operators: 256 threads a row (fewer for short rows), one row a block.
-    d.row_threads = [](const std::vector<int64_t>& c) -> std::optional<int64_t> {
-      int64_t pick = 0;
-      for (size_t i = 0; i < c.size(); ++i) pick = c[i] <= 256 ? static_cast<int64_t>(i) : pick;
-      return pick;
-    };
+    d.row_threads = LargestUpTo(256);
     d.rows_per_block = [](const std::vector<int64_t>&) -> std::optional<int64_t> { return 0; };
     d.vector = [](const std::vector<int64_t>& c) -> std::optional<int64_t> { return c.size() - 1; };
     // Single-buffered copies: half the shared memory, so more blocks fit on a multiprocessor.
     d.double_buffer = [](const std::vector<int64_t>&) -> std::optional<int64_t> { return 0; };
     // Shared copies at the innermost outer reduction loop: the smallest copies.
     d.compute_location = [](size_t count) -> std::optional<int64_t> { return static_cast<int64_t>(count) - 1; };
+    // Tensor cores: 2 x 2 warps of 2 x 4 mma tiles (64 x 64 outputs a block), 32-deep chunks.
+    d.mma_warps = LargestUpTo(2);
+    d.mma_tiles = LargestUpTo(4);
+    d.mma_k_steps = LargestUpTo(2);
   } else {
     // Levels: spatial [parallel, outer, register block, vector]; reduce [outer, inner].
     d.tiles = [](const TileRequest& r) -> std::optional<std::vector<int64_t>> {

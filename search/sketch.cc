@@ -30,6 +30,7 @@ bool ReductionFitsAWindow(const Schedule& fresh, const SketchRoles& roles) {
 
 const std::vector<SketchSpec>& BuiltinSketches() {
   static const std::vector<SketchSpec> sketches = {
+      {"cuda.tensor_core", TargetKind::kCuda, {"tensor_core_tiling"}},
       {"cuda.tiled", TargetKind::kCuda,
        {"cache_write_local", "cache_read_shared", "inline_padding", "inline_epilogue", "multi_level_tiling_gpu",
         "cooperative_fetch", "auto_unroll"}},
@@ -59,17 +60,34 @@ const std::vector<SketchSpec>& BuiltinSketches() {
 
 bool IsRowOperator(const Schedule& fresh) { return FindRowRoles(fresh.state()).ok(); }
 
+namespace {
+// Whether the sketch's own condition and every one of its rules hold for the workload of `fresh`.
+bool SketchFits(const SketchSpec& s, const Schedule& fresh, const SketchRoles& roles) {
+  bool all = !s.offered || s.offered(fresh, roles);
+  for (const auto& name : s.rules) {
+    const ScheduleRule* rule = FindScheduleRule(name);
+    all = all && rule && rule->AppliesTo(fresh, roles);
+  }
+  return all;
+}
+}  // namespace
+
 const SketchSpec* DefaultSketch(const Schedule& fresh) {
   // A row operator's first offered sketch (cuda.rows_split where it applies); a contraction's first
+  // sketch of the target whose rules apply (cuda.tensor_core for a 16-bit product), else its first
   // sketch of the target, whatever its rules say.
   if (IsRowOperator(fresh)) {
     const auto offered = ApplicableSketches(fresh);
     return offered.empty() ? nullptr : offered[0];
   }
+  const SketchSpec* first = nullptr;
+  auto roles = FindSketchRoles(fresh.state());
   for (const auto& s : BuiltinSketches()) {
-    if (s.target == fresh.target() && !s.for_rows) return &s;
+    if (s.target != fresh.target() || s.for_rows) continue;
+    if (roles && SketchFits(s, fresh, *roles)) return &s;
+    if (!first) first = &s;
   }
-  return nullptr;
+  return first;
 }
 
 const SketchSpec* FindSketch(const std::string& name) {
@@ -92,8 +110,7 @@ const SketchSpec* SketchOfTrace(const Trace& trace, TargetKind target) {
   auto marks_of = [](const SketchSpec& s) {
     std::set<std::string_view> marks;
     for (const std::string& name : s.rules) {
-      const std::string_view mark = FindScheduleRule(name)->Mark();
-      if (!mark.empty()) marks.insert(mark);
+      for (std::string_view mark : FindScheduleRule(name)->Marks()) marks.insert(mark);
     }
     return marks;
   };
@@ -121,12 +138,7 @@ std::vector<const SketchSpec*> ApplicableSketches(const Schedule& fresh, const s
   for (const auto& s : BuiltinSketches()) {
     if (s.target != fresh.target() || s.for_rows != rows) continue;
     if (chosen.empty() ? !s.by_default : std::find(chosen.begin(), chosen.end(), s.name) == chosen.end()) continue;
-    bool all = !s.offered || s.offered(fresh, roles);
-    for (const auto& name : s.rules) {
-      const ScheduleRule* rule = FindScheduleRule(name);
-      all = all && rule && rule->AppliesTo(fresh, roles);
-    }
-    if (all) out.push_back(&s);
+    if (SketchFits(s, fresh, roles)) out.push_back(&s);
   }
   return out;
 }

@@ -34,6 +34,11 @@ struct SketchDecisions {
   ChoiceDecider row_threads = [](const std::vector<int64_t>&) { return std::nullopt; };     // threads per row
   ChoiceDecider rows_per_block = [](const std::vector<int64_t>&) { return std::nullopt; };  // rows per block
   ChoiceDecider double_buffer = [](const std::vector<int64_t>&) { return std::nullopt; };    // shared copies: 0 off, 1 on
+  // Tensor cores (cuda.tensor_core): warps of a block per output axis, 16x8 mma tiles of a warp per
+  // axis, 16-deep mma steps per shared-memory chunk of the reduction.
+  ChoiceDecider mma_warps = [](const std::vector<int64_t>&) { return std::nullopt; };
+  ChoiceDecider mma_tiles = [](const std::vector<int64_t>&) { return std::nullopt; };
+  ChoiceDecider mma_k_steps = [](const std::vector<int64_t>&) { return std::nullopt; };
   // The index of the loop to compute a shared copy at, among `count` outer reduction loops.
   std::function<std::optional<int64_t>(size_t count)> compute_location = [](size_t) { return std::nullopt; };
 };

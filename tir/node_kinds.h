@@ -20,4 +20,5 @@
   X(Allocate)                  \
   X(IfThenElse)                \
   X(Seq)                       \
-  X(Barrier)
+  X(Barrier)                   \
+  X(Tensorize)

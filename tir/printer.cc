@@ -284,6 +284,14 @@ class Printer {
           out += "barrier()\n";
         }
         return;
+      case StmtKind::kTensorize: {
+        const auto* op = static_cast<const TensorizeNode*>(s.get());
+        Indent(indent);
+        out += "tensorize \"" + op->intrinsic + "\" {\n";
+        PrintStmt(op->body, indent + 1);
+        CloseBrace(indent);
+        return;
+      }
     }
   }
 

@@ -79,4 +79,9 @@ Stmt Seq(std::vector<Stmt> stmts) {
 
 Stmt Barrier(int64_t async_wait) { return std::make_shared<BarrierNode>(async_wait); }
 
+Stmt Tensorize(std::string intrinsic, Stmt body) {
+  AUTOTUNE_CHECK(body, "tensorize without a body");
+  return std::make_shared<TensorizeNode>(std::move(intrinsic), std::move(body));
+}
+
 }  // namespace autotune::tir

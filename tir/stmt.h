@@ -105,6 +105,18 @@ struct BarrierNode : StmtNode {
   AUTOTUNE_FIELDS(async_wait)
 };
 
+// A tile of a loop nest that a tensor intrinsic computes (schedule primitive `tensorize`): `body` is
+// the tile's loops as lowering made them, the intrinsic's description instantiated on its operands.
+// The C backend runs the body; CUDA emits the intrinsic (tir/analysis/tensor_intrinsics.h says which
+// intrinsics there are and how a body matches one).
+struct TensorizeNode : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::kTensorize;
+  std::string intrinsic;
+  Stmt body;
+  TensorizeNode(std::string i, Stmt b) : StmtNode(kKind), intrinsic(std::move(i)), body(std::move(b)) {}
+  AUTOTUNE_FIELDS(intrinsic, body)
+};
+
 // ---- Factories -------------------------------------------------------------------------------
 Stmt For(Var var, Expr min, Expr extent, ForKind kind, Stmt body, ThreadTag tag = ThreadTag::kNone,
          int64_t auto_unroll_max_step = 0);
@@ -114,5 +126,6 @@ Stmt IfThenElse(Expr cond, Stmt then_case, Stmt else_case = nullptr);
 // Flattens nested sequences and drops null entries; a single statement is returned as is.
 Stmt Seq(std::vector<Stmt> stmts);
 Stmt Barrier(int64_t async_wait = -1);
+Stmt Tensorize(std::string intrinsic, Stmt body);
 
 }  // namespace autotune::tir

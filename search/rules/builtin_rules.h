@@ -23,5 +23,6 @@ std::unique_ptr<ScheduleRule> MakeEpilogueAtOuterTileRule();
 std::unique_ptr<ScheduleRule> MakeRowsGpuRule();
 std::unique_ptr<ScheduleRule> MakeRowsCpuRule();
 std::unique_ptr<ScheduleRule> MakeSplitRowsRule();
+std::unique_ptr<ScheduleRule> MakeTensorCoreTilingRule();
 
 }  // namespace autotune::search

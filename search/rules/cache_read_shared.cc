@@ -11,7 +11,7 @@ class CacheReadShared final : public CudaRule {
  public:
   std::string_view Name() const override { return "cache_read_shared"; }
   // Only this rule copies: a cuda trace without one is cuda.direct's.
-  std::string_view Mark() const override { return "cache_read"; }
+  std::vector<std::string_view> Marks() const override { return {"cache_read"}; }
   Result<void> Apply(tir::Schedule& sch, SketchContext& ctx) const override {
     AT_TRY(acc, sch.Resolve(ctx.accumulator));
     for (const tir::BufferNode* b : tir::te::ReadBuffers(sch.state().stages[acc].op->body)) {

@@ -42,7 +42,7 @@ std::string SlidingWindowRead(const tir::te::OperationNode& op) {
 class Im2col final : public CudaRule {
  public:
   std::string_view Name() const override { return "im2col"; }
-  std::string_view Mark() const override { return "reindex"; }
+  std::vector<std::string_view> Marks() const override { return {"reindex"}; }
   bool AppliesTo(const tir::Schedule& fresh, const SketchRoles& roles) const override {
     if (!CudaRule::AppliesTo(fresh, roles)) return false;
     const int id = fresh.state().FindStage(roles.main);

@@ -11,7 +11,7 @@ namespace {
 class RowsCpu final : public ScheduleRule {
  public:
   std::string_view Name() const override { return "rows_cpu"; }
-  std::string_view Mark() const override { return "set_scope"; }
+  std::vector<std::string_view> Marks() const override { return {"set_scope"}; }
   bool AppliesTo(const tir::Schedule& fresh, const SketchRoles&) const override {
     return fresh.target() == tir::TargetKind::kCpu && FindRowRoles(fresh.state()).ok();
   }

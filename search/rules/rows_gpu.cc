@@ -30,7 +30,7 @@ std::vector<int64_t> RowsPerBlock(int64_t rows) {
 class RowsGpu final : public ScheduleRule {
  public:
   std::string_view Name() const override { return "rows_gpu"; }
-  std::string_view Mark() const override { return "set_scope"; }
+  std::vector<std::string_view> Marks() const override { return {"set_scope"}; }
   bool AppliesTo(const tir::Schedule& fresh, const SketchRoles&) const override {
     return fresh.target() == tir::TargetKind::kCuda && FindRowRoles(fresh.state()).ok();
   }

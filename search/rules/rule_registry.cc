@@ -25,6 +25,7 @@ const std::vector<std::unique_ptr<ScheduleRule>>& Rules() {
     r->push_back(MakeRowsGpuRule());
     r->push_back(MakeRowsCpuRule());
     r->push_back(MakeSplitRowsRule());
+    r->push_back(MakeTensorCoreTilingRule());
     return r;
   }();
   return *rules;

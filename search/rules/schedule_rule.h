@@ -72,9 +72,9 @@ class ScheduleRule {
     return true;
   }
   virtual Result<void> Apply(tir::Schedule& sch, SketchContext& ctx) const = 0;
-  // An instruction kind that this rule always puts into a trace (empty: none). A sketch is known by
+  // Instruction kinds that this rule always puts into a trace (none: empty). A sketch is known by
   // the set of its rules' marks, so that a stored trace tells which sketch made it (SketchOfTrace).
-  virtual std::string_view Mark() const { return {}; }
+  virtual std::vector<std::string_view> Marks() const { return {}; }
 };
 
 // A rule that applies to one target only.

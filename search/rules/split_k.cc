@@ -32,7 +32,7 @@ std::vector<int64_t> PartCounts(int64_t extent) {
 class SplitK final : public ScheduleRule {
  public:
   std::string_view Name() const override { return "split_k"; }
-  std::string_view Mark() const override { return "rfactor"; }
+  std::vector<std::string_view> Marks() const override { return {"rfactor"}; }
   bool AppliesTo(const tir::Schedule& fresh, const SketchRoles& roles) const override {
     if (fresh.target() != tir::TargetKind::kCuda) return false;
     const int id = fresh.state().FindStage(roles.main);

@@ -25,7 +25,7 @@ std::vector<int64_t> RowPartCounts(int64_t extent) {
 class SplitRows final : public ScheduleRule {
  public:
   std::string_view Name() const override { return "split_rows"; }
-  std::string_view Mark() const override { return "rfactor"; }
+  std::vector<std::string_view> Marks() const override { return {"rfactor"}; }
   bool AppliesTo(const tir::Schedule& fresh, const SketchRoles&) const override {
     if (fresh.target() != tir::TargetKind::kCuda) return false;
     auto roles = FindRowRoles(fresh.state());

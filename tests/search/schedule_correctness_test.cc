@@ -17,6 +17,7 @@
 #include "tir/lower/lower.h"
 #include "tir/ops/operator.h"
 #include "tir/schedule/naive_gpu_schedule.h"
+#include "tests/search/correctness_config.h"
 
 namespace autotune::search {
 namespace {
@@ -28,16 +29,6 @@ struct Shape {
   std::string dtype = "float32";
 };
 
-measure::MeasureConfig TestConfig() {
-  measure::MeasureConfig c;
-  c.warmup = 0;
-  c.repeats = 1;
-  c.min_repeat_ms = 0;
-  c.flush_cache = false;
-  c.num_threads = 2;
-  c.extra_cflags = {"-O1"};  // correctness only: compile fast
-  return c;
-}
 
 struct Counts {
   int checked = 0, compiled = 0;
@@ -50,8 +41,8 @@ Counts CheckLowered(const tir::Workload& w, const std::vector<measure::BuildInpu
                     const std::vector<std::string>& names, const std::vector<measure::BuildInput>& cuda,
                     const std::vector<std::string>& cuda_names) {
   Counts n;
-  auto builder = measure::MakeCBuilder(TestConfig());
-  auto runner = measure::MakeCpuRunner(TestConfig());
+  auto builder = measure::MakeCBuilder(CorrectnessConfig());
+  auto runner = measure::MakeCpuRunner(CorrectnessConfig());
   auto builds = builder->Build(inputs);
   auto results = runner->Run(w, builds);
   EXPECT_EQ(results.size(), inputs.size());
@@ -63,7 +54,7 @@ Counts CheckLowered(const tir::Workload& w, const std::vector<measure::BuildInpu
     ++n.checked;
   }
   if (!measure::LoadNvrtc()) return n;
-  measure::MeasureConfig cuda_config = TestConfig();
+  measure::MeasureConfig cuda_config = CorrectnessConfig();
   cuda_config.cuda_arch = "sm_90";
   auto cubins = measure::MakeNvrtcBuilder(cuda_config)->Build(cuda);
   for (size_t i = 0; i < cubins.size(); ++i) {
@@ -338,6 +329,18 @@ TEST(ScheduleCorrectness, DirectSketch) {
                  {"N=1,C=8,H=7,W=7,K=8,R=5,S=5,pad=2,groups=4", "bias"}},
                 16, "cuda.direct");
   CheckOperator("gemm", {{"M=33,N=40,K=12", "bias"}}, 4, "cuda.direct");
+}
+
+// The tensor-core sketch (mma.sync tiles, ldmatrix loads, fragments; the C path runs each
+// intrinsic's description): 16-bit products with epilogues, batches, one warp or several, sampled
+// factors and double-buffered copies; NVRTC compiles the CUDA ones.
+TEST(ScheduleCorrectness, TensorCoreSketch) {
+  CheckOperator("gemm",
+                {{"M=64,N=48,K=32", "bias,relu", "float16"}, {"M=128,N=64,K=64", "", "bfloat16"},
+                 {"M=16,N=8,K=16", "gelu", "float16"}},
+                12, "cuda.tensor_core");
+  CheckOperator("batch_matmul", {{"B=2,M=32,N=16,K=48", "relu", "float16"}, {"B=3,M=64,N=32,K=32", "", "bfloat16"}},
+                8, "cuda.tensor_core");
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include <set>
+#include <tuple>
 #include <string>
 
 #include "search/default_schedule.h"
@@ -23,8 +24,8 @@ using tir::TargetKind;
 
 const char* kLateConv = "N=1,C=512,H=7,W=7,K=512,R=3,S=3,stride=1,pad=1";
 
-tir::Workload Make(const std::string& op, const std::string& shape) {
-  auto w = tir::MakeWorkload(op, shape);
+tir::Workload Make(const std::string& op, const std::string& shape, const std::string& dtype = "float32") {
+  auto w = tir::MakeWorkload(op, shape, "", dtype);
   EXPECT_TRUE(w) << w.error().message;
   return *w;
 }
@@ -56,7 +57,7 @@ TEST(Sketches, TableNamesOnlyRegisteredRules) {
     EXPECT_TRUE(any) << tir::TargetKindName(t);
   }
   EXPECT_EQ(FindScheduleRule("no_such_rule"), nullptr);
-  EXPECT_EQ(ScheduleRuleNames().size(), 15u);
+  EXPECT_EQ(ScheduleRuleNames().size(), 16u);
 }
 
 // Row operators get the row sketches and nothing else; contractions never get them.
@@ -206,11 +207,10 @@ TEST(Sketches, TheCudaDefaultShrinksItsTilesUntilItFits) {
   };
   auto hand_picked = [](const tir::Workload& w) {
     tir::Schedule sch(w, TargetKind::kCuda);
-    EXPECT_TRUE(ApplySketch(sch, BuiltinSketches().front(), DefaultDecisions(TargetKind::kCuda)));
+    EXPECT_TRUE(ApplySketch(sch, *FindSketch("cuda.tiled"), DefaultDecisions(TargetKind::kCuda)));
     return sch;
   };
   const tir::Workload stem = Make("conv2d", "N=1,C=3,H=224,W=224,K=64,R=7,S=7,stride=2,pad=3");
-  ASSERT_EQ(BuiltinSketches().front().target, TargetKind::kCuda);
   EXPECT_FALSE(fits(hand_picked(stem)));
   auto stem_default = DefaultSchedule(stem, TargetKind::kCuda);
   ASSERT_TRUE(stem_default);
@@ -261,18 +261,43 @@ TEST(Sketches, RandomSchedulesDrawEveryOfferedSketch) {
 
 // SketchOfTrace tells every sketch's schedules apart, whatever their sampled decisions, on every
 // operator kind; a cuda trace with no rule's mark (no shared copy) counts as cuda.direct.
+// Tensor cores: offered for 16-bit matrix products whose M and K are multiples of 16 and N of 8, and
+// their default; never for float32, convolutions or other shapes.
+TEST(Sketches, TensorCoresServeSixteenBitMatrixProducts) {
+  auto offers = [](const tir::Workload& w) {
+    for (const SketchSpec* s : ApplicableSketches(tir::Schedule(w, TargetKind::kCuda))) {
+      if (s->name == "cuda.tensor_core") return true;
+    }
+    return false;
+  };
+  for (const char* dtype : {"float16", "bfloat16"}) {
+    const tir::Workload w = Make("gemm", "M=128,N=64,K=256", dtype);
+    EXPECT_TRUE(offers(w)) << dtype;
+    EXPECT_EQ(DefaultSketch(tir::Schedule(w, TargetKind::kCuda)), FindSketch("cuda.tensor_core")) << dtype;
+    EXPECT_TRUE(offers(Make("batch_matmul", "B=3,M=32,N=8,K=16", dtype))) << dtype;
+    EXPECT_FALSE(offers(Make("gemm", "M=100,N=64,K=256", dtype))) << dtype;
+    EXPECT_FALSE(offers(Make("gemm", "M=128,N=64,K=24", dtype))) << dtype;
+    EXPECT_FALSE(offers(Make("conv2d", "N=1,C=16,H=8,W=8,K=16,R=3,S=3,pad=1", dtype))) << dtype;
+  }
+  EXPECT_FALSE(offers(Make("gemm", "M=128,N=64,K=256")));
+  EXPECT_EQ(DefaultSketch(tir::Schedule(Make("gemm", "M=128,N=64,K=256"), TargetKind::kCuda)), FindSketch("cuda.tiled"));
+}
+
 TEST(Sketches, EveryScheduleIsKnownAsTheSketchThatMadeIt) {
-  const std::vector<std::pair<std::string, std::string>> workloads = {
-      {"gemm", "M=2048,N=1024,K=1024"}, {"gemm", "M=16,N=4096,K=4096"}, {"conv2d", kLateConv},
-      {"conv2d", "N=16,C=64,H=56,W=56,K=64,R=3,S=3,pad=1"}, {"conv2d", "N=1,C=256,H=56,W=56,K=64,R=1,S=1"},
-      {"conv2d", "N=1,C=32,H=112,W=112,K=32,R=3,S=3,pad=1,groups=32"}, {"batch_matmul", "B=12,M=128,N=128,K=64"},
-      {"softmax", "M=64,N=1000"}, {"norm", "B=1,M=256,N=256"}};
+  const std::vector<std::tuple<std::string, std::string, std::string>> workloads = {
+      {"gemm", "M=2048,N=1024,K=1024", "float32"}, {"gemm", "M=16,N=4096,K=4096", "float32"},
+      {"conv2d", kLateConv, "float32"}, {"conv2d", "N=16,C=64,H=56,W=56,K=64,R=3,S=3,pad=1", "float32"},
+      {"conv2d", "N=1,C=256,H=56,W=56,K=64,R=1,S=1", "float32"},
+      {"conv2d", "N=1,C=32,H=112,W=112,K=32,R=3,S=3,pad=1,groups=32", "float32"},
+      {"batch_matmul", "B=12,M=128,N=128,K=64", "float32"}, {"gemm", "M=256,N=128,K=64", "float16"},
+      {"batch_matmul", "B=2,M=64,N=64,K=32", "bfloat16"}, {"softmax", "M=64,N=1000", "float32"},
+      {"norm", "B=1,M=256,N=256", "float32"}};
   std::vector<std::string> every;
   for (const auto& s : BuiltinSketches()) every.push_back(s.name);
   std::set<std::string> seen;
   for (TargetKind target : {TargetKind::kCuda, TargetKind::kCpu}) {
-    for (const auto& [op, shape] : workloads) {
-      tir::Workload w = Make(op, shape);
+    for (const auto& [op, shape, dtype] : workloads) {
+      tir::Workload w = Make(op, shape, dtype);
       for (const SketchSpec* s : ApplicableSketches(tir::Schedule(w, target), every)) {
         seen.insert(s->name);
         tir::Schedule hand_picked(w, target);

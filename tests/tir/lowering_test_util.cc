@@ -52,6 +52,7 @@ void Interpreter::Exec(const Stmt& s) {
       for (const auto& c : As<SeqNode>(s)->stmts) Exec(c);
       return;
     case StmtKind::kBarrier: return;
+    case StmtKind::kTensorize: Exec(As<TensorizeNode>(s)->body); return;
   }
 }
 

@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 
+#include "tir/analysis/tensor_intrinsics.h"
 #include "tir/analysis/unrolled_size.h"
 #include "tir/codegen/cuda_kernels.h"
 #include "tir/int_arith.h"
@@ -17,7 +18,8 @@ constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 
 // Bytes of the local arrays live at once: an allocation adds to what its body holds; the parts of a
 // sequence or a conditional reuse the same space.
-int64_t LiveLocalBytes(const Stmt& s) {
+// A fragment (`fragments`) is spread over the 32 lanes of a warp.
+int64_t LiveLocalBytes(const Stmt& s, const std::unordered_map<const BufferNode*, FragmentRole>& fragments) {
   if (!s) return 0;
   switch (s->kind) {
     case StmtKind::kAllocate: {
@@ -26,17 +28,18 @@ int64_t LiveLocalBytes(const Stmt& s) {
       if (op->buffer->scope == Scope::kLocal) {
         const int64_t* n = op->buffer->shape.size() == 1 ? AsConstInt(op->buffer->shape[0]) : nullptr;
         own = n ? MulOrCap(*n, BytesOf(op->buffer->dtype), kMax) : 0;  // the plan rejects non-constant sizes
+        if (fragments.count(op->buffer.get())) own /= 32;
       }
-      return AddOrCap(own, LiveLocalBytes(op->body), kMax);
+      return AddOrCap(own, LiveLocalBytes(op->body, fragments), kMax);
     }
-    case StmtKind::kFor: return LiveLocalBytes(As<ForNode>(s)->body);
+    case StmtKind::kFor: return LiveLocalBytes(As<ForNode>(s)->body, fragments);
     case StmtKind::kIfThenElse: {
       const auto* op = As<IfThenElseNode>(s);
-      return std::max(LiveLocalBytes(op->then_case), LiveLocalBytes(op->else_case));
+      return std::max(LiveLocalBytes(op->then_case, fragments), LiveLocalBytes(op->else_case, fragments));
     }
     case StmtKind::kSeq: {
       int64_t m = 0;
-      for (const auto& c : As<SeqNode>(s)->stmts) m = std::max(m, LiveLocalBytes(c));
+      for (const auto& c : As<SeqNode>(s)->stmts) m = std::max(m, LiveLocalBytes(c, fragments));
       return m;
     }
     default: return 0;
@@ -63,7 +66,11 @@ Result<void> CheckKernel(const CudaKernelPlan& k, const GpuLimits& limits, GpuUs
     return MakeError(fmt::format("{} bytes of shared memory per block exceed the limit of {}", k.shared_bytes,
                                  limits.max_shared_bytes_per_block));
   }
-  const int64_t local = LiveLocalBytes(k.body);
+  AT_TRY(fragments, FragmentsOf(k.body));
+  if (!fragments.empty() && k.block[0] != 32) {
+    return MakeError(fmt::format("tensor intrinsics run on warps: blockDim.x must be 32, not {}", k.block[0]));
+  }
+  const int64_t local = LiveLocalBytes(k.body, fragments);
   if (local > limits.max_local_bytes_per_thread) {
     return MakeError(fmt::format("{} bytes of local arrays per thread exceed the limit of {}", local,
                                  limits.max_local_bytes_per_thread));

@@ -32,6 +32,9 @@ class Counter : public IRVisitor {
   }
   void Visit_(const BufferStoreNode*) override { ++count; }
   void Visit_(const BarrierNode*) override { ++count; }
+  // A tensorized tile is emitted as a few statements per lane (one mma or ldmatrix, a lane's share
+  // of a fill or store), not as its loops.
+  void Visit_(const TensorizeNode*) override { count += 4; }
 
  private:
   LoopExpanded expanded_;

@@ -193,6 +193,33 @@ std::string CpAsyncWaitText(const char* fn) {
       fn);
 }
 
+// One warp-wide mma.sync m16n8k16 with float32 accumulation (sm_80+): d += a * b, each lane passing
+// its registers of the three fragments.
+std::string MmaText(const char* fn, const char* type) {
+  return fmt::format(
+      "{0} void at_mma_m16n8k16_{1}(float& d0, float& d1, float& d2, float& d3, unsigned a0, unsigned a1,\n"
+      "    unsigned a2, unsigned a3, unsigned b0, unsigned b1) {{\n"
+      "  asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.{1}.{1}.f32 {{%0,%1,%2,%3}}, {{%4,%5,%6,%7}}, \"\n"
+      "               \"{{%8,%9}}, {{%0,%1,%2,%3}};\\n\"\n"
+      "               : \"+f\"(d0), \"+f\"(d1), \"+f\"(d2), \"+f\"(d3)\n"
+      "               : \"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3), \"r\"(b0), \"r\"(b1));\n"
+      "}}\n",
+      fn, type);
+}
+
+// ldmatrix: the warp loads 8x8 matrices of 16-bit elements from shared memory, each lane giving the
+// address of one row; x4 fills an mma A fragment, x2.trans a B fragment from a row-major [k][n] tile.
+std::string LdmatrixText(const char* fn, bool trans) {
+  return fmt::format(
+      "{0} void at_ldmatrix_{1}({2}, const void* p) {{\n"
+      "  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(p));\n"
+      "  asm volatile(\"ldmatrix.sync.aligned.m8n8.{3}.shared.b16 {4}, [%{5}];\\n\" : {6} : \"r\"(s) : \"memory\");\n"
+      "}}\n",
+      fn, trans ? "x2_trans" : "x4", trans ? "unsigned& r0, unsigned& r1" : "unsigned& r0, unsigned& r1, unsigned& r2, unsigned& r3",
+      trans ? "x2.trans" : "x4", trans ? "{%0,%1}" : "{%0,%1,%2,%3}", trans ? 2 : 4,
+      trans ? "\"=r\"(r0), \"=r\"(r1)" : "\"=r\"(r0), \"=r\"(r1), \"=r\"(r2), \"=r\"(r3)");
+}
+
 // 16-bit float conversions, bit for bit those of support/half.h and of the GPU's cvt.rn (nearest,
 // ties to even, subnormals kept). C computes them on the bits; CUDA uses cvt for float16.
 std::string HalfConversionText(CLanguage lang, CHelper h) {
@@ -287,6 +314,10 @@ std::string CFamilyPrinter::HelperText(CHelper h) const {
     case CHelper::kCpAsync4OrZero: return CpAsyncOrZeroText(fn);
     case CHelper::kCpAsyncWait: return CpAsyncWaitText(fn);
     case CHelper::kAlloc: return AllocText();
+    case CHelper::kMmaF16: return MmaText(fn, "f16");
+    case CHelper::kMmaBF16: return MmaText(fn, "bf16");
+    case CHelper::kLdmatrixX4: return LdmatrixText(fn, false);
+    case CHelper::kLdmatrixX2Trans: return LdmatrixText(fn, true);
     case CHelper::kF16ToF32:
     case CHelper::kF32ToF16:
     case CHelper::kBF16ToF32:

@@ -50,6 +50,7 @@ enum class CHelper : int {
   kSigmoidF32, kSigmoidF64, kRsqrtF32, kRsqrtF64, kAlloc,
   kF16ToF32, kF32ToF16, kBF16ToF32, kF32ToBF16,
   kCpAsync4, kCpAsync8, kCpAsync16, kCpAsync4OrZero, kCpAsyncWait,  // CUDA only
+  kMmaF16, kMmaBF16, kLdmatrixX4, kLdmatrixX2Trans,                 // CUDA only: tensor cores
 };
 
 // Prints expressions; code generators derive from it and print statements. The first failure is

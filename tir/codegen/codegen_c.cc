@@ -244,6 +244,7 @@ class CEmitter : public CFamilyPrinter {
         for (const auto& st : As<SeqNode>(s)->stmts) EmitStmt(st);
         return;
       case StmtKind::kBarrier: Fail("barrier left after serialization"); return;
+      case StmtKind::kTensorize: EmitStmt(As<TensorizeNode>(s)->body); return;  // C runs the description
     }
   }
 

@@ -1,5 +1,6 @@
 #include "tir/codegen/codegen_cuda.h"
 
+#include "tir/analysis/tensor_intrinsics.h"
 #include "tir/analysis/thread_dependence.h"
 
 #include <fmt/format.h>
@@ -17,6 +18,7 @@
 #include "tir/codegen/cuda_kernels.h"
 #include "tir/functor.h"
 #include "tir/structural_equal.h"
+#include "tir/transform/linear_form.h"
 #include "tir/transform/simplify.h"
 #include "tir/transform/substitute.h"
 
@@ -66,11 +68,22 @@ struct Accesses {
     writes.insert(o.writes.begin(), o.writes.end());
   }
   bool Empty() const { return reads.empty() && writes.empty(); }
+  // A buffer both read and written (a write-only buffer cannot hand data between threads).
+  bool ReadsWhatItWrites() const {
+    for (const auto* b : writes) {
+      if (reads.count(b)) return true;
+    }
+    return false;
+  }
 };
 
 class AccessCollector : public IRVisitor {
  public:
+  explicit AccessCollector(bool into_tiles = true) : into_tiles_(into_tiles) {}
   Accesses acc;
+  void Visit_(const TensorizeNode* op) override {
+    if (into_tiles_) VisitFields(op);
+  }
   void Visit_(const BufferLoadNode* op) override {
     if (op->buffer->scope != Scope::kLocal) acc.reads.insert(op->buffer.get());
     VisitFields(op);
@@ -79,10 +92,13 @@ class AccessCollector : public IRVisitor {
     if (op->buffer->scope != Scope::kLocal) acc.writes.insert(op->buffer.get());
     VisitFields(op);
   }
+
+ private:
+  bool into_tiles_;
 };
 
-Accesses CollectAccesses(const Stmt& s) {
-  AccessCollector c;
+Accesses CollectAccesses(const Stmt& s, bool into_tiles = true) {
+  AccessCollector c(into_tiles);
   c.Visit(s);
   return c.acc;
 }
@@ -366,6 +382,7 @@ class CudaEmitter : public CFamilyPrinter {
       }
     }
     kernel_ = &k;
+    FindFragments(k.body);
     bound_.fill(false);
     thread_vars_.clear();
     divergent_ = 0;
@@ -404,8 +421,9 @@ class CudaEmitter : public CFamilyPrinter {
     if (IsEmptyStmt(s)) return;
     const bool work = s->kind == StmtKind::kFor || s->kind == StmtKind::kBufferStore || s->kind == StmtKind::kIfThenElse;
     // (The cheap tests first: inside the thread and block loops of a kernel nothing is traversed.)
-    if (work && !single_thread_ && (AtBlockLevel() || OutsideSomeBlockLoop()) && !HasThreadLoop(s)) {
-      if (!CollectAccesses(s).writes.empty()) {
+    if (work && !single_thread_ && !warp_collective_ && (AtBlockLevel() || OutsideSomeBlockLoop()) && !HasThreadLoop(s)) {
+      // A tensorized tile is warp-collective: every lane of every warp runs it.
+      if (!CollectAccesses(s).writes.empty() && !HasTensorizedTiles(s)) {
         if (OutsideSomeBlockLoop()) {
           Fail("a statement outside the blockIdx loops of a multi-block kernel writes memory");
           return;
@@ -441,6 +459,7 @@ class CudaEmitter : public CFamilyPrinter {
       case StmtKind::kIfThenElse: return EmitIf(As<IfThenElseNode>(s));
       case StmtKind::kSeq: return EmitSeq(As<SeqNode>(s), tail);
       case StmtKind::kBarrier: return EmitBarrier(As<BarrierNode>(s)->async_wait);
+      case StmtKind::kTensorize: return EmitTensorized(*As<TensorizeNode>(s));
     }
   }
 
@@ -588,7 +607,11 @@ class CudaEmitter : public CFamilyPrinter {
     // overwrite what this one still reads (or read before this one's writes are done).
     if (AtBlockLevel() && !single_thread_) {
       Accesses a = CollectAccesses(op->body);
-      if (a.Conflicts(a)) EmitBarrier();
+      // Writes at block level are one thread's, or tensorized tiles' (each element by one lane, the
+      // same value in every warp that repeats the tile): with only tiles writing, just a buffer
+      // read after it is written hands data between threads.
+      const bool tiles_write = HasTensorizedTiles(op->body) && CollectAccesses(op->body, false).writes.empty();
+      if (tiles_write ? a.ReadsWhatItWrites() : a.Conflicts(a)) EmitBarrier();
     }
     --indent_;
     live_vars_.erase(op->var.get());
@@ -635,7 +658,11 @@ class CudaEmitter : public CFamilyPrinter {
     std::optional<std::string> saved;
     if (it != buf_names_.end()) saved = it->second;
     buf_names_[b.get()] = name;
-    Line(fmt::format("{} {}[{}];", TypeName(b->dtype), name, *n));
+    if (auto frag = fragments_.find(b.get()); frag != fragments_.end()) {
+      DeclareFragment(b, frag->second, *n, name);
+    } else {
+      Line(fmt::format("{} {}[{}];", TypeName(b->dtype), name, *n));
+    }
     EmitStmt(op->body, tail);
     if (saved) {
       buf_names_[b.get()] = *saved;
@@ -646,6 +673,7 @@ class CudaEmitter : public CFamilyPrinter {
 
   // A vectorized loop as float2/float4 accesses (see codegen_cuda.h); false when it does not qualify.
   bool EmitVectorized(const ForNode* op, bool tail) {
+    if (EmitPackedCopy(op, tail)) return true;
     const std::optional<VectorizedStore> vs = MatchVectorizedStore(op);
     if (!vs) return false;
     // The vector temporaries need a scope of their own unless nothing follows in this one.
@@ -668,6 +696,50 @@ class CudaEmitter : public CFamilyPrinter {
       Line("}");
     }
     divergent_ -= divergent;
+    return true;
+  }
+
+  // A vectorized copy of 2, 4 or 8 16-bit elements between aligned places in shared or global
+  // memory: one 4-, 8- or 16-byte access a side (an asynchronous copy into a double-buffered copy).
+  bool EmitPackedCopy(const ForNode* op, bool tail) {
+    const int64_t* n = AsConstInt(op->extent);
+    const VarNode* v = op->var.get();
+    if (!n || (*n != 2 && *n != 4 && *n != 8) || !IsConstInt(op->min, 0)) return false;
+    const auto* guard = As<IfThenElseNode>(op->body);
+    if (guard && ((guard->else_case && !IsEmptyStmt(guard->else_case)) || UsesVar(guard->cond, v))) return false;
+    const auto* st = As<BufferStoreNode>(guard ? guard->then_case : op->body);
+    const auto* src = st ? As<BufferLoadNode>(st->value) : nullptr;
+    if (!src || !IsHalf(st->buffer->dtype) || src->buffer->dtype != st->buffer->dtype || st->indices.size() != 1 ||
+        src->indices.size() != 1 || st->buffer->scope == Scope::kLocal || src->buffer->scope == Scope::kLocal ||
+        !AlignedUnitStride(st->indices[0], v, *n) || !AlignedUnitStride(src->indices[0], v, *n)) {
+      return false;
+    }
+    auto first = [&](const Expr& e) {
+      return Simplify(Substitute(e, [&](const VarNode* x) { return x == v ? IntImm(0, x->dtype) : nullptr; }), &bounds_);
+    };
+    const bool divergent = guard && ThreadDependent(guard->cond);
+    if (guard) {
+      divergent_ += divergent;
+      Line(fmt::format("if ({}) {{", EmitExpr(guard->cond).text));
+      ++indent_;
+    }
+    const std::string dst = fmt::format("&{}[{}]", BufName(st->buffer), EmitExpr(first(st->indices[0])).text);
+    const std::string from = fmt::format("&{}[{}]", BufName(src->buffer), EmitExpr(first(src->indices[0])).text);
+    const int64_t bytes = *n * 2;
+    if (st->buffer->async_fill && src->buffer->scope == Scope::kGlobal) {
+      Use(bytes == 16 ? CHelper::kCpAsync16 : bytes == 8 ? CHelper::kCpAsync8 : CHelper::kCpAsync4);
+      Line(fmt::format("at_cp_async_{}(reinterpret_cast<float*>({}), reinterpret_cast<const float*>({}));", bytes, dst,
+                       from));
+    } else {
+      const char* type = bytes == 16 ? "uint4" : bytes == 8 ? "uint2" : "unsigned";
+      Line(fmt::format("*reinterpret_cast<{0}*>({1}) = *reinterpret_cast<const {0}*>({2});", type, dst, from));
+    }
+    if (guard) {
+      --indent_;
+      Line("}");
+    }
+    divergent_ -= divergent;
+    (void)tail;
     return true;
   }
 
@@ -747,6 +819,166 @@ class CudaEmitter : public CFamilyPrinter {
 
   static std::string VectorType(int64_t width) { return width == 4 ? "float4" : "float2"; }
 
+  // ---- tensor intrinsics (tir/analysis/tensor_intrinsics.h) -------------------------------------
+  // The fragments of a kernel: local buffers that tensorized tiles touch, each with one role.
+  void FindFragments(const Stmt& body) {
+    auto found = FragmentsOf(body);
+    if (!found) return Fail(found.error().message);
+    fragments_ = std::move(*found);
+  }
+
+  // Registers of one tile in a lane: 32-bit words of two 16-bit elements, or accumulator floats.
+  static int64_t RegistersPerTile(FragmentRole role) {
+    return role == FragmentRole::kAccumulator ? TileOf(role).per_lane : TileOf(role).per_lane / 2;
+  }
+
+  // A fragment of n elements as this lane's registers: its share of every tile.
+  void DeclareFragment(const Buffer& b, FragmentRole role, int64_t n, const std::string& name) {
+    const FragmentTile tile = TileOf(role);
+    if (n % (tile.rows * tile.cols) != 0) {
+      Fail(fmt::format("fragment {} of {} elements is not whole {}x{} tiles", b->name, n, tile.rows, tile.cols));
+      return;
+    }
+    const int64_t regs = n / (tile.rows * tile.cols) * RegistersPerTile(role);
+    const bool acc = role == FragmentRole::kAccumulator;
+    Line(fmt::format("{} {}[{}];", acc ? "float" : "unsigned", name, regs));
+    Buffer view = MakeBuffer(name, acc ? DType::kFloat32 : DType::kInt32, {IntImm(regs)}, Scope::kLocal);
+    buf_names_[view.get()] = name;
+    lane_views_[b.get()] = view;
+  }
+
+  CExpr EmitIndexed(const Buffer& b, const std::vector<Expr>& indices) override {
+    if (auto it = fragments_.find(b.get()); it != fragments_.end()) {
+      Fail(fmt::format("fragment {} ({}) is accessed outside a tensor intrinsic", b->name, FragmentRoleName(it->second)));
+      return {"0", kPrecPrimary};
+    }
+    return CFamilyPrinter::EmitIndexed(b, indices);
+  }
+
+  // Register k of this lane's share of the fragment tile `t`, as an index into its registers.
+  std::optional<std::pair<Buffer, Expr>> Register(const TileOperand& t, FragmentRole role, int64_t k) {
+    auto view = lane_views_.find(t.buffer.get());
+    const std::optional<Expr> tile = FragmentTileIndex(t, role, bounds_);
+    if (view == lane_views_.end() || !tile) {
+      Fail(fmt::format("fragment {}: the tile at {} is not a whole tile of its {}", t.buffer->name,
+                       EmitExpr(t.origin).text, FragmentRoleName(role)));
+      return std::nullopt;
+    }
+    return std::make_pair(view->second, Simplify(Add(Mul(*tile, IntImm(RegistersPerTile(role), (*tile)->dtype)),
+                                                      IntImm(k, (*tile)->dtype)), &bounds_));
+  }
+  std::string RegisterText(const TileOperand& t, FragmentRole role, int64_t k) {
+    auto r = Register(t, role, k);
+    return r ? EmitIndexed(r->first, {r->second}).text : "0";
+  }
+
+  void EmitTensorized(const TensorizeNode& t) {
+    auto call = MatchTensorIntrinsic(t);
+    if (!call) return Fail(call.error().message);
+    if (!kernel_ || kernel_->block[0] != 32 || bound_[3] || divergent_ > 0 || single_thread_) {
+      return Fail(fmt::format("tensor intrinsic {} needs whole warps: blockDim.x of 32 (it is {}), outside threadIdx.x "
+                              "loops and thread-dependent conditions", t.intrinsic, kernel_ ? kernel_->block[0] : 0));
+    }
+    bounds_.Bind(lane_, 0, 32);
+    var_text_[lane_.get()] = CExpr{"(int)threadIdx.x", kPrecUnary};
+    switch (call->intrinsic->kind) {
+      case TensorIntrinsicKind::kMma: EmitMma(*call); break;
+      case TensorIntrinsicKind::kFill:
+        for (int64_t k = 0; k < 4; ++k) Line(RegisterText(*call->c, FragmentRole::kAccumulator, k) + " = 0.0f;");
+        break;
+      case TensorIntrinsicKind::kLoadA: EmitFragmentLoad(*call, FragmentRole::kMatrixA); break;
+      case TensorIntrinsicKind::kLoadB: EmitFragmentLoad(*call, FragmentRole::kMatrixB); break;
+      case TensorIntrinsicKind::kStore: EmitFragmentStore(*call); break;
+    }
+    var_text_.erase(lane_.get());
+    bounds_.Unbind(lane_);
+  }
+
+  void EmitMma(const TensorCall& call) {
+    const bool bf16 = call.a->buffer->dtype == DType::kBFloat16;
+    Use(bf16 ? CHelper::kMmaBF16 : CHelper::kMmaF16);
+    std::vector<std::string> regs;
+    for (int64_t k = 0; k < 4; ++k) regs.push_back(RegisterText(*call.c, FragmentRole::kAccumulator, k));
+    for (int64_t k = 0; k < 4; ++k) regs.push_back(RegisterText(*call.a, FragmentRole::kMatrixA, k));
+    for (int64_t k = 0; k < 2; ++k) regs.push_back(RegisterText(*call.b, FragmentRole::kMatrixB, k));
+    Line(fmt::format("at_mma_m16n8k16_{}({});", bf16 ? "bf16" : "f16", fmt::join(regs, ", ")));
+  }
+
+  // ldmatrix needs every row address 16-byte aligned: rows and the tile's origin a multiple of 8
+  // elements apart from the (16-byte aligned) start of a shared array.
+  static bool LdmatrixAligned(const TileOperand& src) {
+    if (src.buffer->scope != Scope::kShared || src.row_step % 8 != 0) return false;
+    const LinearSum sum = ToLinear(src.origin);
+    if (!sum.ok || sum.constant % 8 != 0) return false;
+    for (const auto& t : sum.terms) {
+      if (t.coeff % 8 != 0) return false;
+    }
+    return true;
+  }
+
+  // A tile copied into an A or B fragment: ldmatrix from shared memory, else each lane loads its
+  // elements, two to a register.
+  void EmitFragmentLoad(const TensorCall& call, FragmentRole role) {
+    const TileOperand& src = *call.a;
+    const DType it = src.origin->dtype;
+    auto element = [&](const Expr& row, const Expr& col) {
+      return Simplify(Add(Add(src.origin, Mul(row, IntImm(src.row_step, it))), col), &bounds_);
+    };
+    const Expr lane = Cast(it, lane_);
+    const int64_t regs = RegistersPerTile(role);
+    if (LdmatrixAligned(src)) {
+      // Lane l gives row l % 16 of the tile, A's lanes 16-31 its right half (column 8).
+      const Expr row = FloorMod(lane, IntImm(16, it));
+      const Expr col = role == FragmentRole::kMatrixA ? Mul(FloorDiv(lane, IntImm(16, it)), IntImm(8, it)) : IntImm(0, it);
+      std::vector<std::string> args;
+      for (int64_t k = 0; k < regs; ++k) args.push_back(RegisterText(*call.c, role, k));
+      args.push_back("&" + EmitIndexed(src.buffer, {element(row, col)}).text);
+      Use(role == FragmentRole::kMatrixA ? CHelper::kLdmatrixX4 : CHelper::kLdmatrixX2Trans);
+      Line(fmt::format("at_ldmatrix_{}({});", role == FragmentRole::kMatrixA ? "x4" : "x2_trans", fmt::join(args, ", ")));
+      return;
+    }
+    for (int64_t w = 0; w < regs; ++w) {
+      const auto [r0, c0] = FragmentElement(role, lane, 2 * w);
+      const auto [r1, c1] = FragmentElement(role, lane, 2 * w + 1);
+      Line(fmt::format("{} = (unsigned){} | ((unsigned){} << 16);", RegisterText(*call.c, role, w),
+                       EmitIndexed(src.buffer, {element(r0, c0)}).text, EmitIndexed(src.buffer, {element(r1, c1)}).text));
+    }
+  }
+
+  // The tile's statement once per accumulator element of the lane, at that element's row and column.
+  void EmitFragmentStore(const TensorCall& call) {
+    const TileOperand& acc = *call.c;
+    for (int64_t e = 0; e < TileOf(FragmentRole::kAccumulator).per_lane; ++e) {
+      const auto reg = Register(acc, FragmentRole::kAccumulator, e);
+      if (!reg) return;
+      const auto [row, col] = FragmentElement(FragmentRole::kAccumulator, lane_, e);
+      const VarNode* i = call.loops[0].get();
+      const VarNode* j = call.loops[1].get();
+      Stmt s = Substitute(call.inner, [&](const VarNode* v) -> Expr {
+        if (v == i) return Cast(v->dtype, row);
+        if (v == j) return Cast(v->dtype, col);
+        return nullptr;
+      });
+      s = RegisterLoads(acc.buffer.get(), Load(reg->first, {reg->second})).Mutate(s);
+      warp_collective_ = true;
+      EmitStmt(Simplify(s, &bounds_), false);
+      warp_collective_ = false;
+    }
+  }
+
+  // Replaces every load of one fragment by a load of the lane's register.
+  class RegisterLoads : public IRMutator {
+   public:
+    RegisterLoads(const BufferNode* frag, Expr reg) : frag_(frag), reg_(std::move(reg)) {}
+    Expr Mutate_(const BufferLoadNode* op, const Expr& self) override {
+      return op->buffer.get() == frag_ ? reg_ : MutateFields(op, self);
+    }
+
+   private:
+    const BufferNode* frag_;
+    Expr reg_;
+  };
+
   std::ostringstream body_;
   int indent_ = 0;
   std::vector<Buffer> args_;  // params, then workspaces
@@ -755,6 +987,10 @@ class CudaEmitter : public CFamilyPrinter {
   std::unordered_set<const VarNode*> thread_vars_;  // variables that differ between threads of a block
   int divergent_ = 0;                              // depth of thread-dependent control flow
   bool single_thread_ = false;                     // inside a block-level single-thread guard
+  bool warp_collective_ = false;                   // emitting a lane's share of a tensorized tile
+  std::unordered_map<const BufferNode*, FragmentRole> fragments_;  // of the kernel being emitted
+  std::unordered_map<const BufferNode*, Buffer> lane_views_;       // fragment -> this lane's registers
+  const Var lane_ = MakeVar("lane");                                // prints as threadIdx.x
 };
 
 }  // namespace

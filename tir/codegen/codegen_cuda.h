@@ -49,6 +49,15 @@
 //    when not (a convolution's padding). A loop that reads the stored buffer at
 //    another index, or where nothing is aligned, or any other vectorized loop, is a scalar loop with
 //    `#pragma unroll`.
+//  - A vectorized loop of 2, 4 or 8 16-bit elements copied between aligned places of shared or
+//    global memory: one 4-, 8- or 16-byte access a side (cp.async into a double-buffered copy).
+//  - Tensorized tiles (tir/analysis/tensor_intrinsics.h): run by every lane of every warp (block-level
+//    code holding them is not given to one thread; blockDim.x must be 32, no tile inside a threadIdx.x
+//    loop or a thread-dependent branch). Fragments are this lane's registers of each tile (`unsigned`
+//    pairs of 16-bit elements, or floats); mma_m16n8k16 is one `mma.sync` (at_mma_m16n8k16_f16/bf16),
+//    fill_16x8 four zero stores, load_a_16x16 / load_b_16x8 `ldmatrix.x4` / `ldmatrix.x2.trans` from
+//    16-byte-aligned shared rows (else a load per element pair), store_16x8 the tile's statement once
+//    per accumulator element of the lane. A fragment accessed outside a tile is an error.
 //  - Parallel loops are serial loops; IfThenElse a plain if; int32 index arithmetic with
 //    floordiv/floormod as shifts and masks (powers of two), / and % (dividend provably non-negative)
 //    or helpers, as in C (tir/codegen/c_family.h), fminf/fmaxf, expf, ...

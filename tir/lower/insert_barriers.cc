@@ -113,7 +113,8 @@ class Planner {
     if (!sum.reads && !sum.writes && !sum.barrier) return Plan{s, in};
     switch (s->kind) {
       case StmtKind::kBarrier: return Plan{s, {}};
-      case StmtKind::kBufferStore: {
+      case StmtKind::kBufferStore:
+      case StmtKind::kTensorize: {  // a tensorized tile is one unit: a barrier goes before it, never inside
         State acc;
         SharedAccessCollector(&acc).Visit(s);
         if (int c = Conflict(in, acc); c >= 0) return Need(c);
@@ -156,7 +157,7 @@ class Planner {
     if (const auto* f = As<ForNode>(s)) {
       add_exprs({f->min, f->extent});
       add(f->body);
-    } else if (As<BufferStoreNode>(s)) {
+    } else if (As<BufferStoreNode>(s) || As<TensorizeNode>(s)) {
       State acc;
       SharedAccessCollector(&acc).Visit(s);
       for (const auto& [a, unused] : acc) (a.second ? sum.writes : sum.reads) = true;

@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "tir/analysis/int_bound.h"
+#include "tir/analysis/tensor_intrinsics.h"
 #include "support/check.h"
 #include "tir/functor.h"
 #include "tir/lower/region.h"
@@ -170,6 +171,10 @@ class NestBuilder {
       // read it at their own axes), in the host's loop variables.
       std::unordered_map<const VarNode*, Expr> host_roots = RootMap(hs, hi);
       for (int reader : state_.Consumers(sid)) {
+        if (reader != host && ComputedInside(state_, reader, host, st.attach_iter)) {
+          for (auto& idx : ReadsThrough(sid, reader, hs, host_roots)) accesses.push_back(std::move(idx));
+          continue;
+        }
         if (reader != host && !ComputedAlongside(state_, reader, sid, host, st.attach_iter)) {
           Fail(fmt::format("{} is computed at a loop of {} but also read by {}", st.name(), hs.name(),
                            state_.stages[reader].name()));
@@ -208,6 +213,27 @@ class NestBuilder {
         info.dom[d] = *acc;
       }
     }
+  }
+
+  // What `reader`, computed inside the host's loops, reads of stage `sid`, in the host's loop
+  // variables: its reads of the stage at the indices where the host reads `reader`.
+  std::vector<std::vector<Expr>> ReadsThrough(int sid, int reader, const Stage& hs,
+                                              const std::unordered_map<const VarNode*, Expr>& host_roots) {
+    const Stage& rs = state_.stages[reader];
+    ReadCollector of_reader(rs.op->buffer.get());
+    of_reader.Visit(hs.op->body);
+    ReadCollector of_stage(state_.stages[sid].op->buffer.get());
+    of_stage.Visit(rs.op->body);
+    std::vector<std::vector<Expr>> out;
+    for (const auto& at : of_reader.reads) {
+      std::unordered_map<const VarNode*, Expr> axes;
+      for (size_t d = 0; d < rs.op->axis.size(); ++d) axes[rs.op->axis[d].var.get()] = Substitute(at[d], host_roots);
+      for (auto idx : of_stage.reads) {
+        for (auto& e : idx) e = Substitute(e, axes);
+        out.push_back(std::move(idx));
+      }
+    }
+    return out;
   }
 
   // ---- Loop variables and predicates --------------------------------------------------------
@@ -420,6 +446,7 @@ class NestBuilder {
     if (!info.unified[iter]) {
       body = For(it.var, IntImm(0), IntImm(extent), it.kind, body, it.tag, it.auto_unroll_max_step);
     }
+    if (!it.tensorize.empty()) body = TensorizeTile(st, it.tensorize, body);
     if (init_nest) body = Seq({init_nest, body});
     return body;
   }
@@ -570,8 +597,25 @@ class NestBuilder {
                          ? it.kind
                          : (it.kind == ForKind::kThreadBinding ? ForKind::kThreadBinding : ForKind::kSerial);
       body = For(it.var, IntImm(0), IntImm(info.extent[iter]), kind, body, it.tag);
+      if (it.tensorize.empty()) continue;
+      const TensorIntrinsic* in = FindTensorIntrinsic(it.tensorize);
+      if (!in || in->init.empty()) {
+        Fail(fmt::format("stage {}: the init of its reduction is inside the tile of {}, which has no init", st.name(),
+                         it.tensorize));
+        return body;
+      }
+      body = TensorizeTile(st, in->init, body);
     }
     return body;
+  }
+
+  // The tile `nest` as a call of `intrinsic`, once it matches the intrinsic's description.
+  Stmt TensorizeTile(const Stage& st, const std::string& intrinsic, const Stmt& nest) {
+    Stmt t = Tensorize(intrinsic, nest);
+    if (auto call = MatchTensorIntrinsic(*As<TensorizeNode>(t)); !call) {
+      Fail(fmt::format("stage {} does not match tensor intrinsic {}: {}", st.name(), intrinsic, call.error().message));
+    }
+    return t;
   }
 
   Stmt Guard(const Stmt& s, const StageInfo& info, bool with_reduce) {

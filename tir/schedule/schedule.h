@@ -68,6 +68,8 @@ class Schedule {
   Result<void> Vectorize(LoopRV loop);
   Result<void> Parallel(LoopRV loop);
   Result<void> AnnotateUnroll(LoopRV loop, FactorArg max_step);  // auto_unroll_max_step pragma
+  // The tile from `loop` inward becomes one call of a tensor intrinsic (tir/analysis/tensor_intrinsics.h).
+  Result<void> Tensorize(LoopRV loop, const std::string& intrinsic);
 
   // ---- Stage transformations ----
   Result<StageRV> CacheRead(StageRV producer, Scope scope, const std::vector<StageRV>& readers);

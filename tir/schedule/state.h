@@ -25,6 +25,7 @@ struct Iter {
   ForKind kind = ForKind::kSerial;
   ThreadTag tag = ThreadTag::kNone;
   int64_t auto_unroll_max_step = 0;
+  std::string tensorize;  // the tensor intrinsic this loop's tile becomes, or ""
 };
 
 // parent -> (outer, inner) with inner extent `factor` and outer extent `outer_extent` (>= the

@@ -32,10 +32,11 @@ Result<void> Schedule::ComputeAt(StageRV stage, LoopRV loop) {
   const auto consumers = state_.Consumers(*s);
   bool read_by_target = false;
   for (int c : consumers) {
-    read_by_target = read_by_target || c == target;
-    if (c != target && !ComputedAlongside(state_, c, *s, target, iter)) {
-      return MakeError(fmt::format("compute_at: {} must be read by {} alone, or by stages computed at the same loop "
-                                   "that read it at their own axes",
+    const bool inside = ComputedInside(state_, c, target, iter);
+    read_by_target = read_by_target || c == target || inside;
+    if (c != target && !inside && !ComputedAlongside(state_, c, *s, target, iter)) {
+      return MakeError(fmt::format("compute_at: {} must be read by {} alone, by stages computed at the same loop "
+                                   "that read it at their own axes, or by stages computed inside that loop",
                                    st.name(), state_.stages[target].name()));
     }
   }

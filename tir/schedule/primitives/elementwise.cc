@@ -48,4 +48,12 @@ bool ComputedAlongside(const ScheduleState& state, int consumer, int stage, int 
          c.op->shape == s.op->shape && ReadsAtOwnAxes(*c.op, s.op->buffer.get());
 }
 
+bool ComputedInside(const ScheduleState& state, int consumer, int host, int iter) {
+  const Stage& c = state.stages[consumer];
+  const Stage& h = state.stages[host];
+  if (c.attach != AttachKind::kAt || c.attach_stage != host) return false;
+  const int at = h.LeafPosition(iter), inner = h.LeafPosition(c.attach_iter);
+  return at >= 0 && inner >= at;
+}
+
 }  // namespace autotune::tir

@@ -28,6 +28,7 @@ InstructionKind SetScopeInstruction();
 InstructionKind DoubleBufferInstruction();
 InstructionKind RFactorInstruction();
 InstructionKind ReIndexInstruction();
+InstructionKind TensorizeInstruction();
 InstructionKind SamplePerfectTileInstruction();
 InstructionKind SampleCategoricalInstruction();
 InstructionKind SampleComputeLocationInstruction();
@@ -58,6 +59,10 @@ bool ReadsAtOwnAxes(const te::OperationNode& consumer, const BufferNode* produce
 // of `host`, has `stage`'s shape and reads it at its own axes: then what `host` reads of `consumer`
 // covers what `consumer` reads of `stage` (a row's reductions computed together at its loop).
 bool ComputedAlongside(const ScheduleState& state, int consumer, int stage, int host, int iter);
+// Whether `consumer` is computed at a loop of `host` at or inside the loop `iter`: then what `host`
+// reads of `consumer` there bounds what `consumer` reads (a shared-memory copy computed at a
+// reduction's outer loop for the register fragments that its inner loop fills).
+bool ComputedInside(const ScheduleState& state, int consumer, int host, int iter);
 
 }  // namespace autotune::tir
 

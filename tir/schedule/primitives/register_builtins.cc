@@ -50,6 +50,7 @@ void RegisterBuiltinInstructions(InstructionRegistry& r) {
   r.Register(DoubleBufferInstruction());
   r.Register(RFactorInstruction());
   r.Register(ReIndexInstruction());
+  r.Register(TensorizeInstruction());
   r.Register(SamplePerfectTileInstruction());
   r.Register(SampleCategoricalInstruction());
   r.Register(SampleComputeLocationInstruction());

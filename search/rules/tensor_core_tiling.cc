@@ -1,0 +1,60 @@
+// tensor_core_tiling: the cuda.tensor_core sketch's one rule (search/tensor_core_schedule.h), its
+// factors sampled among those that divide the product's shape and fit the GPU: at most 16 warps a
+// block, at most 32 accumulator tiles (128 registers) a warp, at most 48 KB of shared copies;
+// the copies double-buffered or not.
+#include <fmt/format.h>
+
+#include "search/rules/builtin_rules.h"
+#include "search/rules/rule_util.h"
+#include "search/tensor_core_schedule.h"
+
+namespace autotune::search {
+namespace {
+
+// The candidates that leave `extent` divisible by `unit` times the candidate.
+std::vector<int64_t> Dividing(std::vector<int64_t> candidates, int64_t extent, int64_t unit) {
+  std::erase_if(candidates, [&](int64_t c) { return extent % (unit * c) != 0; });
+  return candidates;
+}
+
+class TensorCoreTilingRule final : public CudaRule {
+ public:
+  std::string_view Name() const override { return "tensor_core_tiling"; }
+  std::vector<std::string_view> Marks() const override { return {"set_scope", "cache_read", "tensorize"}; }
+  bool AppliesTo(const tir::Schedule& fresh, const SketchRoles& roles) const override {
+    return TensorCoreShape(fresh, roles).ok();
+  }
+  Result<void> Apply(tir::Schedule& sch, SketchContext& ctx) const override {
+    AT_TRY(s, TensorCoreShape(sch, ctx.roles));
+    const SketchDecisions& d = ctx.decisions;
+    AT_TRY(warps_m, Pick(sch, Dividing({1, 2, 4}, s.m, 16), d.mma_warps));
+    AT_TRY(warps_n, Pick(sch, Dividing({1, 2, 4}, s.n, 8), d.mma_warps));
+    const int64_t wm = *sch.Resolve(warps_m), wn = *sch.Resolve(warps_n);
+    AT_TRY(tiles_m, Pick(sch, Dividing({1, 2, 4, 8}, s.m, 16 * wm), d.mma_tiles));
+    std::vector<int64_t> tn = Dividing({1, 2, 4, 8}, s.n, 8 * wn);
+    const int64_t tm = *sch.Resolve(tiles_m);
+    std::erase_if(tn, [&](int64_t c) { return tm * c > 32; });
+    AT_TRY(tiles_n, Pick(sch, tn, d.mma_tiles));
+    // Shared bytes per 16-deep step: the block's A rows and B columns, 2 bytes each.
+    const int64_t step_bytes = 2 * 16 * (wm * tm * 16 + wn * *sch.Resolve(tiles_n) * 8);
+    std::vector<int64_t> ks = Dividing({1, 2, 4}, s.k, 16);
+    std::erase_if(ks, [&](int64_t c) { return c > 1 && c * step_bytes > 48 * 1024; });
+    AT_TRY(k_steps, Pick(sch, ks, d.mma_k_steps));
+    AT_TRY(double_buffer, Pick(sch, {0, 1}, d.double_buffer));
+    AT_TRY_VOID(ApplyTensorCoreTiling(sch, ctx.roles, {warps_m, warps_n, tiles_m, tiles_n, k_steps, double_buffer}));
+    ctx.tiled = true;
+    return {};
+  }
+
+ private:
+  static Result<tir::IntRV> Pick(tir::Schedule& sch, const std::vector<int64_t>& candidates, const ChoiceDecider& d) {
+    if (candidates.empty()) return MakeError("tensor_core_tiling: no factor fits the shape");
+    return SampleChoice(sch, candidates, d);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ScheduleRule> MakeTensorCoreTilingRule() { return std::make_unique<TensorCoreTilingRule>(); }
+
+}  // namespace autotune::search

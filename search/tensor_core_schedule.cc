@@ -1,0 +1,176 @@
+#include "search/tensor_core_schedule.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "search/rules/schedule_rule.h"
+#include "tir/functor.h"
+
+namespace autotune::search {
+namespace {
+
+using tir::LoopRV;
+using tir::Scope;
+using tir::StageRV;
+using tir::ThreadTag;
+
+// The kernel inputs a stage's body reads, in the order it first reads them (A, then B).
+std::vector<std::string> InputsRead(const tir::ScheduleState& state, int stage) {
+  class Reads : public tir::IRVisitor {
+   public:
+    std::vector<const tir::BufferNode*> buffers;
+    void Visit_(const tir::BufferLoadNode* op) override {
+      if (std::find(buffers.begin(), buffers.end(), op->buffer.get()) == buffers.end()) buffers.push_back(op->buffer.get());
+      VisitFields(op);
+    }
+  } reads;
+  reads.Visit(state.stages[stage].op->body);
+  std::vector<std::string> names;
+  for (const auto* b : reads.buffers) {
+    for (const auto& in : state.inputs) {
+      if (in->buffer.get() == b) names.push_back(in->name);
+    }
+  }
+  return names;
+}
+
+// The output stage: blocks of warps, each warp storing its accumulator tiles (store_16x8).
+// Returns the warp's loop (threadIdx.z), where the accumulator is computed.
+Result<LoopRV> TileOutput(tir::Schedule& sch, StageRV out, const TensorCoreFactors& t) {
+  AT_TRY(loops, sch.GetLoops(out));
+  const size_t n = loops.size();
+  AT_TRY(rows, sch.Split(loops[n - 2], {std::monostate{}, t.warps_m, t.tiles_m, int64_t{16}}));
+  AT_TRY(cols, sch.Split(loops[n - 1], {std::monostate{}, t.warps_n, t.tiles_n, int64_t{8}}));
+  std::vector<LoopRV> order(loops.begin(), loops.end() - 2);
+  for (int level = 0; level < 4; ++level) {
+    order.push_back(rows[level]);
+    order.push_back(cols[level]);
+  }
+  AT_TRY_VOID(sch.Reorder(order));
+  std::vector<LoopRV> blocks(loops.begin(), loops.end() - 2);
+  blocks.push_back(rows[0]);
+  blocks.push_back(cols[0]);
+  AT_TRY(block, sch.Fuse(blocks));
+  AT_TRY_VOID(sch.Bind(block, ThreadTag::kBlockIdxX));
+  AT_TRY_VOID(sch.Bind(rows[1], ThreadTag::kThreadIdxY));
+  AT_TRY_VOID(sch.Bind(cols[1], ThreadTag::kThreadIdxZ));
+  AT_TRY_VOID(sch.Tensorize(rows[3], "store_16x8"));
+  return cols[1];
+}
+
+// The accumulator's loops: k-chunks (shared memory), 16-deep steps (fragments), then the warp's
+// tiles, each one mma. Returns the chunk and step loops.
+Result<std::pair<LoopRV, LoopRV>> TileAccumulator(tir::Schedule& sch, StageRV acc, const TensorCoreFactors& t) {
+  AT_TRY(loops, sch.GetLoops(acc));
+  const size_t n = loops.size();
+  AT_TRY(rows, sch.Split(loops[n - 3], {std::monostate{}, int64_t{16}}));
+  AT_TRY(cols, sch.Split(loops[n - 2], {std::monostate{}, int64_t{8}}));
+  AT_TRY(ks, sch.Split(loops[n - 1], {std::monostate{}, t.k_steps, int64_t{16}}));
+  std::vector<LoopRV> order(loops.begin(), loops.end() - 3);
+  for (LoopRV l : {ks[0], ks[1], rows[0], cols[0], rows[1], cols[1], ks[2]}) order.push_back(l);
+  AT_TRY_VOID(sch.Reorder(order));
+  AT_TRY_VOID(sch.Tensorize(rows[1], "mma_m16n8k16"));
+  return std::make_pair(ks[0], ks[1]);
+}
+
+// A fragment copy: its tile loops split off and tensorized (A: 16x16 row tiles; B: 16x8 column tiles).
+Result<void> TileFragment(tir::Schedule& sch, StageRV frag, bool matrix_a) {
+  AT_TRY(loops, sch.GetLoops(frag));
+  const size_t n = loops.size();
+  if (matrix_a) {
+    AT_TRY(rows, sch.Split(loops[n - 2], {std::monostate{}, int64_t{16}}));
+    return sch.Tensorize(rows[1], "load_a_16x16");
+  }
+  AT_TRY(cols, sch.Split(loops[n - 1], {std::monostate{}, int64_t{8}}));
+  std::vector<LoopRV> order(loops.begin(), loops.end() - 2);
+  for (LoopRV l : {cols[0], loops[n - 2], cols[1]}) order.push_back(l);
+  AT_TRY_VOID(sch.Reorder(order));
+  return sch.Tensorize(loops[n - 2], "load_b_16x8");
+}
+
+// Every thread of the block copies part of a shared-memory chunk: its rows padded by 8 elements
+// (16 bytes) so that the 8 rows one ldmatrix reads fall in different banks.
+Result<void> CooperativeFetch(tir::Schedule& sch, StageRV copy, const TensorCoreFactors& t) {
+  AT_TRY(loops, sch.GetLoops(copy));
+  const int row_dim = static_cast<int>(loops.size()) - 2;
+  AT_TRY(all, sch.Fuse(loops));
+  // 8 elements (16 bytes) a thread and step: rows are multiples of 8 elements long.
+  AT_TRY(parts, sch.Split(all, {std::monostate{}, t.warps_m, t.warps_n, int64_t{32}, int64_t{8}}));
+  AT_TRY_VOID(sch.Reorder({parts[1], parts[2], parts[3], parts[0], parts[4]}));
+  AT_TRY_VOID(sch.Bind(parts[1], ThreadTag::kThreadIdxY));
+  AT_TRY_VOID(sch.Bind(parts[2], ThreadTag::kThreadIdxZ));
+  AT_TRY_VOID(sch.Bind(parts[3], ThreadTag::kThreadIdxX));
+  AT_TRY_VOID(sch.Vectorize(parts[4]));
+  return sch.StorageAlign(copy, row_dim, 16, 8);  // row strides of 16k + 8 elements
+}
+
+}  // namespace
+
+Result<MmaShape> TensorCoreShape(const tir::Schedule& fresh, const SketchRoles& roles) {
+  const tir::ScheduleState& state = fresh.state();
+  const int main = state.FindStage(roles.main);
+  if (fresh.target() != tir::TargetKind::kCuda || main < 0) return MakeError("tensor cores: a cuda matrix product");
+  if (!tir::IsHalf(state.stages[state.OutputStage()].op->dtype) || roles.epilogue.empty()) {
+    return MakeError("tensor cores: the output must be float16 or bfloat16");
+  }
+  if (!roles.pad.empty() || InputsRead(state, main).size() != 2) {
+    return MakeError("tensor cores: the product must read two kernel inputs directly");
+  }
+  const tir::Stage& st = state.stages[main];
+  const auto& op = *st.op;
+  if (op.axis.size() < 2 || op.reduce_axis.size() != 1) return MakeError("tensor cores: not a matrix product");
+  MmaShape s{op.shape[op.axis.size() - 2], op.shape[op.axis.size() - 1], st.iters[st.root.back()].extent};
+  if (s.m % 16 != 0 || s.n % 8 != 0 || s.k % 16 != 0) {
+    return MakeError(fmt::format("tensor cores: M={} and K={} must be multiples of 16, N={} of 8", s.m, s.k, s.n));
+  }
+  return s;
+}
+
+Result<void> ApplyTensorCoreTiling(tir::Schedule& sch, const SketchRoles& roles, const TensorCoreFactors& f) {
+  AT_TRY(shape, TensorCoreShape(sch, roles));
+  (void)shape;
+  const std::vector<std::string> inputs = InputsRead(sch.state(), sch.state().FindStage(roles.main));
+  // Elementwise stages between the product and the output fold into the output's store.
+  for (int id : std::vector<int>(sch.state().order)) {
+    const auto& st = sch.state().stages[id];
+    if (st.name() == roles.main || st.is_output) continue;
+    AT_TRY(s, sch.GetStage(st.name()));
+    AT_TRY_VOID(sch.ComputeInline(s));
+  }
+  AT_TRY(acc, sch.GetStage(roles.main));
+  AT_TRY(out, sch.GetStage(roles.epilogue));
+  AT_TRY_VOID(sch.SetScope(acc, Scope::kLocal));
+  AT_TRY(a_shared, sch.CacheReadInput(inputs[0], Scope::kShared, {acc}));
+  AT_TRY(b_shared, sch.CacheReadInput(inputs[1], Scope::kShared, {acc}));
+  AT_TRY(a_frag, sch.CacheRead(a_shared, Scope::kLocal, {acc}));
+  AT_TRY(b_frag, sch.CacheRead(b_shared, Scope::kLocal, {acc}));
+  AT_TRY(warp, TileOutput(sch, out, f));
+  AT_TRY_VOID(sch.ComputeAt(acc, warp));
+  AT_TRY(k_loops, TileAccumulator(sch, acc, f));
+  AT_TRY_VOID(sch.ComputeAt(a_frag, k_loops.second));
+  AT_TRY_VOID(sch.ComputeAt(b_frag, k_loops.second));
+  AT_TRY_VOID(sch.ComputeAt(a_shared, k_loops.first));
+  AT_TRY_VOID(sch.ComputeAt(b_shared, k_loops.first));
+  AT_TRY_VOID(TileFragment(sch, a_frag, true));
+  AT_TRY_VOID(TileFragment(sch, b_frag, false));
+  AT_TRY_VOID(CooperativeFetch(sch, a_shared, f));
+  AT_TRY_VOID(CooperativeFetch(sch, b_shared, f));
+  AT_TRY_VOID(sch.DoubleBuffer(a_shared, f.double_buffer));
+  return sch.DoubleBuffer(b_shared, f.double_buffer);
+}
+
+Result<tir::Schedule> TensorCoreSchedule(const tir::Workload& workload, const TensorCoreTiling& t) {
+  tir::Schedule sch(workload, tir::TargetKind::kCuda);
+  AT_TRY(roles, FindSketchRoles(sch.state()));
+  AT_TRY(shape, TensorCoreShape(sch, roles));
+  const int64_t bm = t.warps_m * t.tiles_m * 16, bn = t.warps_n * t.tiles_n * 8, bk = t.k_steps * 16;
+  if (shape.m % bm != 0 || shape.n % bn != 0 || shape.k % bk != 0) {
+    return MakeError(fmt::format("tensor cores: M={} N={} K={} are not multiples of the {}x{}x{} block tile", shape.m,
+                                 shape.n, shape.k, bm, bn, bk));
+  }
+  AT_TRY_VOID(ApplyTensorCoreTiling(sch, roles, {t.warps_m, t.warps_n, t.tiles_m, t.tiles_n, t.k_steps, t.double_buffer}));
+  return sch;
+}
+
+}  // namespace autotune::search

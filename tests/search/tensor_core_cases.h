@@ -1,0 +1,63 @@
+// The tensor-core schedules the CPU and GPU tests check: 16-bit matrix products at shapes that
+// exercise one and several warps, tiles and k-chunks, an epilogue and a batch.
+#pragma once
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "measure/builder.h"
+#include "measure/runner.h"
+#include "tests/search/correctness_config.h"
+#include "search/tensor_core_schedule.h"
+#include "tir/lower/lower.h"
+#include "tir/ops/operator.h"
+
+namespace autotune::search {
+
+struct Case {
+  std::string op, shape, epilogue, dtype;
+  TensorCoreTiling tiling;
+};
+
+inline std::vector<Case> Cases() {
+  TensorCoreTiling small{1, 1, 1, 1, 1, 0};  // one warp, one tile, single-buffered copies
+  TensorCoreTiling wide{2, 2, 2, 4, 2};
+  return {
+      {"gemm", "M=64,N=64,K=64", "", "float16", wide},
+      {"gemm", "M=32,N=48,K=32", "", "bfloat16", TensorCoreTiling{2, 1, 1, 2, 1}},
+      {"gemm", "M=64,N=32,K=48", "bias,relu", "float16", TensorCoreTiling{1, 2, 2, 1, 3}},
+      {"batch_matmul", "B=3,M=32,N=16,K=32", "", "float16", small},
+  };
+}
+
+struct Lowered {
+  std::string name;
+  tir::PrimFunc func;
+};
+
+inline Lowered LowerCase(const Case& c) {
+  auto w = tir::MakeWorkload(c.op, c.shape, c.epilogue, c.dtype);
+  EXPECT_TRUE(w) << w.error().message;
+  auto sch = TensorCoreSchedule(*w, c.tiling);
+  EXPECT_TRUE(sch) << sch.error().message;
+  auto f = tir::Lower(sch->state());
+  EXPECT_TRUE(f) << f.error().message << "\n" << sch->trace().ToText();
+  return {fmt::format("{}\n{}", w->CanonicalText(), sch->trace().ToText()), *f};
+}
+
+// Builds and runs the kernel of a case: it must give the reference's answer.
+inline void ExpectCorrect(const Case& c, measure::Builder& builder, measure::Runner& runner) {
+  auto w = tir::MakeWorkload(c.op, c.shape, c.epilogue, c.dtype);
+  ASSERT_TRUE(w) << w.error().message;
+  Lowered l = LowerCase(c);
+  auto builds = builder.Build({measure::BuildInput::FromFunc(l.func)});
+  auto results = runner.Run(*w, builds);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_TRUE(results[0].correct) << l.name << "\n" << measure::ErrorKindName(results[0].error_kind) << ": "
+                                  << results[0].error_message << "\n" << builds[0].source;
+}
+
+}  // namespace autotune::search

@@ -1,0 +1,27 @@
+// On a GPU: tensor-core schedules of 16-bit matrix products, built by NVRTC and run by the Driver API
+// runner, give the reference's answer (at the 16-bit types' tolerance). Skips without a GPU.
+#include <gtest/gtest.h>
+
+#include "measure/cuda_driver.h"
+#include "measure/cuda_runner.h"
+#include "measure/nvrtc_builder.h"
+#include "tests/search/tensor_core_cases.h"
+
+namespace autotune::search {
+namespace {
+
+TEST(TensorCoreGpu, SchedulesGiveTheReferenceAnswer) {
+  auto device = measure::QueryCudaDeviceIsolated(0);
+  if (!device) GTEST_SKIP() << device.error().message;
+  measure::MeasureConfig config = CorrectnessConfig();
+  config.run_timeout_s = 20;
+  std::vector<Case> cases = Cases();
+  cases.push_back({"gemm", "M=512,N=256,K=128", "", "float16", TensorCoreTiling{2, 2, 4, 4, 2}});
+  cases.push_back({"batch_matmul", "B=4,M=128,N=128,K=64", "", "bfloat16", TensorCoreTiling{2, 2, 2, 4, 4}});
+  auto builder = measure::MakeNvrtcBuilder(config);
+  auto runner = measure::MakeCudaRunner(config);
+  for (const Case& c : cases) ExpectCorrect(c, *builder, *runner);
+}
+
+}  // namespace
+}  // namespace autotune::search

@@ -1,0 +1,130 @@
+// Tensor-core schedules of 16-bit matrix products: the C path runs the intrinsics' descriptions and
+// must give the reference's answer; the CUDA source holds mma.sync and ldmatrix and NVRTC compiles
+// it for sm_80 and sm_90 where NVRTC is installed (no GPU needed).
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "measure/c_builder.h"
+#include "measure/cpu_runner.h"
+#include "measure/nvrtc_builder.h"
+#include "measure/nvrtc_compiler.h"
+#include "search/tensor_core_schedule.h"
+#include "tests/search/tensor_core_cases.h"
+#include "tir/analysis/gpu_validity.h"
+#include "tir/codegen/codegen_cuda.h"
+#include "tir/lower/lower.h"
+#include "tir/ops/operator.h"
+#include "tir/printer.h"
+#include "tir/analysis/tensor_intrinsics.h"
+#include "tir/transform/simplify.h"
+#include "tir/transform/substitute.h"
+
+namespace autotune::search {
+namespace {
+
+TEST(TensorCoreSchedule, ThroughTheCPathGivesTheReferenceAnswer) {
+  auto builder = measure::MakeCBuilder(CorrectnessConfig());
+  auto runner = measure::MakeCpuRunner(CorrectnessConfig());
+  for (const Case& c : Cases()) ExpectCorrect(c, *builder, *runner);
+}
+
+TEST(TensorCoreSchedule, CudaUsesMmaAndLdmatrixAndCompiles) {
+  std::vector<measure::BuildInput> inputs;
+  std::vector<std::string> names;
+  for (const Case& c : Cases()) {
+    Lowered l = LowerCase(c);
+    auto valid = tir::CheckGpuValidity(l.func);
+    EXPECT_TRUE(valid) << l.name << "\n" << (valid ? "" : valid.error().message);
+    auto m = tir::CodegenCuda(l.func);
+    ASSERT_TRUE(m) << l.name << "\n" << m.error().message << "\n" << tir::ToString(l.func.body);
+    EXPECT_NE(m->code.find("at_mma_m16n8k16_"), std::string::npos) << m->code;
+    EXPECT_NE(m->code.find("mma.sync.aligned.m16n8k16.row.col.f32"), std::string::npos);
+    EXPECT_NE(m->code.find("at_ldmatrix_x4("), std::string::npos) << m->code;
+    EXPECT_NE(m->code.find("at_ldmatrix_x2_trans("), std::string::npos) << m->code;
+    inputs.push_back(measure::BuildInput::FromFunc(l.func));
+    names.push_back(l.name);
+  }
+  if (!measure::LoadNvrtc()) GTEST_SKIP() << "NVRTC is not installed: CUDA sources were checked, not compiled";
+  for (const char* arch : {"sm_80", "sm_90"}) {
+    measure::MeasureConfig config = CorrectnessConfig();
+    config.cuda_arch = arch;
+    auto cubins = measure::MakeNvrtcBuilder(config)->Build(inputs);
+    for (size_t i = 0; i < cubins.size(); ++i) {
+      EXPECT_TRUE(cubins[i].ok()) << arch << " " << names[i] << "\n" << cubins[i].error_message << "\n"
+                                  << cubins[i].source;
+    }
+  }
+}
+
+// tensorize refuses what cannot be a tile of its intrinsic: another target, an unknown name, a tile
+// of the wrong depth; lowering refuses a tile whose loops or store differ from the description.
+TEST(Tensorize, RefusesWhatIsNotATile) {
+  auto w = tir::MakeWorkload("gemm", "M=32,N=16,K=32", "", "float16");
+  ASSERT_TRUE(w);
+  tir::Schedule cpu(*w, tir::TargetKind::kCpu);
+  auto c = cpu.GetStage("C");
+  auto loops = cpu.GetLoops(*c);
+  EXPECT_EQ(cpu.Tensorize((*loops)[0], "mma_m16n8k16").error().message, "tensorize: tensor intrinsics are cuda's");
+
+  tir::Schedule sch(*w, tir::TargetKind::kCuda);
+  c = sch.GetStage("C");
+  loops = sch.GetLoops(*c);
+  EXPECT_EQ(sch.Tensorize((*loops)[0], "mma_m99").error().message, "tensorize: unknown intrinsic 'mma_m99'");
+  EXPECT_NE(sch.Tensorize((*loops)[1], "mma_m16n8k16").error().message.find("covers the 3 innermost loops"),
+            std::string::npos);
+  // A 32 x 16 x 32 nest is not a 16 x 8 x 16 tile: lowering says so.
+  ASSERT_TRUE(sch.Tensorize((*loops)[0], "mma_m16n8k16"));
+  auto f = tir::Lower(sch.state());
+  ASSERT_FALSE(f);
+  EXPECT_NE(f.error().message.find("stage C does not match tensor intrinsic mma_m16n8k16"), std::string::npos)
+      << f.error().message;
+}
+
+// A fragment tile's index follows from its origin only when the origin moves by whole tiles.
+TEST(Tensorize, FragmentTilesAreNumberedRowOfTilesByRowOfTiles) {
+  tir::Var r = tir::MakeVar("r"), c = tir::MakeVar("c");
+  tir::BoundAnalyzer bounds;
+  bounds.Bind(r, 0, 2);
+  bounds.Bind(c, 0, 4);
+  tir::Buffer acc = tir::MakeBuffer("acc", tir::DType::kFloat32, {tir::IntImm(32 * 32)}, tir::Scope::kLocal);
+  // A 32 x 32 accumulator: 2 rows of 4 16x8 tiles; tile (r, c) starts at r * 16 * 32 + c * 8.
+  auto index = tir::FragmentTileIndex({acc, r * 512 + c * 8, 32}, tir::FragmentRole::kAccumulator, bounds);
+  ASSERT_TRUE(index);
+  for (int64_t rv = 0; rv < 2; ++rv) {
+    for (int64_t cv = 0; cv < 4; ++cv) {
+      tir::Expr at = tir::Simplify(tir::Substitute(*index, [&](const tir::VarNode* v) -> tir::Expr {
+        return v == r.get() ? tir::IntImm(rv) : v == c.get() ? tir::IntImm(cv) : nullptr;
+      }));
+      EXPECT_TRUE(tir::IsConstInt(at, rv * 4 + cv)) << tir::ToString(at);
+    }
+  }
+  // Half a tile down, or a column step that leaves the first row of tiles: no tile index.
+  EXPECT_FALSE(tir::FragmentTileIndex({acc, r * 256, 32}, tir::FragmentRole::kAccumulator, bounds));
+  EXPECT_FALSE(tir::FragmentTileIndex({acc, c * 16, 32}, tir::FragmentRole::kAccumulator, bounds));
+  EXPECT_FALSE(tir::FragmentTileIndex({acc, c * 4, 32}, tir::FragmentRole::kAccumulator, bounds));
+}
+
+// Every lane's share of a tile, over the 32 lanes, covers the tile once (the PTX fragment layouts).
+TEST(Tensorize, FragmentLayoutsCoverEachTileOnce) {
+  for (auto role : {tir::FragmentRole::kMatrixA, tir::FragmentRole::kMatrixB, tir::FragmentRole::kAccumulator}) {
+    const tir::FragmentTile tile = tir::TileOf(role);
+    std::vector<int> seen(tile.rows * tile.cols, 0);
+    for (int64_t lane = 0; lane < 32; ++lane) {
+      for (int64_t e = 0; e < tile.per_lane; ++e) {
+        auto [row, col] = tir::FragmentElement(role, tir::IntImm(lane), e);
+        const tir::Expr r = tir::Simplify(row), c = tir::Simplify(col);
+        const int64_t* rv = tir::AsConstInt(r);
+        const int64_t* cv = tir::AsConstInt(c);
+        ASSERT_TRUE(rv && cv);
+        ASSERT_LT(*rv, tile.rows);
+        ASSERT_LT(*cv, tile.cols);
+        ++seen[*rv * tile.cols + *cv];
+      }
+    }
+    for (int n : seen) EXPECT_EQ(n, 1) << tir::FragmentRoleName(role);
+  }
+}
+
+}  // namespace
+}  // namespace autotune::search

@@ -1,0 +1,307 @@
+#include "tir/analysis/tensor_intrinsics.h"
+
+#include <fmt/format.h>
+
+#include "tir/buffer.h"
+#include "tir/functor.h"
+#include "tir/transform/linear_form.h"
+#include "tir/transform/simplify.h"
+#include "tir/transform/substitute.h"
+
+namespace autotune::tir {
+
+const char* FragmentRoleName(FragmentRole r) {
+  switch (r) {
+    case FragmentRole::kMatrixA: return "matrix A";
+    case FragmentRole::kMatrixB: return "matrix B";
+    case FragmentRole::kAccumulator: return "accumulator";
+  }
+  return "?";
+}
+
+FragmentTile TileOf(FragmentRole role) {
+  switch (role) {
+    case FragmentRole::kMatrixA: return {16, 16, 8};
+    case FragmentRole::kMatrixB: return {16, 8, 4};
+    case FragmentRole::kAccumulator: return {16, 8, 4};
+  }
+  return {0, 0, 0};
+}
+
+const std::vector<TensorIntrinsic>& TensorIntrinsics() {
+  static const std::vector<TensorIntrinsic> all = {
+      {"mma_m16n8k16", TensorIntrinsicKind::kMma, {16, 8, 16}, "fill_16x8"},
+      {"fill_16x8", TensorIntrinsicKind::kFill, {16, 8}, ""},
+      {"load_a_16x16", TensorIntrinsicKind::kLoadA, {16, 16}, ""},
+      {"load_b_16x8", TensorIntrinsicKind::kLoadB, {16, 8}, ""},
+      {"store_16x8", TensorIntrinsicKind::kStore, {16, 8}, ""},
+  };
+  return all;
+}
+
+const TensorIntrinsic* FindTensorIntrinsic(const std::string& name) {
+  for (const auto& t : TensorIntrinsics()) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+std::pair<Expr, Expr> FragmentElement(FragmentRole role, const Expr& lane, int64_t e) {
+  const Expr group = FloorDiv(lane, IntImm(4, lane->dtype));              // lane / 4
+  const Expr pair = Mul(FloorMod(lane, IntImm(4, lane->dtype)), IntImm(2, lane->dtype));  // 2 * (lane % 4)
+  auto plus = [&](const Expr& x, int64_t c) { return c == 0 ? x : Add(x, IntImm(c, x->dtype)); };
+  switch (role) {
+    case FragmentRole::kMatrixA:  // registers: (g, 2t), (g + 8, 2t), (g, 2t + 8), (g + 8, 2t + 8)
+      return {plus(group, (e / 2) % 2 * 8), plus(pair, e / 4 * 8 + e % 2)};
+    case FragmentRole::kMatrixB:  // registers: (2t, g), (2t + 8, g); rows are k
+      return {plus(pair, e / 2 * 8 + e % 2), group};
+    case FragmentRole::kAccumulator:  // (g, 2t), (g, 2t + 1), (g + 8, 2t), (g + 8, 2t + 1)
+      return {plus(group, e / 2 * 8), plus(pair, e % 2)};
+  }
+  return {group, pair};
+}
+
+namespace {
+
+// The flat element index of an access: sum of index * stride over the buffer's dimensions.
+Expr FlatIndex(const Buffer& b, const std::vector<Expr>& indices) {
+  const std::vector<Expr> strides = BufferStrides(b);
+  Expr flat;
+  for (size_t d = 0; d < indices.size(); ++d) {
+    Expr term = IsConstInt(strides[d], 1) ? indices[d] : Mul(indices[d], Cast(indices[d]->dtype, strides[d]));
+    flat = flat ? Add(flat, term) : term;
+  }
+  return flat;
+}
+
+Expr Zero(const Var& v) { return IntImm(0, v->dtype); }
+
+// The tile of `b` that `indices` walk as `row` and `col` run over the tile, when they do so with
+// unit stride along `col` and a constant stride along `row`; loop variables of the tile not named
+// must not move the access.
+Result<TileOperand> MatchTile(const Buffer& b, const std::vector<Expr>& indices, const std::vector<Var>& loops,
+                              const Var& row, const Var& col) {
+  const Expr flat = FlatIndex(b, indices);
+  std::unordered_map<const VarNode*, Expr> at_zero;
+  for (const auto& v : loops) at_zero[v.get()] = Zero(v);
+  const Expr origin = Simplify(Substitute(flat, at_zero));
+  at_zero[row.get()] = IntImm(1, row->dtype);
+  const Expr step = Simplify(Sub(Substitute(flat, at_zero), origin));
+  const int64_t* row_step = AsConstInt(step);
+  if (!row_step || *row_step <= 0) return MakeError(fmt::format("{} is not read or written a row at a time", b->name));
+  const Expr rest = Simplify(Sub(flat, Add(Add(origin, Mul(row, IntImm(*row_step, row->dtype))), col)));
+  if (!IsConstInt(rest, 0)) {
+    return MakeError(fmt::format("{} is not accessed as a tile (unit stride along a row, rows a constant apart)", b->name));
+  }
+  return TileOperand{b, origin, *row_step};
+}
+
+// The loops of the tile and what they run: a perfect nest with the intrinsic's extents.
+Result<std::pair<std::vector<Var>, Stmt>> TileLoops(const TensorIntrinsic& in, const Stmt& body) {
+  std::vector<Var> loops;
+  Stmt s = body;
+  for (int64_t extent : in.extents) {
+    const auto* f = As<ForNode>(s);
+    if (!f || !IsConstInt(f->min, 0) || !IsConstInt(f->extent, extent) || f->for_kind == ForKind::kThreadBinding) {
+      return MakeError(fmt::format("{} tiles loops of extents {}: the loops found differ", in.name,
+                                   fmt::join(in.extents, "x")));
+    }
+    loops.push_back(f->var);
+    s = f->body;
+  }
+  return std::make_pair(loops, s);
+}
+
+bool IsFragment(const Buffer& b) { return b->scope == Scope::kLocal; }
+
+class LoadsOf : public IRVisitor {
+ public:
+  std::vector<const BufferLoadNode*> loads;
+  void Visit_(const BufferLoadNode* op) override {
+    loads.push_back(op);
+    VisitFields(op);
+  }
+};
+
+Result<void> MatchMma(TensorCall& call) {
+  const auto& [i, j, k] = std::tie(call.loops[0], call.loops[1], call.loops[2]);
+  const BufferStoreNode* st = call.store;
+  const auto* add = As<BinaryNode>(st->value);
+  const auto* acc = add && add->op == BinaryOp::kAdd ? As<BufferLoadNode>(add->a) : nullptr;
+  const auto* mul = add && add->op == BinaryOp::kAdd ? As<BinaryNode>(add->b) : nullptr;
+  const auto* ca = mul && mul->op == BinaryOp::kMul ? As<CastNode>(mul->a) : nullptr;
+  const auto* cb = mul && mul->op == BinaryOp::kMul ? As<CastNode>(mul->b) : nullptr;
+  const auto* la = ca ? As<BufferLoadNode>(ca->value) : nullptr;
+  const auto* lb = cb ? As<BufferLoadNode>(cb->value) : nullptr;
+  if (!acc || !la || !lb || acc->buffer != st->buffer || ca->dtype != DType::kFloat32 || cb->dtype != DType::kFloat32) {
+    return MakeError("mma_m16n8k16 computes C[i,j] = C[i,j] + float32(A[i,k]) * float32(B[k,j]): the tile's store differs");
+  }
+  const DType in = la->buffer->dtype;
+  if (!IsHalf(in) || lb->buffer->dtype != in || st->buffer->dtype != DType::kFloat32) {
+    return MakeError("mma_m16n8k16 multiplies float16 or bfloat16 matrices into a float32 accumulator");
+  }
+  for (const Buffer& b : {la->buffer, lb->buffer, st->buffer}) {
+    if (!IsFragment(b)) return MakeError(fmt::format("mma_m16n8k16: {} must be a local fragment, not {}", b->name, ScopeName(b->scope)));
+  }
+  AT_TRY(c_tile, MatchTile(st->buffer, st->indices, call.loops, i, j));
+  call.c = c_tile;
+  AT_TRY(again, MatchTile(acc->buffer, acc->indices, call.loops, i, j));
+  if (!IsConstInt(Simplify(Sub(again.origin, call.c->origin)), 0)) {
+    return MakeError("mma_m16n8k16 reads the accumulator at another tile than it writes");
+  }
+  AT_TRY(a_tile, MatchTile(la->buffer, la->indices, call.loops, i, k));
+  call.a = a_tile;
+  AT_TRY(b_tile, MatchTile(lb->buffer, lb->indices, call.loops, k, j));
+  call.b = b_tile;
+  call.fragments = {{la->buffer, FragmentRole::kMatrixA}, {lb->buffer, FragmentRole::kMatrixB},
+                    {st->buffer, FragmentRole::kAccumulator}};
+  return {};
+}
+
+Result<void> MatchFill(TensorCall& call) {
+  const BufferStoreNode* st = call.store;
+  const auto* zero = As<FloatImmNode>(st->value);
+  if (!zero || zero->value != 0.0 || st->buffer->dtype != DType::kFloat32 || !IsFragment(st->buffer)) {
+    return MakeError("fill_16x8 stores 0 into a local float32 fragment: the tile's store differs");
+  }
+  AT_TRY(fill_tile, MatchTile(st->buffer, st->indices, call.loops, call.loops[0], call.loops[1]));
+  call.c = fill_tile;
+  call.fragments = {{st->buffer, FragmentRole::kAccumulator}};
+  return {};
+}
+
+Result<void> MatchLoad(TensorCall& call, FragmentRole role) {
+  const BufferStoreNode* st = call.store;
+  const auto* src = As<BufferLoadNode>(st->value);
+  const char* name = call.intrinsic->name.c_str();
+  if (!src || !IsHalf(st->buffer->dtype) || src->buffer->dtype != st->buffer->dtype || !IsFragment(st->buffer) ||
+      IsFragment(src->buffer)) {
+    return MakeError(fmt::format("{} copies a tile of float16 or bfloat16 from shared or global memory into a local "
+                                 "fragment of the same type: the tile's store differs", name));
+  }
+  AT_TRY(frag_tile, MatchTile(st->buffer, st->indices, call.loops, call.loops[0], call.loops[1]));
+  call.c = frag_tile;
+  AT_TRY(src_tile, MatchTile(src->buffer, src->indices, call.loops, call.loops[0], call.loops[1]));
+  call.a = src_tile;
+  call.fragments = {{st->buffer, role}};
+  return {};
+}
+
+// Any elementwise function of the accumulator's tile, stored outside the fragments.
+Result<void> MatchStore(TensorCall& call) {
+  const BufferStoreNode* st = call.store;
+  const Var& i = call.loops[0];
+  const Var& j = call.loops[1];
+  if (IsFragment(st->buffer)) return MakeError("store_16x8 writes shared or global memory, not a local buffer");
+  AT_TRY(out_tile, MatchTile(st->buffer, st->indices, call.loops, i, j));
+  call.a = out_tile;
+  LoadsOf loads;
+  loads.Visit(call.inner);
+  for (const auto* l : loads.loads) {
+    if (!IsFragment(l->buffer)) continue;
+    if (l->buffer->dtype != DType::kFloat32) return MakeError("store_16x8 reads a float32 accumulator");
+    AT_TRY(t, MatchTile(l->buffer, l->indices, call.loops, i, j));
+    if (call.c && (call.c->buffer != t.buffer || !IsConstInt(Simplify(Sub(call.c->origin, t.origin)), 0))) {
+      return MakeError("store_16x8 reads one accumulator tile, at the element it writes");
+    }
+    call.c = t;
+  }
+  if (!call.c) return MakeError("store_16x8 stores a function of a local accumulator: the tile reads none");
+  call.fragments = {{call.c->buffer, FragmentRole::kAccumulator}};
+  return {};
+}
+
+}  // namespace
+
+Result<TensorCall> MatchTensorIntrinsic(const TensorizeNode& t) {
+  const TensorIntrinsic* in = FindTensorIntrinsic(t.intrinsic);
+  if (!in) return MakeError(fmt::format("unknown tensor intrinsic {}", t.intrinsic));
+  TensorCall call;
+  call.intrinsic = in;
+  AT_TRY(nest, TileLoops(*in, t.body));
+  call.loops = nest.first;
+  call.inner = nest.second;
+  Stmt s = call.inner;
+  if (const auto* guard = As<IfThenElseNode>(s); guard && in->kind == TensorIntrinsicKind::kStore && !guard->else_case) {
+    s = guard->then_case;
+  }
+  call.store = As<BufferStoreNode>(s);
+  if (!call.store) {
+    return MakeError(fmt::format("{}: the tile's loops must hold one store{}", in->name,
+                                 in->kind == TensorIntrinsicKind::kStore ? " (under at most one guard)" : ", unguarded"));
+  }
+  Result<void> r;
+  switch (in->kind) {
+    case TensorIntrinsicKind::kMma: r = MatchMma(call); break;
+    case TensorIntrinsicKind::kFill: r = MatchFill(call); break;
+    case TensorIntrinsicKind::kLoadA: r = MatchLoad(call, FragmentRole::kMatrixA); break;
+    case TensorIntrinsicKind::kLoadB: r = MatchLoad(call, FragmentRole::kMatrixB); break;
+    case TensorIntrinsicKind::kStore: r = MatchStore(call); break;
+  }
+  if (!r) return r.error();
+  return call;
+}
+
+namespace {
+class TileFinder : public IRVisitor {
+ public:
+  std::vector<const TensorizeNode*> tiles;
+  void Visit_(const TensorizeNode* op) override { tiles.push_back(op); }
+};
+}  // namespace
+
+bool HasTensorizedTiles(const Stmt& s) {
+  TileFinder finder;
+  finder.Visit(s);
+  return !finder.tiles.empty();
+}
+
+Result<std::unordered_map<const BufferNode*, FragmentRole>> FragmentsOf(const Stmt& s) {
+  TileFinder finder;
+  finder.Visit(s);
+  std::unordered_map<const BufferNode*, FragmentRole> out;
+  for (const TensorizeNode* t : finder.tiles) {
+    auto call = MatchTensorIntrinsic(*t);
+    if (!call) continue;
+    for (const auto& [b, role] : call->fragments) {
+      auto [it, fresh] = out.emplace(b.get(), role);
+      if (!fresh && it->second != role) {
+        return MakeError(fmt::format("fragment {} is used as {} and as {}", b->name, FragmentRoleName(it->second),
+                                     FragmentRoleName(role)));
+      }
+    }
+  }
+  return out;
+}
+
+std::optional<Expr> FragmentTileIndex(const TileOperand& t, FragmentRole role, const BoundAnalyzer& bounds) {
+  const FragmentTile tile = TileOf(role);
+  const int64_t rs = t.row_step;
+  if (rs % tile.cols != 0) return std::nullopt;
+  const int64_t tile_span = tile.rows * rs;  // elements of one row of tiles
+  const LinearSum sum = ToLinear(t.origin);
+  if (!sum.ok || sum.constant < 0) return std::nullopt;
+  const DType dt = t.origin->dtype;
+  // Row-of-tiles terms count whole rows of tiles; column terms move within one row of tiles and
+  // must stay inside its first row (origin % rs), on tile boundaries.
+  Expr index = IntImm(sum.constant / tile_span * (rs / tile.cols) + sum.constant % tile_span / tile.cols, dt);
+  int64_t col_reach = sum.constant % tile_span;
+  if (col_reach % tile.cols != 0) return std::nullopt;
+  for (const auto& term : sum.terms) {
+    const auto* v = As<VarNode>(term.expr);
+    const std::optional<IntBound> b = v ? bounds.Lookup(v) : std::nullopt;
+    if (!b || b->min < 0 || !b->HasFiniteMax() || term.coeff < 0) return std::nullopt;
+    if (term.coeff % tile_span == 0) {
+      index = Add(index, Mul(term.expr, IntImm(term.coeff / tile_span * (rs / tile.cols), dt)));
+    } else if (term.coeff % tile.cols == 0) {
+      col_reach += term.coeff * b->max;
+      index = Add(index, Mul(term.expr, IntImm(term.coeff / tile.cols, dt)));
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (col_reach + tile.cols > rs) return std::nullopt;
+  return Simplify(index);
+}
+
+}  // namespace autotune::tir

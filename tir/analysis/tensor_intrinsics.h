@@ -1,0 +1,96 @@
+// The tensor intrinsics a loop tile can be replaced by (schedule primitive `tensorize`), and how a
+// tile's loop nest matches one. Each intrinsic is defined by a description: the loops of its tile
+// and the one store they run, over formal operands (TVM TensorIR's intrinsic descriptions). A tile
+// matches when its loops have the description's extents and its store is the description's with
+// each operand a tile of a real buffer: rows `row_step` elements apart, unit stride along a row.
+//
+// The warp-level intrinsics (sm_80 mma.sync m16n8k16, float32 accumulation):
+//
+//   mma_m16n8k16   for i<16, j<8, k<16: C[i,j] = C[i,j] + f32(A[i,k]) * f32(B[k,j])
+//                  A, B float16 or bfloat16 fragments, C a float32 fragment
+//   fill_16x8      for i<16, j<8: C[i,j] = 0                  (the mma's reduction init)
+//   load_a_16x16   for i<16, k<16: A[i,k] = X[i,k]            (ldmatrix.x4 from shared memory)
+//   load_b_16x8    for k<16, j<8: B[k,j] = X[k,j]             (ldmatrix.x2.trans from shared memory)
+//   store_16x8     for i<16, j<8: [if p(i,j)] Y[i,j] = f(C[i,j], ...)   (any elementwise epilogue)
+//
+// A fragment is a local buffer that only these intrinsics touch: the C backend keeps the whole tile
+// in every thread and runs the description; CUDA spreads each tile over the 32 lanes of a warp in
+// the layout mma.sync wants (a role: matrix A, matrix B or accumulator).
+#pragma once
+
+#include <optional>
+#include <unordered_map>
+#include <string>
+#include <vector>
+
+#include "support/result.h"
+#include "tir/analysis/int_bound.h"
+#include "tir/stmt.h"
+
+namespace autotune::tir {
+
+enum class FragmentRole : uint8_t { kMatrixA, kMatrixB, kAccumulator };
+const char* FragmentRoleName(FragmentRole r);
+
+// The tile one intrinsic call covers in a fragment of `role`, and how many of its elements each
+// lane holds.
+struct FragmentTile {
+  int64_t rows, cols;
+  int64_t per_lane;  // rows * cols / 32
+};
+FragmentTile TileOf(FragmentRole role);
+
+enum class TensorIntrinsicKind : uint8_t { kMma, kFill, kLoadA, kLoadB, kStore };
+
+struct TensorIntrinsic {
+  std::string name;
+  TensorIntrinsicKind kind;
+  std::vector<int64_t> extents;  // of the tile's loops, outermost first
+  std::string init;              // the intrinsic that initializes its output (a reduction's), or ""
+};
+
+const std::vector<TensorIntrinsic>& TensorIntrinsics();
+const TensorIntrinsic* FindTensorIntrinsic(const std::string& name);
+
+// A tile of a buffer: element (r, c) of the tile is element origin + r * row_step + c (flat).
+struct TileOperand {
+  Buffer buffer;
+  Expr origin;
+  int64_t row_step = 0;
+};
+
+// A matched tile. `loops` are the tile's loop variables (outermost first); `inner` is what runs
+// inside them (the store, or the store under its guard); `store` is that store.
+struct TensorCall {
+  const TensorIntrinsic* intrinsic = nullptr;
+  std::vector<Var> loops;
+  Stmt inner;
+  const BufferStoreNode* store = nullptr;
+  // kMma: a, b, c. kFill: c. kLoadA/kLoadB: c is the fragment written, a the tile read. kStore: c is
+  // the accumulator read, a the tile written.
+  std::optional<TileOperand> a, b, c;
+  // The fragments the call touches and their roles.
+  std::vector<std::pair<Buffer, FragmentRole>> fragments;
+};
+
+// Element `e` (0 <= e < per_lane) of lane `lane`'s share of a tile of `role`: its (row, col) in the
+// tile, in the layout of mma.sync m16n8k16 (PTX ISA, "Matrix fragments for mma.m16n8k16"). Elements
+// 2w and 2w+1 of a 16-bit fragment are the halves of the lane's 32-bit register w.
+std::pair<Expr, Expr> FragmentElement(FragmentRole role, const Expr& lane, int64_t e);
+
+// Matches a tensorized tile against its intrinsic's description; the error says what differs.
+Result<TensorCall> MatchTensorIntrinsic(const TensorizeNode& t);
+
+// The fragments a statement's tensorized tiles touch, with their roles (tiles that do not match
+// their intrinsic are skipped: lowering and codegen report them); an error when one buffer plays two
+// roles.
+Result<std::unordered_map<const BufferNode*, FragmentRole>> FragmentsOf(const Stmt& s);
+// Whether a statement holds tensorized tiles.
+bool HasTensorizedTiles(const Stmt& s);
+
+// The index of the tile at `origin` among a fragment's tiles of `role` (tiles numbered row of tiles
+// by row of tiles, `row_step` elements a row), or nothing when the origin cannot be proved to start
+// a tile. `bounds` holds the ranges of the loop variables in `origin`.
+std::optional<Expr> FragmentTileIndex(const TileOperand& t, FragmentRole role, const BoundAnalyzer& bounds);
+
+}  // namespace autotune::tir
