@@ -163,10 +163,12 @@ SketchDecisions DefaultDecisionsShrunk(TargetKind target, int shrink) {
     d.double_buffer = [](const std::vector<int64_t>&) -> std::optional<int64_t> { return 0; };
     // Shared copies at the innermost outer reduction loop: the smallest copies.
     d.compute_location = [](size_t count) -> std::optional<int64_t> { return static_cast<int64_t>(count) - 1; };
-    // Tensor cores: 2 x 2 warps of 2 x 4 mma tiles (64 x 64 outputs a block), 32-deep chunks.
+    // Tensor cores: 2 x 2 warps of 4 x 4 mma tiles (128 x 64 outputs a block), 32-deep chunks,
+    // double-buffered: the copy of the next chunk overlaps the mma of this one.
     d.mma_warps = LargestUpTo(2);
     d.mma_tiles = LargestUpTo(4);
     d.mma_k_steps = LargestUpTo(2);
+    d.mma_double_buffer = LargestUpTo(1);
   } else {
     // Levels: spatial [parallel, outer, register block, vector]; reduce [outer, inner].
     d.tiles = [](const TileRequest& r) -> std::optional<std::vector<int64_t>> {

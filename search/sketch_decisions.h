@@ -39,6 +39,7 @@ struct SketchDecisions {
   ChoiceDecider mma_warps = [](const std::vector<int64_t>&) { return std::nullopt; };
   ChoiceDecider mma_tiles = [](const std::vector<int64_t>&) { return std::nullopt; };
   ChoiceDecider mma_k_steps = [](const std::vector<int64_t>&) { return std::nullopt; };
+  ChoiceDecider mma_double_buffer = [](const std::vector<int64_t>&) { return std::nullopt; };  // 0 off, 1 on
   // The index of the loop to compute a shared copy at, among `count` outer reduction loops.
   std::function<std::optional<int64_t>(size_t count)> compute_location = [](size_t) { return std::nullopt; };
 };

@@ -40,7 +40,7 @@ class TensorCoreTilingRule final : public CudaRule {
     std::vector<int64_t> ks = Dividing({1, 2, 4}, s.k, 16);
     std::erase_if(ks, [&](int64_t c) { return c > 1 && c * step_bytes > 48 * 1024; });
     AT_TRY(k_steps, Pick(sch, ks, d.mma_k_steps));
-    AT_TRY(double_buffer, Pick(sch, {0, 1}, d.double_buffer));
+    AT_TRY(double_buffer, Pick(sch, {0, 1}, d.mma_double_buffer));
     AT_TRY_VOID(ApplyTensorCoreTiling(sch, ctx.roles, {warps_m, warps_n, tiles_m, tiles_n, k_steps, double_buffer}));
     ctx.tiled = true;
     return {};
