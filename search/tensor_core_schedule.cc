@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "search/rules/schedule_rule.h"
-#include "tir/functor.h"
+#include "tir/te/operation.h"
 
 namespace autotune::search {
 namespace {
@@ -15,25 +15,34 @@ using tir::Scope;
 using tir::StageRV;
 using tir::ThreadTag;
 
-// The kernel inputs a stage's body reads, in the order it first reads them (A, then B).
-std::vector<std::string> InputsRead(const tir::ScheduleState& state, int stage) {
-  class Reads : public tir::IRVisitor {
-   public:
-    std::vector<const tir::BufferNode*> buffers;
-    void Visit_(const tir::BufferLoadNode* op) override {
-      if (std::find(buffers.begin(), buffers.end(), op->buffer.get()) == buffers.end()) buffers.push_back(op->buffer.get());
-      VisitFields(op);
-    }
-  } reads;
-  reads.Visit(state.stages[stage].op->body);
+// What a stage's body reads (kernel inputs or stages, by name), in the order it first reads them.
+std::vector<std::string> OperandsRead(const tir::ScheduleState& state, int stage) {
   std::vector<std::string> names;
-  for (const auto* b : reads.buffers) {
+  for (const tir::BufferNode* b : tir::te::ReadBuffers(state.stages[stage].op->body)) {
     for (const auto& in : state.inputs) {
       if (in->buffer.get() == b) names.push_back(in->name);
+    }
+    for (int id : state.order) {
+      if (state.stages[id].op->buffer.get() == b) names.push_back(state.stages[id].name());
     }
   }
   return names;
 }
+
+// A shared copy of an operand for `reader`; a zero-padded operand (pad_einsum) is inlined into it.
+Result<StageRV> SharedCopy(tir::Schedule& sch, const std::string& operand, StageRV reader) {
+  for (const auto& in : sch.state().inputs) {
+    if (in->name == operand) return sch.CacheReadInput(operand, Scope::kShared, {reader});
+  }
+  AT_TRY(padded, sch.GetStage(operand));
+  AT_TRY(copy, sch.CacheRead(padded, Scope::kShared, {reader}));
+  AT_TRY_VOID(sch.ComputeInline(padded));
+  return copy;
+}
+
+// The multiple an extent is padded to: itself when whole mma tiles cover it, else a multiple that
+// leaves the factors some choice.
+int64_t PadUnit(int64_t extent, int64_t tile, int64_t unit) { return extent % tile == 0 ? 1 : unit; }
 
 // The output stage: blocks of warps, each warp storing its accumulator tiles (store_16x8).
 // Returns the warp's loop (threadIdx.z), where the accumulator is computed.
@@ -114,23 +123,22 @@ Result<MmaShape> TensorCoreShape(const tir::Schedule& fresh, const SketchRoles& 
   if (!tir::IsHalf(state.stages[state.OutputStage()].op->dtype) || roles.epilogue.empty()) {
     return MakeError("tensor cores: the output must be float16 or bfloat16");
   }
-  if (!roles.pad.empty() || InputsRead(state, main).size() != 2) {
+  if (!roles.pad.empty() || OperandsRead(state, main).size() != 2) {
     return MakeError("tensor cores: the product must read two kernel inputs directly");
   }
   const tir::Stage& st = state.stages[main];
   const auto& op = *st.op;
   if (op.axis.size() < 2 || op.reduce_axis.size() != 1) return MakeError("tensor cores: not a matrix product");
-  MmaShape s{op.shape[op.axis.size() - 2], op.shape[op.axis.size() - 1], st.iters[st.root.back()].extent};
-  if (s.m % 16 != 0 || s.n % 8 != 0 || s.k % 16 != 0) {
-    return MakeError(fmt::format("tensor cores: M={} and K={} must be multiples of 16, N={} of 8", s.m, s.k, s.n));
-  }
-  return s;
+  return MmaShape{op.shape[op.axis.size() - 2], op.shape[op.axis.size() - 1], st.iters[st.root.back()].extent};
+}
+
+MmaShape PaddedShape(const MmaShape& s) {
+  auto up = [](int64_t x, int64_t m) { return (x + m - 1) / m * m; };
+  return {up(s.m, PadUnit(s.m, 16, 64)), up(s.n, PadUnit(s.n, 8, 64)), up(s.k, PadUnit(s.k, 16, 32))};
 }
 
 Result<void> ApplyTensorCoreTiling(tir::Schedule& sch, const SketchRoles& roles, const TensorCoreFactors& f) {
   AT_TRY(shape, TensorCoreShape(sch, roles));
-  (void)shape;
-  const std::vector<std::string> inputs = InputsRead(sch.state(), sch.state().FindStage(roles.main));
   // Elementwise stages between the product and the output fold into the output's store.
   for (int id : std::vector<int>(sch.state().order)) {
     const auto& st = sch.state().stages[id];
@@ -139,10 +147,17 @@ Result<void> ApplyTensorCoreTiling(tir::Schedule& sch, const SketchRoles& roles,
     AT_TRY_VOID(sch.ComputeInline(s));
   }
   AT_TRY(acc, sch.GetStage(roles.main));
+  const MmaShape padded = PaddedShape(shape);
+  if (padded.m != shape.m || padded.n != shape.n || padded.k != shape.k) {
+    std::vector<int64_t> multiples(sch.state().stages[sch.state().FindStage(roles.main)].root.size() - 3, 1);
+    for (int64_t m : {PadUnit(shape.m, 16, 64), PadUnit(shape.n, 8, 64), PadUnit(shape.k, 16, 32)}) multiples.push_back(m);
+    AT_TRY_VOID(sch.PadEinsum(acc, multiples));
+  }
+  const std::vector<std::string> operands = OperandsRead(sch.state(), sch.state().FindStage(roles.main));
   AT_TRY(out, sch.GetStage(roles.epilogue));
   AT_TRY_VOID(sch.SetScope(acc, Scope::kLocal));
-  AT_TRY(a_shared, sch.CacheReadInput(inputs[0], Scope::kShared, {acc}));
-  AT_TRY(b_shared, sch.CacheReadInput(inputs[1], Scope::kShared, {acc}));
+  AT_TRY(a_shared, SharedCopy(sch, operands[0], acc));
+  AT_TRY(b_shared, SharedCopy(sch, operands[1], acc));
   AT_TRY(a_frag, sch.CacheRead(a_shared, Scope::kLocal, {acc}));
   AT_TRY(b_frag, sch.CacheRead(b_shared, Scope::kLocal, {acc}));
   AT_TRY(warp, TileOutput(sch, out, f));
@@ -164,10 +179,11 @@ Result<tir::Schedule> TensorCoreSchedule(const tir::Workload& workload, const Te
   tir::Schedule sch(workload, tir::TargetKind::kCuda);
   AT_TRY(roles, FindSketchRoles(sch.state()));
   AT_TRY(shape, TensorCoreShape(sch, roles));
+  const MmaShape padded = PaddedShape(shape);
   const int64_t bm = t.warps_m * t.tiles_m * 16, bn = t.warps_n * t.tiles_n * 8, bk = t.k_steps * 16;
-  if (shape.m % bm != 0 || shape.n % bn != 0 || shape.k % bk != 0) {
-    return MakeError(fmt::format("tensor cores: M={} N={} K={} are not multiples of the {}x{}x{} block tile", shape.m,
-                                 shape.n, shape.k, bm, bn, bk));
+  if (padded.m % bm != 0 || padded.n % bn != 0 || padded.k % bk != 0) {
+    return MakeError(fmt::format("tensor cores: M={} N={} K={} (padded) are not multiples of the {}x{}x{} block tile",
+                                 padded.m, padded.n, padded.k, bm, bn, bk));
   }
   AT_TRY_VOID(ApplyTensorCoreTiling(sch, roles, {t.warps_m, t.warps_n, t.tiles_m, t.tiles_n, t.k_steps, t.double_buffer}));
   return sch;

@@ -23,13 +23,17 @@ struct TensorCoreFactors {
   tir::FactorArg double_buffer;     // 1: the shared copies are double-buffered (cp.async), 0: not
 };
 
-// The shape of a matrix product that tensor cores can compute: M, N, K of its reduction stage.
+// The shape of a matrix product: M, N, K of its reduction stage.
 struct MmaShape {
   int64_t m = 0, n = 0, k = 0;
 };
 // The product's shape when the workload of `fresh` is one tensor cores take (a 16-bit output, a
-// reduction reading two inputs directly, M and K multiples of 16, N of 8), else why not.
+// reduction reading two inputs directly at its iterators), else why not.
 Result<MmaShape> TensorCoreShape(const tir::Schedule& fresh, const SketchRoles& roles);
+// The shape the tiling covers: M and K rounded up to multiples of 16, N of 8 where they are, else
+// M and N to multiples of 64 and K of 32 (pad_einsum: the operands are read zero-padded and the
+// padding of the output is computed, never stored).
+MmaShape PaddedShape(const MmaShape& s);
 
 // Applies the tiling to a fresh schedule whose roles are `roles`.
 Result<void> ApplyTensorCoreTiling(tir::Schedule& sch, const SketchRoles& roles, const TensorCoreFactors& f);

@@ -1,5 +1,5 @@
 // tensor_core_tiling: the cuda.tensor_core sketch's one rule (search/tensor_core_schedule.h), its
-// factors sampled among those that divide the product's shape and fit the GPU: at most 16 warps a
+// factors sampled among those that divide the product's (padded) shape and fit the GPU: at most 16 warps a
 // block, at most 32 accumulator tiles (128 registers) a warp, at most 48 KB of shared copies;
 // the copies double-buffered or not.
 #include <fmt/format.h>
@@ -25,7 +25,8 @@ class TensorCoreTilingRule final : public CudaRule {
     return TensorCoreShape(fresh, roles).ok();
   }
   Result<void> Apply(tir::Schedule& sch, SketchContext& ctx) const override {
-    AT_TRY(s, TensorCoreShape(sch, ctx.roles));
+    AT_TRY(raw, TensorCoreShape(sch, ctx.roles));
+    const MmaShape s = PaddedShape(raw);
     const SketchDecisions& d = ctx.decisions;
     AT_TRY(warps_m, Pick(sch, Dividing({1, 2, 4}, s.m, 16), d.mma_warps));
     AT_TRY(warps_n, Pick(sch, Dividing({1, 2, 4}, s.n, 8), d.mma_warps));

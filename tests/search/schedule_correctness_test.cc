@@ -332,15 +332,18 @@ TEST(ScheduleCorrectness, DirectSketch) {
 }
 
 // The tensor-core sketch (mma.sync tiles, ldmatrix loads, fragments; the C path runs each
-// intrinsic's description): 16-bit products with epilogues, batches, one warp or several, sampled
-// factors and double-buffered copies; NVRTC compiles the CUDA ones.
+// intrinsic's description): 16-bit products with epilogues, batches, one warp or several, shapes
+// that are not whole tiles (padded), sampled factors and double-buffered copies; NVRTC compiles the
+// CUDA ones.
 TEST(ScheduleCorrectness, TensorCoreSketch) {
   CheckOperator("gemm",
                 {{"M=64,N=48,K=32", "bias,relu", "float16"}, {"M=128,N=64,K=64", "", "bfloat16"},
-                 {"M=16,N=8,K=16", "gelu", "float16"}},
+                 {"M=16,N=8,K=16", "gelu", "float16"}, {"M=33,N=17,K=40", "bias", "float16"}},
                 12, "cuda.tensor_core");
-  CheckOperator("batch_matmul", {{"B=2,M=32,N=16,K=48", "relu", "float16"}, {"B=3,M=64,N=32,K=32", "", "bfloat16"}},
-                8, "cuda.tensor_core");
+  CheckOperator("batch_matmul",
+                {{"B=2,M=32,N=16,K=48", "relu", "float16"}, {"B=3,M=64,N=32,K=32", "", "bfloat16"},
+                 {"B=2,M=9,N=13,K=7", "", "bfloat16"}},
+                9, "cuda.tensor_core");
 }
 
 }  // namespace

@@ -30,6 +30,8 @@ inline std::vector<Case> Cases() {
       {"gemm", "M=32,N=48,K=32", "", "bfloat16", TensorCoreTiling{2, 1, 1, 2, 1}},
       {"gemm", "M=64,N=32,K=48", "bias,relu", "float16", TensorCoreTiling{1, 2, 2, 1, 3}},
       {"batch_matmul", "B=3,M=32,N=16,K=32", "", "float16", small},
+      {"gemm", "M=33,N=17,K=40", "relu", "float16", TensorCoreTiling{2, 2, 2, 4, 2, 1}},  // padded to 64x64x64
+      {"batch_matmul", "B=2,M=9,N=13,K=7", "", "bfloat16", TensorCoreTiling{1, 2, 4, 4, 1, 0}},
   };
 }
 

@@ -81,6 +81,32 @@ TEST(Tensorize, RefusesWhatIsNotATile) {
       << f.error().message;
 }
 
+// pad_einsum grows a fresh reduction and reads its operands through zero-padded stages; it refuses
+// a stage whose loops were transformed, and the wrong number of multiples.
+TEST(PadEinsum, PadsAFreshReductionThroughPaddedOperands) {
+  auto w = tir::MakeWorkload("gemm", "M=33,N=17,K=40", "", "float16");
+  ASSERT_TRUE(w);
+  tir::Schedule sch(*w, tir::TargetKind::kCuda);
+  auto c = sch.GetStage("C");
+  EXPECT_EQ(sch.PadEinsum(*c, {16, 8}).error().message, "pad_einsum: C has 3 iterators, 2 multiples were given");
+  ASSERT_TRUE(sch.PadEinsum(*c, {16, 8, 16}));
+  const tir::ScheduleState& st = sch.state();
+  EXPECT_EQ(st.stages[st.FindStage("C")].op->shape, (std::vector<int64_t>{48, 24}));
+  EXPECT_GE(st.FindStage("A_pad"), 0);
+  EXPECT_GE(st.FindStage("B_pad"), 0);
+  auto f = tir::Lower(sch.state());
+  ASSERT_TRUE(f) << f.error().message;
+  auto builds = measure::MakeCBuilder(CorrectnessConfig())->Build({measure::BuildInput::FromFunc(*f)});
+  auto results = measure::MakeCpuRunner(CorrectnessConfig())->Run(*w, builds);
+  EXPECT_TRUE(results[0].correct) << results[0].error_message;
+
+  tir::Schedule split(*w, tir::TargetKind::kCuda);
+  c = split.GetStage("C");
+  auto loops = split.GetLoops(*c);
+  ASSERT_TRUE(split.Split((*loops)[0], {std::monostate{}, int64_t{16}}));
+  EXPECT_NE(split.PadEinsum(*c, {16, 8, 16}).error().message.find("must be a fresh reduction"), std::string::npos);
+}
+
 // A fragment tile's index follows from its origin only when the origin moves by whole tiles.
 TEST(Tensorize, FragmentTilesAreNumberedRowOfTilesByRowOfTiles) {
   tir::Var r = tir::MakeVar("r"), c = tir::MakeVar("c");

@@ -951,7 +951,8 @@ class CudaEmitter : public CFamilyPrinter {
     for (int64_t e = 0; e < TileOf(FragmentRole::kAccumulator).per_lane; ++e) {
       const auto reg = Register(acc, FragmentRole::kAccumulator, e);
       if (!reg) return;
-      const auto [row, col] = FragmentElement(FragmentRole::kAccumulator, lane_, e);
+      const std::pair<Expr, Expr> at = FragmentElement(FragmentRole::kAccumulator, lane_, e);
+      const Expr row = at.first, col = at.second;  // (named, not bound: a lambda captures them)
       const VarNode* i = call.loops[0].get();
       const VarNode* j = call.loops[1].get();
       Stmt s = Substitute(call.inner, [&](const VarNode* v) -> Expr {

@@ -89,6 +89,9 @@ class Schedule {
   // indexed by the consumer's iterators the access uses (reduction ones first): for a convolution,
   // its im2col matrix. The consumer reads the new stage instead.
   Result<StageRV> ReIndex(StageRV consumer, const std::string& read);
+  // A fresh reduction computes over its iterators' extents rounded up to `multiples` (one per
+  // iterator, axes then reduce axes), reading its operands through zero-padded stages.
+  Result<void> PadEinsum(StageRV stage, const std::vector<int64_t>& multiples);
 
   // ---- Sampling ----
   Result<std::vector<IntRV>> SamplePerfectTile(LoopRV loop, int n, int64_t max_innermost,

@@ -29,6 +29,7 @@ InstructionKind DoubleBufferInstruction();
 InstructionKind RFactorInstruction();
 InstructionKind ReIndexInstruction();
 InstructionKind TensorizeInstruction();
+InstructionKind PadEinsumInstruction();
 InstructionKind SamplePerfectTileInstruction();
 InstructionKind SampleCategoricalInstruction();
 InstructionKind SampleComputeLocationInstruction();

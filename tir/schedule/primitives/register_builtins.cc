@@ -51,6 +51,7 @@ void RegisterBuiltinInstructions(InstructionRegistry& r) {
   r.Register(RFactorInstruction());
   r.Register(ReIndexInstruction());
   r.Register(TensorizeInstruction());
+  r.Register(PadEinsumInstruction());
   r.Register(SamplePerfectTileInstruction());
   r.Register(SampleCategoricalInstruction());
   r.Register(SampleComputeLocationInstruction());
