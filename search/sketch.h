@@ -5,7 +5,7 @@
 //
 //  - cuda.tensor_core: float16/bfloat16 matrix products (gemm, batch_matmul) on tensor cores: warps
 //    of 16x8 mma.sync tiles, inputs through shared memory and ldmatrix (search/tensor_core_schedule.h);
-//    offered only for 16-bit outputs whose M and K are multiples of 16 and N of 8.
+//    offered for 16-bit outputs of any shape (padded to whole tiles), and their default.
 //  - cuda.tiled: Ansor's SSSRRSRS structure: the accumulator in registers (cache_write local);
 //    every input read through shared memory (padding inlined into the copy); the epilogue inlined
 //    into the copy-out; spatial tiles at block, virtual thread, thread and inner levels, reduction
