@@ -40,9 +40,15 @@ Result<StageRV> SharedCopy(tir::Schedule& sch, const std::string& operand, Stage
   return copy;
 }
 
-// The multiple an extent is padded to: itself when whole mma tiles cover it, else a multiple that
-// leaves the factors some choice.
-int64_t PadUnit(int64_t extent, int64_t tile, int64_t unit) { return extent % tile == 0 ? 1 : unit; }
+// The multiple M or N is padded to: none when it is a multiple of 64 (the factors have a choice),
+// else whole mma tiles when it is small, else 64. (N = 1000 is whole 8-wide tiles, but only 125 of
+// them: no block tile wider than 8 would divide it.)
+int64_t OutputPadUnit(int64_t extent, int64_t tile) {
+  if (extent % 64 == 0) return 1;
+  return extent < 64 ? tile : 64;
+}
+// The multiple K is padded to: none when whole 16-deep steps cover it, else 32.
+int64_t ReducePadUnit(int64_t extent) { return extent % 16 == 0 ? 1 : 32; }
 
 // The output stage: blocks of warps, each warp storing its accumulator tiles (store_16x8).
 // Returns the warp's loop (threadIdx.z), where the accumulator is computed.
@@ -134,7 +140,7 @@ Result<MmaShape> TensorCoreShape(const tir::Schedule& fresh, const SketchRoles& 
 
 MmaShape PaddedShape(const MmaShape& s) {
   auto up = [](int64_t x, int64_t m) { return (x + m - 1) / m * m; };
-  return {up(s.m, PadUnit(s.m, 16, 64)), up(s.n, PadUnit(s.n, 8, 64)), up(s.k, PadUnit(s.k, 16, 32))};
+  return {up(s.m, OutputPadUnit(s.m, 16)), up(s.n, OutputPadUnit(s.n, 8)), up(s.k, ReducePadUnit(s.k))};
 }
 
 Result<void> ApplyTensorCoreTiling(tir::Schedule& sch, const SketchRoles& roles, const TensorCoreFactors& f) {
@@ -150,7 +156,7 @@ Result<void> ApplyTensorCoreTiling(tir::Schedule& sch, const SketchRoles& roles,
   const MmaShape padded = PaddedShape(shape);
   if (padded.m != shape.m || padded.n != shape.n || padded.k != shape.k) {
     std::vector<int64_t> multiples(sch.state().stages[sch.state().FindStage(roles.main)].root.size() - 3, 1);
-    for (int64_t m : {PadUnit(shape.m, 16, 64), PadUnit(shape.n, 8, 64), PadUnit(shape.k, 16, 32)}) multiples.push_back(m);
+    for (int64_t m : {OutputPadUnit(shape.m, 16), OutputPadUnit(shape.n, 8), ReducePadUnit(shape.k)}) multiples.push_back(m);
     AT_TRY_VOID(sch.PadEinsum(acc, multiples));
   }
   const std::vector<std::string> operands = OperandsRead(sch.state(), sch.state().FindStage(roles.main));

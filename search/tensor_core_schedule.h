@@ -30,8 +30,9 @@ struct MmaShape {
 // The product's shape when the workload of `fresh` is one tensor cores take (a 16-bit output, a
 // reduction reading two inputs directly at its iterators), else why not.
 Result<MmaShape> TensorCoreShape(const tir::Schedule& fresh, const SketchRoles& roles);
-// The shape the tiling covers: M and K rounded up to multiples of 16, N of 8 where they are, else
-// M and N to multiples of 64 and K of 32 (pad_einsum: the operands are read zero-padded and the
+// The shape the tiling covers: M and N as they are when multiples of 64, else rounded up to whole
+// mma tiles (16 rows, 8 columns) when below 64, else to multiples of 64; K as it is when a multiple
+// of 16, else rounded up to a multiple of 32 (pad_einsum: the operands are read zero-padded and the
 // padding of the output is computed, never stored).
 MmaShape PaddedShape(const MmaShape& s);
 

@@ -72,6 +72,7 @@ std::string FloatText(double v, DType t) {
     }
     return "float32(" + ShortestDouble(v) + ")";
   }
+  if (IsHalf(t)) return std::string(DTypeName(t)) + "(" + ShortestDouble(v) + ")";
   return ShortestDouble(v) + "f64";
 }
 

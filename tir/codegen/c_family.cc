@@ -180,6 +180,21 @@ std::string CpAsyncOrZeroText(const char* fn) {
       fn);
 }
 
+// 16 bytes copied from src when `valid`, else 16 zero bytes written, asynchronously (cp.async's
+// source size: nothing is read where it is 0; the caller passes a valid address either way).
+std::string CpAsync16OrZeroText(const char* fn) {
+  return fmt::format(
+      "{} void at_cp_async_16_or_zero(void* dst, const void* src, bool valid) {{\n"
+      "#if __CUDA_ARCH__ >= 800\n"
+      "  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));\n"
+      "  asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\\n\" :: \"r\"(s), \"l\"(src), \"r\"(valid ? 16 : 0) : \"memory\");\n"
+      "#else\n"
+      "  *reinterpret_cast<uint4*>(dst) = valid ? *reinterpret_cast<const uint4*>(src) : uint4{{}};\n"
+      "#endif\n"
+      "}}\n",
+      fn);
+}
+
 // Closes this thread's group of asynchronous copies and waits until at most N groups are in flight.
 std::string CpAsyncWaitText(const char* fn) {
   return fmt::format(
@@ -312,6 +327,7 @@ std::string CFamilyPrinter::HelperText(CHelper h) const {
     case CHelper::kCpAsync8: return CpAsyncText(fn, 8);
     case CHelper::kCpAsync16: return CpAsyncText(fn, 16);
     case CHelper::kCpAsync4OrZero: return CpAsyncOrZeroText(fn);
+    case CHelper::kCpAsync16OrZero: return CpAsync16OrZeroText(fn);
     case CHelper::kCpAsyncWait: return CpAsyncWaitText(fn);
     case CHelper::kAlloc: return AllocText();
     case CHelper::kMmaF16: return MmaText(fn, "f16");
@@ -539,7 +555,10 @@ CExpr CFamilyPrinter::EmitIndexed(const Buffer& b, const std::vector<Expr>& indi
 CExpr CFamilyPrinter::EmitExpr(const Expr& e) {
   switch (e->kind) {
     case ExprKind::kIntImm: return EmitInt(As<IntImmNode>(e)->value, e->dtype);
-    case ExprKind::kFloatImm: return EmitFloat(As<FloatImmNode>(e)->value, e->dtype);
+    case ExprKind::kFloatImm:
+      // A 16-bit constant (a folded cast) is its float32 value, rounded as a store would round it.
+      if (IsHalf(e->dtype)) return EmitExpr(Cast(e->dtype, FloatImm(As<FloatImmNode>(e)->value)));
+      return EmitFloat(As<FloatImmNode>(e)->value, e->dtype);
     case ExprKind::kVar: {
       const auto* v = As<VarNode>(e);
       if (auto it = var_text_.find(v); it != var_text_.end()) return it->second;

@@ -49,7 +49,7 @@ enum class CHelper : int {
   kMinI32, kMaxI32, kMinI64, kMaxI64, kMinF32, kMaxF32, kMinF64, kMaxF64,
   kSigmoidF32, kSigmoidF64, kRsqrtF32, kRsqrtF64, kAlloc,
   kF16ToF32, kF32ToF16, kBF16ToF32, kF32ToBF16,
-  kCpAsync4, kCpAsync8, kCpAsync16, kCpAsync4OrZero, kCpAsyncWait,  // CUDA only
+  kCpAsync4, kCpAsync8, kCpAsync16, kCpAsync4OrZero, kCpAsync16OrZero, kCpAsyncWait,  // CUDA only
   kMmaF16, kMmaBF16, kLdmatrixX4, kLdmatrixX2Trans,                 // CUDA only: tensor cores
 };
 

@@ -699,8 +699,27 @@ class CudaEmitter : public CFamilyPrinter {
     return true;
   }
 
+  // Whether `cond` has one value for all `width` lanes of v: its parts either do not use v or
+  // compare an aligned `base + v` with a multiple of the width (a padded copy's bound).
+  static bool LaneUniform(const Expr& cond, const VarNode* v, int64_t width) {
+    if (!UsesVar(cond, v)) return true;
+    const auto* b = As<BinaryNode>(cond);
+    if (!b) return false;
+    if (b->op == BinaryOp::kAnd) return LaneUniform(b->a, v, width) && LaneUniform(b->b, v, width);
+    const int64_t* bound = AsConstInt(b->b);
+    return (b->op == BinaryOp::kLT || b->op == BinaryOp::kGE) && bound && *bound % width == 0 &&
+           !UsesVar(b->b, v) && AlignedUnitStride(b->a, v, width);
+  }
+  static bool IsZero(const Expr& e) {
+    const auto* c = As<CastNode>(e);
+    const auto* f = As<FloatImmNode>(c ? c->value : e);
+    return f && f->value == 0.0;
+  }
+
   // A vectorized copy of 2, 4 or 8 16-bit elements between aligned places in shared or global
   // memory: one 4-, 8- or 16-byte access a side (an asynchronous copy into a double-buffered copy).
+  // A zero-padded copy, `inside ? src[i] : 0` with `inside` the same for every lane, copies or zeros
+  // the whole vector.
   bool EmitPackedCopy(const ForNode* op, bool tail) {
     const int64_t* n = AsConstInt(op->extent);
     const VarNode* v = op->var.get();
@@ -708,7 +727,9 @@ class CudaEmitter : public CFamilyPrinter {
     const auto* guard = As<IfThenElseNode>(op->body);
     if (guard && ((guard->else_case && !IsEmptyStmt(guard->else_case)) || UsesVar(guard->cond, v))) return false;
     const auto* st = As<BufferStoreNode>(guard ? guard->then_case : op->body);
-    const auto* src = st ? As<BufferLoadNode>(st->value) : nullptr;
+    const auto* padded = st ? As<SelectNode>(st->value) : nullptr;
+    if (padded && (!IsZero(padded->false_value) || !LaneUniform(padded->cond, v, *n))) return false;
+    const auto* src = st ? As<BufferLoadNode>(padded ? padded->true_value : st->value) : nullptr;
     if (!src || !IsHalf(st->buffer->dtype) || src->buffer->dtype != st->buffer->dtype || st->indices.size() != 1 ||
         src->indices.size() != 1 || st->buffer->scope == Scope::kLocal || src->buffer->scope == Scope::kLocal ||
         !AlignedUnitStride(st->indices[0], v, *n) || !AlignedUnitStride(src->indices[0], v, *n)) {
@@ -726,12 +747,22 @@ class CudaEmitter : public CFamilyPrinter {
     const std::string dst = fmt::format("&{}[{}]", BufName(st->buffer), EmitExpr(first(st->indices[0])).text);
     const std::string from = fmt::format("&{}[{}]", BufName(src->buffer), EmitExpr(first(src->indices[0])).text);
     const int64_t bytes = *n * 2;
-    if (st->buffer->async_fill && src->buffer->scope == Scope::kGlobal) {
+    const char* type = bytes == 16 ? "uint4" : bytes == 8 ? "uint2" : "unsigned";
+    const bool async = st->buffer->async_fill && src->buffer->scope == Scope::kGlobal;
+    if (padded) {
+      const std::string inside = EmitExpr(first(padded->cond)).text;
+      if (async && bytes == 16) {  // cp.async reads nothing and writes zeros where outside
+        Use(CHelper::kCpAsync16OrZero);
+        Line(fmt::format("at_cp_async_16_or_zero({}, {} ? {} : {}, {});", dst, inside, from, BufName(src->buffer), inside));
+      } else {
+        Line(fmt::format("*reinterpret_cast<{0}*>({1}) = {3} ? *reinterpret_cast<const {0}*>({2}) : {0}{{}};", type, dst,
+                         from, inside));
+      }
+    } else if (async) {
       Use(bytes == 16 ? CHelper::kCpAsync16 : bytes == 8 ? CHelper::kCpAsync8 : CHelper::kCpAsync4);
       Line(fmt::format("at_cp_async_{}(reinterpret_cast<float*>({}), reinterpret_cast<const float*>({}));", bytes, dst,
                        from));
     } else {
-      const char* type = bytes == 16 ? "uint4" : bytes == 8 ? "uint2" : "unsigned";
       Line(fmt::format("*reinterpret_cast<{0}*>({1}) = *reinterpret_cast<const {0}*>({2});", type, dst, from));
     }
     if (guard) {
