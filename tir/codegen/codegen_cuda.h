@@ -50,7 +50,9 @@
 //    another index, or where nothing is aligned, or any other vectorized loop, is a scalar loop with
 //    `#pragma unroll`.
 //  - A vectorized loop of 2, 4 or 8 16-bit elements copied between aligned places of shared or
-//    global memory: one 4-, 8- or 16-byte access a side (cp.async into a double-buffered copy).
+//    global memory: one 4-, 8- or 16-byte access a side (cp.async into a double-buffered copy); a
+//    zero-padded copy whose bound holds for all lanes or none copies or zeroes the whole vector
+//    (`at_cp_async_16_or_zero`: cp.async with a source size of 0 outside).
 //  - Tensorized tiles (tir/analysis/tensor_intrinsics.h): run by every lane of every warp (block-level
 //    code holding them is not given to one thread; blockDim.x must be 32, no tile inside a threadIdx.x
 //    loop or a thread-dependent branch). Fragments are this lane's registers of each tile (`unsigned`
