@@ -164,11 +164,11 @@ SketchDecisions DefaultDecisionsShrunk(TargetKind target, int shrink) {
     // Shared copies at the innermost outer reduction loop: the smallest copies.
     d.compute_location = [](size_t count) -> std::optional<int64_t> { return static_cast<int64_t>(count) - 1; };
     // Tensor cores: 2 x 2 warps of 4 x 4 mma tiles (128 x 64 outputs a block), 32-deep chunks,
-    // double-buffered: the copy of the next chunk overlaps the mma of this one.
+    // copies 3 stages deep: those of the next two chunks overlap the mma of this one.
     d.mma_warps = LargestUpTo(2);
     d.mma_tiles = LargestUpTo(4);
     d.mma_k_steps = LargestUpTo(2);
-    d.mma_double_buffer = LargestUpTo(1);
+    d.mma_stages = LargestUpTo(3);
   } else {
     // Levels: spatial [parallel, outer, register block, vector]; reduce [outer, inner].
     d.tiles = [](const TileRequest& r) -> std::optional<std::vector<int64_t>> {

@@ -35,11 +35,11 @@ struct SketchDecisions {
   ChoiceDecider rows_per_block = [](const std::vector<int64_t>&) { return std::nullopt; };  // rows per block
   ChoiceDecider double_buffer = [](const std::vector<int64_t>&) { return std::nullopt; };    // shared copies: 0 off, 1 on
   // Tensor cores (cuda.tensor_core): warps of a block per output axis, 16x8 mma tiles of a warp per
-  // axis, 16-deep mma steps per shared-memory chunk of the reduction.
+  // axis, 16-deep mma steps per shared-memory chunk of the reduction, pipeline stages of the copies.
   ChoiceDecider mma_warps = [](const std::vector<int64_t>&) { return std::nullopt; };
   ChoiceDecider mma_tiles = [](const std::vector<int64_t>&) { return std::nullopt; };
   ChoiceDecider mma_k_steps = [](const std::vector<int64_t>&) { return std::nullopt; };
-  ChoiceDecider mma_double_buffer = [](const std::vector<int64_t>&) { return std::nullopt; };  // 0 off, 1 on
+  ChoiceDecider mma_stages = [](const std::vector<int64_t>&) { return std::nullopt; };  // 1 off, 2-4
   // The index of the loop to compute a shared copy at, among `count` outer reduction loops.
   std::function<std::optional<int64_t>(size_t count)> compute_location = [](size_t) { return std::nullopt; };
 };

@@ -86,6 +86,8 @@ Result<std::pair<LoopRV, LoopRV>> TileAccumulator(tir::Schedule& sch, StageRV ac
   for (LoopRV l : {ks[0], ks[1], rows[0], cols[0], rows[1], cols[1], ks[2]}) order.push_back(l);
   AT_TRY_VOID(sch.Reorder(order));
   AT_TRY_VOID(sch.Tensorize(rows[1], "mma_m16n8k16"));
+  // Unrolled, the fragment loads of the next step can be issued while this step's mma run.
+  AT_TRY_VOID(sch.Unroll(ks[1]));
   return std::make_pair(ks[0], ks[1]);
 }
 
@@ -113,6 +115,7 @@ Result<void> CooperativeFetch(tir::Schedule& sch, StageRV copy, const TensorCore
   // 8 elements (16 bytes) a thread and step: rows are multiples of 8 elements long.
   AT_TRY(parts, sch.Split(all, {std::monostate{}, t.warps_m, t.warps_n, int64_t{32}, int64_t{8}}));
   AT_TRY_VOID(sch.Reorder({parts[1], parts[2], parts[3], parts[0], parts[4]}));
+  AT_TRY_VOID(sch.Unroll(parts[0]));  // the copies' addresses become constants apart
   AT_TRY_VOID(sch.Bind(parts[1], ThreadTag::kThreadIdxY));
   AT_TRY_VOID(sch.Bind(parts[2], ThreadTag::kThreadIdxZ));
   AT_TRY_VOID(sch.Bind(parts[3], ThreadTag::kThreadIdxX));
@@ -177,8 +180,8 @@ Result<void> ApplyTensorCoreTiling(tir::Schedule& sch, const SketchRoles& roles,
   AT_TRY_VOID(TileFragment(sch, b_frag, false));
   AT_TRY_VOID(CooperativeFetch(sch, a_shared, f));
   AT_TRY_VOID(CooperativeFetch(sch, b_shared, f));
-  AT_TRY_VOID(sch.DoubleBuffer(a_shared, f.double_buffer));
-  return sch.DoubleBuffer(b_shared, f.double_buffer);
+  AT_TRY_VOID(sch.Pipeline(a_shared, f.stages));
+  return sch.Pipeline(b_shared, f.stages);
 }
 
 Result<tir::Schedule> TensorCoreSchedule(const tir::Workload& workload, const TensorCoreTiling& t) {
@@ -191,7 +194,7 @@ Result<tir::Schedule> TensorCoreSchedule(const tir::Workload& workload, const Te
     return MakeError(fmt::format("tensor cores: M={} N={} K={} (padded) are not multiples of the {}x{}x{} block tile",
                                  padded.m, padded.n, padded.k, bm, bn, bk));
   }
-  AT_TRY_VOID(ApplyTensorCoreTiling(sch, roles, {t.warps_m, t.warps_n, t.tiles_m, t.tiles_n, t.k_steps, t.double_buffer}));
+  AT_TRY_VOID(ApplyTensorCoreTiling(sch, roles, {t.warps_m, t.warps_n, t.tiles_m, t.tiles_n, t.k_steps, t.stages}));
   return sch;
 }
 

@@ -1,8 +1,8 @@
 // Tensor-core schedules of float16/bfloat16 matrix products (gemm, batch_matmul), MetaSchedule's
 // multi-level tiling with tensor cores: the output in block tiles of warps, each warp computing
 // tiles of 16x8 mma.sync accumulators; the inputs staged through shared memory a chunk of the
-// reduction at a time (rows padded against bank conflicts) and loaded into fragments with
-// ldmatrix; the output stage stores the accumulators through any elementwise epilogue. The
+// reduction at a time (rows padded against bank conflicts; copies pipelined up to 4 chunks deep)
+// and loaded into fragments with ldmatrix; the output stage stores the accumulators through any elementwise epilogue. The
 // cuda.tensor_core sketch (search/rules/tensor_core_tiling.cc) samples the factors.
 #pragma once
 
@@ -20,7 +20,7 @@ struct TensorCoreFactors {
   tir::FactorArg warps_m, warps_n;  // warps of a block along the output's rows and columns
   tir::FactorArg tiles_m, tiles_n;  // 16x8 accumulator tiles of a warp along each
   tir::FactorArg k_steps;           // 16-deep mma steps per shared-memory chunk of the reduction
-  tir::FactorArg double_buffer;     // 1: the shared copies are double-buffered (cp.async), 0: not
+  tir::FactorArg stages;            // pipeline stages of the shared copies (cp.async): 1 (none) to 4
 };
 
 // The shape of a matrix product: M, N, K of its reduction stage.
@@ -41,7 +41,7 @@ Result<void> ApplyTensorCoreTiling(tir::Schedule& sch, const SketchRoles& roles,
 
 // The same with fixed numbers, on a fresh schedule of `workload` (tests, examples).
 struct TensorCoreTiling {
-  int64_t warps_m = 2, warps_n = 2, tiles_m = 2, tiles_n = 4, k_steps = 2, double_buffer = 1;
+  int64_t warps_m = 2, warps_n = 2, tiles_m = 2, tiles_n = 4, k_steps = 2, stages = 2;
 };
 Result<tir::Schedule> TensorCoreSchedule(const tir::Workload& workload, const TensorCoreTiling& tiling);
 

@@ -27,9 +27,9 @@ Buffer MakeBuffer(std::string name, DType dtype, std::vector<Expr> shape, Scope 
 }
 
 Buffer WithFlagsOf(const Buffer& b, const BufferNode& from) {
-  if (b->double_buffer == from.double_buffer && b->async_fill == from.async_fill) return b;
+  if (b->pipeline_stages == from.pipeline_stages && b->async_fill == from.async_fill) return b;
   auto copy = std::make_shared<BufferNode>(*b);
-  copy->double_buffer = from.double_buffer;
+  copy->pipeline_stages = from.pipeline_stages;
   copy->async_fill = from.async_fill;
   return copy;
 }

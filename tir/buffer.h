@@ -22,18 +22,20 @@ struct BufferNode {
   // Row strides in elements, outermost first; empty means dense row-major. storage_align and
   // padding make strides larger than the dense ones to avoid shared-memory bank conflicts.
   std::vector<Expr> strides;
-  // Asked for by the schedule (double_buffer): lowering gives this shared copy a second half and
-  // refills it one iteration ahead, where the loop that refills it has the shape for that.
-  bool double_buffer = false;
-  // Set by lowering on a double-buffered copy: a store of a global load into it may complete
-  // asynchronously (cp.async on CUDA), by the next barrier that waits for copies.
+  // Asked for by the schedule (pipeline, double_buffer): lowering gives this shared copy that many
+  // slots and refills them ahead, where the loop that refills it has the shape for that
+  // (tir/lower/pipeline_copies.h). 1: one slot, no pipelining.
+  int64_t pipeline_stages = 1;
+  // Set by lowering on a pipelined copy: a store of a global load into it may complete
+  // asynchronously (cp.async on CUDA), by the barrier that waits for its group of copies. The
+  // pipeline pass places every barrier such a buffer needs.
   bool async_fill = false;
 };
 
 Buffer MakeBuffer(std::string name, DType dtype, std::vector<Expr> shape, Scope scope = Scope::kGlobal,
                   std::vector<Expr> strides = {});
 
-// `b` with the lowering flags (double_buffer, async_fill) of `from`: for passes that remake a buffer.
+// `b` with the lowering flags (pipeline_stages, async_fill) of `from`: for passes that remake a buffer.
 Buffer WithFlagsOf(const Buffer& b, const BufferNode& from);
 
 // Number of elements (product of the shape), as an expression.

@@ -60,7 +60,7 @@ class EqualChecker {
     // First encounter of both: their definitions must match. Pair them only afterwards, so the
     // variables of the shape are paired in the order the hash sees them.
     if (a->name != b->name || a->dtype != b->dtype || a->scope != b->scope) return false;
-    if (a->double_buffer != b->double_buffer || a->async_fill != b->async_fill) return false;
+    if (a->pipeline_stages != b->pipeline_stages || a->async_fill != b->async_fill) return false;
     if (!EqualField(a->shape, b->shape) || !EqualField(a->strides, b->strides)) return false;
     buf_l2r_[a.get()] = b.get();
     buf_r2l_[b.get()] = a.get();
@@ -158,7 +158,11 @@ class Hasher {
     Mix(static_cast<uint64_t>(b->dtype));
     Mix(static_cast<uint64_t>(b->scope));
     // Mixed in only when set: hashes of buffers without them (stored workload keys) stay as they were.
-    if (b->double_buffer || b->async_fill) Mix(0xdb0000ULL | b->double_buffer | (b->async_fill ? 2 : 0));
+    if (b->pipeline_stages != 1 || b->async_fill) {
+      // 2 stages mixes in as the former double_buffer flag did.
+      const uint64_t stages = b->pipeline_stages == 2 ? 1 : static_cast<uint64_t>(b->pipeline_stages) << 2;
+      Mix(0xdb0000ULL | stages | (b->async_fill ? 2 : 0));
+    }
     HashField(b->shape);
     HashField(b->strides);
     size_t n = buffers_.size();

@@ -1,7 +1,7 @@
 // tensor_core_tiling: the cuda.tensor_core sketch's one rule (search/tensor_core_schedule.h), its
 // factors sampled among those that divide the product's (padded) shape and fit the GPU: at most 16 warps a
-// block, at most 32 accumulator tiles (128 registers) a warp, at most 48 KB of shared copies;
-// the copies double-buffered or not.
+// block, at most 32 accumulator tiles (128 registers) a warp, at most 48 KB of shared copies a
+// chunk; the copies pipelined 1 (not at all) to 4 chunks deep, within 160 KB.
 #include <fmt/format.h>
 
 #include "search/rules/builtin_rules.h"
@@ -41,8 +41,13 @@ class TensorCoreTilingRule final : public CudaRule {
     std::vector<int64_t> ks = Dividing({1, 2, 4}, s.k, 16);
     std::erase_if(ks, [&](int64_t c) { return c > 1 && c * step_bytes > 48 * 1024; });
     AT_TRY(k_steps, Pick(sch, ks, d.mma_k_steps));
-    AT_TRY(double_buffer, Pick(sch, {0, 1}, d.mma_double_buffer));
-    AT_TRY_VOID(ApplyTensorCoreTiling(sch, ctx.roles, {warps_m, warps_n, tiles_m, tiles_n, k_steps, double_buffer}));
+    // Pipeline stages: each holds a chunk of A and B (rows padded by 8 elements), all within 160 KB.
+    const int64_t bm = wm * tm * 16, bn = wn * *sch.Resolve(tiles_n) * 8, bk = *sch.Resolve(k_steps) * 16;
+    const int64_t chunk_bytes = 2 * (bm * (bk + 8) + bk * (bn + 8));
+    std::vector<int64_t> stages = {1, 2, 3, 4};
+    std::erase_if(stages, [&](int64_t s) { return s > 1 && s * chunk_bytes > 160 * 1024; });
+    AT_TRY(pipeline, Pick(sch, stages, d.mma_stages));
+    AT_TRY_VOID(ApplyTensorCoreTiling(sch, ctx.roles, {warps_m, warps_n, tiles_m, tiles_n, k_steps, pipeline}));
     ctx.tiled = true;
     return {};
   }

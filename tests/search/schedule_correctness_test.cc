@@ -279,7 +279,7 @@ TEST(ScheduleCorrectness, DoubleBufferedCopies) {
       ASSERT_TRUE(applied) << sketch->name << ": " << applied.error().message;
       auto f = tir::Lower(sch.state());
       ASSERT_TRUE(f) << f.error().message;
-      pipelined += tir::ToString(f->body).find("barrier(async_wait=1)") != std::string::npos;
+      pipelined += tir::ToString(f->body).find("barrier(async_wait=0)") != std::string::npos;
       inputs.push_back(measure::BuildInput::FromFunc(*f));
       names.push_back(w->CanonicalText() + " " + sketch->name + "\n" + sch.trace().ToText());
     }

@@ -24,15 +24,18 @@ struct Case {
 };
 
 inline std::vector<Case> Cases() {
-  TensorCoreTiling small{1, 1, 1, 1, 1, 0};  // one warp, one tile, single-buffered copies
+  TensorCoreTiling small{1, 1, 1, 1, 1, 1};  // one warp, one tile, single-buffered copies
   TensorCoreTiling wide{2, 2, 2, 4, 2};
   return {
       {"gemm", "M=64,N=64,K=64", "", "float16", wide},
       {"gemm", "M=32,N=48,K=32", "", "bfloat16", TensorCoreTiling{2, 1, 1, 2, 1}},
       {"gemm", "M=64,N=32,K=48", "bias,relu", "float16", TensorCoreTiling{1, 2, 2, 1, 3}},
       {"batch_matmul", "B=3,M=32,N=16,K=32", "", "float16", small},
-      {"gemm", "M=33,N=17,K=40", "relu", "float16", TensorCoreTiling{1, 1, 3, 3, 2, 1}},  // padded to 48x24x64
-      {"batch_matmul", "B=2,M=9,N=13,K=7", "", "bfloat16", TensorCoreTiling{1, 2, 1, 1, 2, 0}},  // 16x16x32
+      {"gemm", "M=33,N=17,K=40", "relu", "float16", TensorCoreTiling{1, 1, 3, 3, 2, 2}},  // padded to 48x24x64
+      {"batch_matmul", "B=2,M=9,N=13,K=7", "", "bfloat16", TensorCoreTiling{1, 2, 1, 1, 2, 1}},  // 16x16x32
+      // Copies 4 and 3 chunks deep (8 and 4 chunks): the pipeline's prologue, steady state and tail.
+      {"gemm", "M=64,N=32,K=128", "", "float16", TensorCoreTiling{1, 2, 2, 2, 1, 4}},
+      {"batch_matmul", "B=2,M=40,N=24,K=100", "relu", "bfloat16", TensorCoreTiling{1, 1, 3, 3, 2, 3}},  // 48x24x128
   };
 }
 

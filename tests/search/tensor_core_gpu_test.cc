@@ -17,6 +17,8 @@ TEST(TensorCoreGpu, SchedulesGiveTheReferenceAnswer) {
   config.run_timeout_s = 20;
   std::vector<Case> cases = Cases();
   cases.push_back({"gemm", "M=512,N=256,K=128", "", "float16", TensorCoreTiling{2, 2, 4, 4, 2}});
+  cases.push_back({"gemm", "M=256,N=256,K=512", "", "float16", TensorCoreTiling{2, 4, 4, 4, 2, 4}});
+  cases.push_back({"gemm", "M=200,N=136,K=300", "bias,relu", "bfloat16", TensorCoreTiling{2, 2, 2, 2, 2, 3}});
   cases.push_back({"batch_matmul", "B=4,M=128,N=128,K=64", "", "bfloat16", TensorCoreTiling{2, 2, 2, 4, 4}});
   auto builder = measure::MakeNvrtcBuilder(config);
   auto runner = measure::MakeCudaRunner(config);

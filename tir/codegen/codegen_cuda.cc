@@ -103,6 +103,14 @@ Accesses CollectAccesses(const Stmt& s, bool into_tiles = true) {
   return c.acc;
 }
 
+// The accesses barriers must order: pipelined copies (async_fill) are left out, the pipeline pass
+// placed every barrier they need (tir/lower/pipeline_copies.h).
+Accesses SyncedAccesses(const Stmt& s, bool into_tiles = true) {
+  Accesses a = CollectAccesses(s, into_tiles);
+  for (auto* set : {&a.reads, &a.writes}) std::erase_if(*set, [](const BufferNode* b) { return b->async_fill; });
+  return a;
+}
+
 class StoredBuffers : public IRVisitor {
  public:
   std::unordered_set<const BufferNode*> stored;
@@ -537,7 +545,7 @@ class CudaEmitter : public CFamilyPrinter {
         if (As<BarrierNode>(c)) {
           pending = {};
         } else {
-          Accesses a = CollectAccesses(c);
+          Accesses a = SyncedAccesses(c);
           if (pending.Conflicts(a)) {
             EmitBarrier();
             pending = {};
@@ -606,11 +614,11 @@ class CudaEmitter : public CFamilyPrinter {
     // A block-level loop whose iterations hand data between threads: the next iteration must not
     // overwrite what this one still reads (or read before this one's writes are done).
     if (AtBlockLevel() && !single_thread_) {
-      Accesses a = CollectAccesses(op->body);
+      Accesses a = SyncedAccesses(op->body);
       // Writes at block level are one thread's, or tensorized tiles' (each element by one lane, the
       // same value in every warp that repeats the tile): with only tiles writing, just a buffer
       // read after it is written hands data between threads.
-      const bool tiles_write = HasTensorizedTiles(op->body) && CollectAccesses(op->body, false).writes.empty();
+      const bool tiles_write = HasTensorizedTiles(op->body) && SyncedAccesses(op->body, false).writes.empty();
       if (tiles_write ? a.ReadsWhatItWrites() : a.Conflicts(a)) EmitBarrier();
     }
     --indent_;

@@ -25,9 +25,11 @@
 //    a local array where it is allocated.
 //  - Barrier: `__syncthreads();`; an error under a thread-dependent condition or loop bound (one using
 //    a threadIdx variable or a local value), dropped in code that one thread runs alone. With
-//    async_wait = N >= 0 (double-buffered copies, tir/lower/double_buffer.h) it is preceded by
-//    `at_cp_async_wait<N>()`: cp.async.commit_group, then cp.async.wait_group N.
-//  - A store into an async_fill buffer (shared, double-buffered) whose value is a plain float32 load
+//    async_wait = N >= 0 (pipelined copies, tir/lower/pipeline_copies.h) it is preceded by
+//    `at_cp_async_wait<N>()`: cp.async.commit_group, then cp.async.wait_group N. The barriers code
+//    generation adds between conflicting block-level statements leave async_fill buffers out: the
+//    pipeline pass placed theirs.
+//  - A store into an async_fill buffer (shared, pipelined) whose value is a plain float32 load
 //    of a global buffer is an asynchronous copy, `at_cp_async_4/8/16(&dst, &src)` (cp.async; a plain
 //    copy before sm_80): scalar, or one per vectorized loop that qualifies for a vector store. A
 //    scalar store of `cond ? global[i] : 0.0f` there (a padded input's copy) is

@@ -345,9 +345,9 @@ class NestBuilder {
       for (int64_t x : s) strides.push_back(IntImm(x));
     }
     Buffer buffer = MakeBuffer(st.name(), st.op->dtype, shape, st.scope, strides);
-    if (st.double_buffer) {
+    if (st.pipeline_stages > 1) {
       auto flagged = std::make_shared<BufferNode>(*buffer);
-      flagged->double_buffer = true;
+      flagged->pipeline_stages = st.pipeline_stages;
       buffer = flagged;
     }
     placed_[st.op->buffer.get()] = Placement{buffer, mins};

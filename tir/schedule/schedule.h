@@ -83,7 +83,10 @@ class Schedule {
   Result<void> ReverseComputeInline(StageRV stage);
   Result<void> StorageAlign(StageRV stage, int dim, int64_t factor, int64_t offset);
   Result<void> SetScope(StageRV stage, Scope scope);
-  Result<void> DoubleBuffer(StageRV stage, FactorArg enable);  // 0: off, 1: on
+  static constexpr int64_t kMaxPipelineStages = 4;
+  Result<void> DoubleBuffer(StageRV stage, FactorArg enable);  // 0: off, 1: on (pipeline of 2 stages)
+  // A shared copy refilled `stages` - 1 iterations ahead (1: off; at most kMaxPipelineStages).
+  Result<void> Pipeline(StageRV stage, FactorArg stages);
   Result<StageRV> RFactor(StageRV stage, LoopRV loop);
   // A new elementwise stage holding what `consumer` reads of `read` (a stage or kernel input, by name),
   // indexed by the consumer's iterators the access uses (reduction ones first): for a convolution,

@@ -57,7 +57,7 @@ struct Stage {
   int attach_iter = -1;   // the loop (iter id of attach_stage) the stage is computed in
   Scope scope = Scope::kGlobal;
   std::vector<StorageAlignment> aligns;
-  bool double_buffer = false;  // see BufferNode::double_buffer
+  int64_t pipeline_stages = 1;  // see BufferNode::pipeline_stages
   bool is_output = false;
 
   const std::string& name() const { return op->name; }

@@ -26,6 +26,7 @@ InstructionKind ReverseComputeInlineInstruction();
 InstructionKind StorageAlignInstruction();
 InstructionKind SetScopeInstruction();
 InstructionKind DoubleBufferInstruction();
+InstructionKind PipelineInstruction();
 InstructionKind RFactorInstruction();
 InstructionKind ReIndexInstruction();
 InstructionKind TensorizeInstruction();

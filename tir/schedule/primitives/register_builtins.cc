@@ -48,6 +48,7 @@ void RegisterBuiltinInstructions(InstructionRegistry& r) {
   r.Register(StorageAlignInstruction());
   r.Register(SetScopeInstruction());
   r.Register(DoubleBufferInstruction());
+  r.Register(PipelineInstruction());
   r.Register(RFactorInstruction());
   r.Register(ReIndexInstruction());
   r.Register(TensorizeInstruction());

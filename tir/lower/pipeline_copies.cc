@@ -1,5 +1,6 @@
-#include "tir/lower/double_buffer.h"
+#include "tir/lower/pipeline_copies.h"
 
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -54,10 +55,10 @@ class StoreFinder : public IRVisitor {
   const std::unordered_set<const BufferNode*>& buffers_;
 };
 
-// Adds the half's offset to the index of every load (or store) of the given buffers.
-class HalfOffset : public IRMutator {
+// Adds the slot's offset to the index of every load (or store) of the given buffers.
+class SlotOffset : public IRMutator {
  public:
-  HalfOffset(const std::unordered_map<const BufferNode*, Expr>& offsets, bool stores)
+  SlotOffset(const std::unordered_map<const BufferNode*, Expr>& offsets, bool stores)
       : offsets_(offsets), stores_(stores) {}
   Expr Mutate_(const BufferLoadNode* op, const Expr& self) override {
     Expr e = MutateFields(op, self);
@@ -85,8 +86,8 @@ class Pipeliner : public IRMutator {
  public:
   explicit Pipeliner(const Stmt& body) { counter_.Visit(body); }
 
-  // Old buffer -> its doubled replacement.
-  std::unordered_map<const BufferNode*, Buffer> doubled;
+  // Old buffer -> its replacement with a slot per stage.
+  std::unordered_map<const BufferNode*, Buffer> slotted;
 
   Stmt Mutate_(const ForNode* op, const Stmt& self) override {
     Stmt s = MutateFields(op, self);  // inner loops first
@@ -115,7 +116,7 @@ class Pipeliner : public IRMutator {
       scan.Visit(seq->stmts[end]);
       if (scan.barrier || scan.reads_shared || scan.written.empty()) return nullptr;
       for (const BufferNode* b : scan.written) {
-        if (b->scope != Scope::kShared || !b->double_buffer || doubled.count(b) || b->shape.size() != 1 ||
+        if (b->scope != Scope::kShared || b->pipeline_stages < 2 || slotted.count(b) || b->shape.size() != 1 ||
             !AsConstInt(b->shape[0])) {
           return nullptr;
         }
@@ -137,30 +138,42 @@ class Pipeliner : public IRMutator {
       if (inside.count[b] != counter_.count[b]) return nullptr;
     }
 
+    int64_t stages = *n;
+    for (const BufferNode* b : buffers) stages = std::min(stages, b->pipeline_stages);
+    return Rewrite(f, fill, work, buffers, stages);
+  }
+
+  Stmt Rewrite(const ForNode* f, const Stmt& fill, const Stmt& work, const std::unordered_set<const BufferNode*>& buffers,
+               int64_t stages) {
     const Var& v = f->var;
     const DType t = v->dtype;
-    auto half = [&](const Expr& step) {  // which half iteration `step` (counted from lo) uses
-      return FloorMod(step, IntImm(2, t));
+    auto at = [&](const Stmt& s, const Expr& step) {  // `s` for iteration `step` (counted from lo)
+      return Substitute(s, [&](const VarNode* x) { return x == v.get() ? Add(f->min, step) : nullptr; });
     };
-    std::unordered_map<const BufferNode*, Expr> next_offset, this_offset;
-    for (const BufferNode* b : buffers) {
-      const Expr size = IntImm(*AsConstInt(b->shape[0]), t);
-      next_offset[b] = half(Add(Sub(v, f->min), IntImm(1, t))) * size;
-      this_offset[b] = half(Sub(v, f->min)) * size;
+    auto slot = [&](const Stmt& s, const Expr& step, bool stores) {  // `s` on slot `step` % stages
+      std::unordered_map<const BufferNode*, Expr> offsets;
+      for (const BufferNode* b : buffers) {
+        offsets[b] = FloorMod(step, IntImm(stages, t)) * IntImm(*AsConstInt(b->shape[0]), t);
+      }
+      return SlotOffset(offsets, stores).Mutate(s);
+    };
+    std::vector<Stmt> prologue = {Barrier()};
+    for (int64_t s = 0; s + 1 < stages; ++s) {
+      prologue.push_back(slot(at(fill, IntImm(s, t)), IntImm(s, t), true));
+      if (s + 2 < stages) prologue.push_back(Barrier(s + 1));  // closes tile s's group; never waits
     }
-    const Stmt first = Substitute(fill, [&](const VarNode* x) { return x == v.get() ? f->min : nullptr; });
-    const Stmt ahead = Substitute(fill, [&](const VarNode* x) { return x == v.get() ? Add(v, IntImm(1, t)) : nullptr; });
-    const Expr end_value = Add(f->min, f->extent);
-    Stmt body = Seq({IfThenElse(LT(Add(v, IntImm(1, t)), end_value), HalfOffset(next_offset, true).Mutate(ahead)),
-                     Barrier(1), HalfOffset(this_offset, false).Mutate(work), Barrier()});
-    Stmt loop = For(v, f->min, f->extent, f->for_kind, body, f->tag, f->auto_unroll_max_step);
+    const Expr step = Sub(v, f->min);
+    const Expr ahead = Add(step, IntImm(stages - 1, t));
+    const Stmt refill = IfThenElse(LT(ahead, f->extent), slot(at(fill, ahead), ahead, true));
+    const Stmt body = Seq({Barrier(stages - 2), refill, slot(work, step, false)});
+    prologue.push_back(For(v, f->min, f->extent, f->for_kind, body, f->tag, f->auto_unroll_max_step));
     for (const BufferNode* b : buffers) {
-      auto twice = std::make_shared<BufferNode>(*b);
-      twice->shape = {IntImm(2 * *AsConstInt(b->shape[0]), b->shape[0]->dtype)};
-      twice->async_fill = true;
-      doubled[b] = twice;
+      auto more = std::make_shared<BufferNode>(*b);
+      more->shape = {IntImm(stages * *AsConstInt(b->shape[0]), b->shape[0]->dtype)};
+      more->async_fill = true;
+      slotted[b] = more;
     }
-    return Seq({Barrier(), first, Barrier(0), loop});  // the first tile goes to half 0: no offset
+    return Seq(prologue);
   }
 
   AccessCounter counter_;
@@ -180,11 +193,11 @@ class BufferSwap : public IRMutator {
 
 }  // namespace
 
-Stmt DoubleBuffer(const Stmt& s) {
+Stmt PipelineCopies(const Stmt& s) {
   Pipeliner p(s);
   Stmt out = p.Mutate(s);
-  if (p.doubled.empty()) return s;
-  return BufferSwap(p.doubled).Mutate(out);
+  if (p.slotted.empty()) return s;
+  return BufferSwap(p.slotted).Mutate(out);
 }
 
 }  // namespace autotune::tir
