@@ -146,8 +146,8 @@ MmaShape PaddedShape(const MmaShape& s) {
   return {up(s.m, OutputPadUnit(s.m, 16)), up(s.n, OutputPadUnit(s.n, 8)), up(s.k, ReducePadUnit(s.k))};
 }
 
-Result<void> ApplyTensorCoreTiling(tir::Schedule& sch, const SketchRoles& roles, const TensorCoreFactors& f) {
-  AT_TRY(shape, TensorCoreShape(sch, roles));
+Result<void> ApplyTensorCoreTiling(tir::Schedule& sch, const SketchRoles& roles, const MmaShape& shape,
+                                   const TensorCoreFactors& f) {
   // Elementwise stages between the product and the output fold into the output's store.
   for (int id : std::vector<int>(sch.state().order)) {
     const auto& st = sch.state().stages[id];
@@ -194,7 +194,7 @@ Result<tir::Schedule> TensorCoreSchedule(const tir::Workload& workload, const Te
     return MakeError(fmt::format("tensor cores: M={} N={} K={} (padded) are not multiples of the {}x{}x{} block tile",
                                  padded.m, padded.n, padded.k, bm, bn, bk));
   }
-  AT_TRY_VOID(ApplyTensorCoreTiling(sch, roles, {t.warps_m, t.warps_n, t.tiles_m, t.tiles_n, t.k_steps, t.stages}));
+  AT_TRY_VOID(ApplyTensorCoreTiling(sch, roles, shape, {t.warps_m, t.warps_n, t.tiles_m, t.tiles_n, t.k_steps, t.stages}));
   return sch;
 }
 

@@ -36,8 +36,10 @@ Result<MmaShape> TensorCoreShape(const tir::Schedule& fresh, const SketchRoles& 
 // padding of the output is computed, never stored).
 MmaShape PaddedShape(const MmaShape& s);
 
-// Applies the tiling to a fresh schedule whose roles are `roles`.
-Result<void> ApplyTensorCoreTiling(tir::Schedule& sch, const SketchRoles& roles, const TensorCoreFactors& f);
+// Applies the tiling to a fresh schedule whose roles are `roles` and product shape `shape`
+// (TensorCoreShape's).
+Result<void> ApplyTensorCoreTiling(tir::Schedule& sch, const SketchRoles& roles, const MmaShape& shape,
+                                   const TensorCoreFactors& f);
 
 // The same with fixed numbers, on a fresh schedule of `workload` (tests, examples).
 struct TensorCoreTiling {

@@ -47,7 +47,7 @@ class TensorCoreTilingRule final : public CudaRule {
     std::vector<int64_t> stages = {1, 2, 3, 4};
     std::erase_if(stages, [&](int64_t s) { return s > 1 && s * chunk_bytes > 160 * 1024; });
     AT_TRY(pipeline, Pick(sch, stages, d.mma_stages));
-    AT_TRY_VOID(ApplyTensorCoreTiling(sch, ctx.roles, {warps_m, warps_n, tiles_m, tiles_n, k_steps, pipeline}));
+    AT_TRY_VOID(ApplyTensorCoreTiling(sch, ctx.roles, raw, {warps_m, warps_n, tiles_m, tiles_n, k_steps, pipeline}));
     ctx.tiled = true;
     return {};
   }

@@ -681,7 +681,7 @@ class CudaEmitter : public CFamilyPrinter {
 
   // A vectorized loop as float2/float4 accesses (see codegen_cuda.h); false when it does not qualify.
   bool EmitVectorized(const ForNode* op, bool tail) {
-    if (EmitPackedCopy(op, tail)) return true;
+    if (EmitPackedCopy(op)) return true;
     const std::optional<VectorizedStore> vs = MatchVectorizedStore(op);
     if (!vs) return false;
     // The vector temporaries need a scope of their own unless nothing follows in this one.
@@ -725,10 +725,10 @@ class CudaEmitter : public CFamilyPrinter {
   }
 
   // A vectorized copy of 2, 4 or 8 16-bit elements between aligned places in shared or global
-  // memory: one 4-, 8- or 16-byte access a side (an asynchronous copy into a double-buffered copy).
+  // memory: one 4-, 8- or 16-byte access a side (an asynchronous copy into a pipelined copy).
   // A zero-padded copy, `inside ? src[i] : 0` with `inside` the same for every lane, copies or zeros
   // the whole vector.
-  bool EmitPackedCopy(const ForNode* op, bool tail) {
+  bool EmitPackedCopy(const ForNode* op) {
     const int64_t* n = AsConstInt(op->extent);
     const VarNode* v = op->var.get();
     if (!n || (*n != 2 && *n != 4 && *n != 8) || !IsConstInt(op->min, 0)) return false;
@@ -778,7 +778,6 @@ class CudaEmitter : public CFamilyPrinter {
       Line("}");
     }
     divergent_ -= divergent;
-    (void)tail;
     return true;
   }
 
@@ -788,7 +787,7 @@ class CudaEmitter : public CFamilyPrinter {
     return Simplify(Substitute(e, lane_index), &bounds_);
   }
 
-  // A plain copy from global memory into a double-buffered copy: one asynchronous copy.
+  // A plain copy from global memory into a pipelined copy: one asynchronous copy.
   void EmitAsyncVectorCopy(const VectorizedStore& vs) {
     const BufferStoreNode* st = vs.store;
     const VectorizedStore::VectorLoad& src = vs.loads[0];

@@ -52,7 +52,7 @@
 //    another index, or where nothing is aligned, or any other vectorized loop, is a scalar loop with
 //    `#pragma unroll`.
 //  - A vectorized loop of 2, 4 or 8 16-bit elements copied between aligned places of shared or
-//    global memory: one 4-, 8- or 16-byte access a side (cp.async into a double-buffered copy); a
+//    global memory: one 4-, 8- or 16-byte access a side (cp.async into a pipelined copy); a
 //    zero-padded copy whose bound holds for all lanes or none copies or zeroes the whole vector
 //    (`at_cp_async_16_or_zero`: cp.async with a source size of 0 outside).
 //  - Tensorized tiles (tir/analysis/tensor_intrinsics.h): run by every lane of every warp (block-level
