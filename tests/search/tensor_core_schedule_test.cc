@@ -47,6 +47,10 @@ TEST(TensorCoreSchedule, CudaUsesMmaAndLdmatrixAndCompiles) {
     if (c.shape == "M=33,N=17,K=40") {  // zero-padded copies: whole 16-byte vectors, copied or zeroed
       EXPECT_NE(m->code.find("at_cp_async_16_or_zero("), std::string::npos) << m->code;
     }
+    // A lane's two adjacent outputs are one 32-bit store where N is even (4-byte aligned pairs).
+    const bool paired = m->code.find("*reinterpret_cast<unsigned*>(&C_") != std::string::npos;
+    EXPECT_EQ(paired, c.shape.find("N=17") == std::string::npos && c.shape.find("N=13") == std::string::npos)
+        << c.shape << "\n" << m->code;
     inputs.push_back(measure::BuildInput::FromFunc(l.func));
     names.push_back(l.name);
   }

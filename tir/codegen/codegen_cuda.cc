@@ -983,26 +983,87 @@ class CudaEmitter : public CFamilyPrinter {
     }
   }
 
-  // The tile's statement once per accumulator element of the lane, at that element's row and column.
+  // The tile's statement once per accumulator element of the lane, at that element's row and column;
+  // the two elements of a row together where they make one 32-bit store.
   void EmitFragmentStore(const TensorCall& call) {
-    const TileOperand& acc = *call.c;
-    for (int64_t e = 0; e < TileOf(FragmentRole::kAccumulator).per_lane; ++e) {
-      const auto reg = Register(acc, FragmentRole::kAccumulator, e);
-      if (!reg) return;
-      const std::pair<Expr, Expr> at = FragmentElement(FragmentRole::kAccumulator, lane_, e);
-      const Expr row = at.first, col = at.second;  // (named, not bound: a lambda captures them)
-      const VarNode* i = call.loops[0].get();
-      const VarNode* j = call.loops[1].get();
-      Stmt s = Substitute(call.inner, [&](const VarNode* v) -> Expr {
-        if (v == i) return Cast(v->dtype, row);
-        if (v == j) return Cast(v->dtype, col);
-        return nullptr;
-      });
-      s = RegisterLoads(acc.buffer.get(), Load(reg->first, {reg->second})).Mutate(s);
-      warp_collective_ = true;
-      EmitStmt(Simplify(s, &bounds_), false);
-      warp_collective_ = false;
+    const int64_t n = TileOf(FragmentRole::kAccumulator).per_lane;
+    std::vector<Stmt> at(n);
+    for (int64_t e = 0; e < n; ++e) {
+      at[e] = ElementStatement(call, e);
+      if (!at[e]) return;
     }
+    warp_collective_ = true;
+    for (int64_t e = 0; e < n; e += 2) {  // elements e and e + 1: one row, columns c and c + 1
+      if (EmitPairedStore(at[e], at[e + 1])) continue;
+      EmitStmt(at[e], false);
+      EmitStmt(at[e + 1], false);
+    }
+    warp_collective_ = false;
+  }
+
+  // The tile's statement at accumulator element `e` of the lane; null (and a failure) when the
+  // element's register has no index.
+  Stmt ElementStatement(const TensorCall& call, int64_t e) {
+    const TileOperand& acc = *call.c;
+    const auto reg = Register(acc, FragmentRole::kAccumulator, e);
+    if (!reg) return nullptr;
+    const std::pair<Expr, Expr> at = FragmentElement(FragmentRole::kAccumulator, lane_, e);
+    const Expr row = at.first, col = at.second;  // (named, not bound: a lambda captures them)
+    const VarNode* i = call.loops[0].get();
+    const VarNode* j = call.loops[1].get();
+    Stmt s = Substitute(call.inner, [&](const VarNode* v) -> Expr {
+      if (v == i) return Cast(v->dtype, row);
+      if (v == j) return Cast(v->dtype, col);
+      return nullptr;
+    });
+    s = RegisterLoads(acc.buffer.get(), Load(reg->first, {reg->second})).Mutate(s);
+    return Simplify(s, &bounds_);
+  }
+
+  // Two stores of 16-bit values into consecutive elements, 4-byte aligned, under one condition (or
+  // none): emitted as one 32-bit store of the pair. False when they are not that.
+  bool EmitPairedStore(const Stmt& first, const Stmt& second) {
+    Expr c0, c1;
+    const BufferStoreNode* a = GuardedStore(first, &c0);
+    const BufferStoreNode* b = GuardedStore(second, &c1);
+    if (!a || !b || a->buffer != b->buffer || !IsHalf(a->buffer->dtype) || a->buffer->scope == Scope::kLocal ||
+        a->indices.size() != 1 || (c0 == nullptr) != (c1 == nullptr) || (c0 && !ExprDeepEqual(c0, c1)) ||
+        !IsConstInt(Simplify(Sub(b->indices[0], a->indices[0]), &bounds_), 1) || !EvenIndex(a->indices[0])) {
+      return false;
+    }
+    if (c0) {
+      divergent_ += ThreadDependent(c0);
+      Line(fmt::format("if ({}) {{", EmitExpr(c0).text));
+      ++indent_;
+    }
+    Line(fmt::format("*reinterpret_cast<unsigned*>(&{}[{}]) = (unsigned){} | ((unsigned){} << 16);", BufName(a->buffer),
+                     EmitExpr(a->indices[0]).text, Paren(EmitExpr(a->value), kPrecUnary),
+                     Paren(EmitExpr(b->value), kPrecUnary)));
+    if (c0) {
+      --indent_;
+      Line("}");
+      divergent_ -= ThreadDependent(c0);
+    }
+    return true;
+  }
+
+  // `s` as a store, maybe under a condition without else (put in `cond`); null when it is not one.
+  static const BufferStoreNode* GuardedStore(const Stmt& s, Expr* cond) {
+    const auto* guard = As<IfThenElseNode>(s);
+    if (!guard) return As<BufferStoreNode>(s);
+    if (guard->else_case && !IsEmptyStmt(guard->else_case)) return nullptr;
+    *cond = guard->cond;
+    return As<BufferStoreNode>(guard->then_case);
+  }
+
+  // Whether an index is even whatever its variables are (every coefficient and the constant even).
+  static bool EvenIndex(const Expr& index) {
+    const LinearSum sum = ToLinear(index);
+    if (!sum.ok || sum.constant % 2 != 0) return false;
+    for (const auto& t : sum.terms) {
+      if (t.coeff % 2 != 0) return false;
+    }
+    return true;
   }
 
   // Replaces every load of one fragment by a load of the lane's register.
