@@ -5,6 +5,7 @@
 
 #include "costmodel/access_features.h"
 #include "support/check.h"
+#include "tir/analysis/tensor_intrinsics.h"
 #include "tir/functor.h"
 
 namespace autotune::costmodel {
@@ -97,7 +98,23 @@ class Counter : public IRVisitor {
     c.barriers += weight_;
     VisitFields(op);
   }
+  void Visit_(const TensorizeNode* op) override {
+    const TensorIntrinsic* intrinsic = FindTensorIntrinsic(op->intrinsic);
+    if (intrinsic) {
+      switch (intrinsic->kind) {
+        case TensorIntrinsicKind::kMma: c.mma += weight_; break;
+        case TensorIntrinsicKind::kLoadA:
+        case TensorIntrinsicKind::kLoadB: c.fragment_loads += weight_; break;
+        case TensorIntrinsicKind::kStore: c.fragment_stores += weight_; break;
+        case TensorIntrinsicKind::kFill: break;
+      }
+    }
+    const double flops_before = Flops();
+    VisitFields(op);  // the description: the scalar work the tile stands for
+    if (intrinsic && intrinsic->kind == TensorIntrinsicKind::kMma) c.mma_flops += Flops() - flops_before;
+  }
   void Visit_(const AllocateNode* op) override {
+    if (op->buffer->async_fill) c.pipeline_stages = std::max(c.pipeline_stages, static_cast<double>(op->buffer->pipeline_stages));
     double elements = 1;
     for (const auto& d : op->buffer->shape) {
       const int64_t* n = AsConstInt(d);
@@ -122,12 +139,23 @@ class Counter : public IRVisitor {
     }
   }
 
+  double Flops() const { return c.float_add + c.float_mul + c.float_div + c.float_min_max; }
+
   double weight_ = 1, block_product_ = 1, thread_product_ = 1;
   bool in_kernel_ = false;
   double kernel_threads_ = 0, kernel_warp_lanes_ = 0;
 };
 
 float Log2p(double x) { return static_cast<float>(std::log2(1.0 + std::max(0.0, x))); }
+
+// The smallest element size of the floating-point parameters (0 when there are none).
+double ElementBytes(const PrimFunc& f) {
+  double bytes = 0;
+  for (const auto& p : f.params) {
+    if (IsFloat(p->dtype)) bytes = bytes == 0 ? BytesOf(p->dtype) : std::min<double>(bytes, BytesOf(p->dtype));
+  }
+  return bytes;
+}
 
 }  // namespace
 
@@ -162,7 +190,10 @@ const std::vector<std::string>& FeatureNames() {
     }
     for (const char* name : {"global_load_sectors_per_request", "global_store_sectors_per_request",
                              "global_load_sector_efficiency", "global_store_sector_efficiency", "global_sectors",
-                             "shared_load_bank_conflict", "shared_store_bank_conflict"}) {
+                             "shared_load_bank_conflict", "shared_store_bank_conflict",
+                             // version 3: tensor cores
+                             "mma", "fragment_loads", "fragment_stores", "mma_flop_fraction", "mma_per_fragment_load",
+                             "pipeline_stages", "element_bytes"}) {
       n.push_back(name);
     }
     return n;
@@ -203,6 +234,13 @@ std::vector<float> ExtractFeatures(const PrimFunc& lowered) {
   v.push_back(Log2p(a.global_sectors));
   v.push_back(plain(a.bank_conflict[0].Get()));
   v.push_back(plain(a.bank_conflict[1].Get()));
+  v.push_back(Log2p(c.mma));
+  v.push_back(Log2p(c.fragment_loads));
+  v.push_back(Log2p(c.fragment_stores));
+  v.push_back(plain(flops > 0 ? c.mma_flops / flops : 0.0));
+  v.push_back(plain(c.fragment_loads > 0 ? c.mma / c.fragment_loads : 0.0));
+  v.push_back(plain(c.pipeline_stages));
+  v.push_back(plain(ElementBytes(lowered)));
   AUTOTUNE_CHECK(v.size() == FeatureNames().size(), "feature values and names differ in length");
   return v;
 }

@@ -13,7 +13,14 @@
 //     reuse (bytes / unique bytes), mean log2(1 + stride) of the innermost dependent loop
 //     (access_features.h defines them);
 //   - global coalescing: sectors per warp request and sector efficiency for loads and for stores,
-//     total sectors; shared memory: bank-conflict degree of loads and of stores.
+//     total sectors; shared memory: bank-conflict degree of loads and of stores;
+//   - tensor cores (version 3): warp-level mma, fragment loads and accumulator stores (tensorized
+//     tiles, each counted once per warp), the share of the arithmetic the mma do, mma per fragment
+//     load (register reuse), and the deepest pipeline of shared copies (1: none). A tile's
+//     description is counted in the totals above as well, as the scalar work it stands for;
+//   - the element size of the kernel's floating-point parameters (the smallest: 2 for float16 and
+//     bfloat16 workloads), so that a model learns that FMA code of a 16-bit product is far from its
+//     workload's best (tensor cores) while the same code of a float32 one may be the best.
 #pragma once
 
 #include <string>
@@ -27,7 +34,8 @@ namespace autotune::costmodel {
 // the version it was trained with.
 // v2: per-scope access features, coalescing, bank conflicts and launch shape appended to v1's 25;
 // grid no longer multiplies the grids of consecutive kernels (a v1 bug, seen with split-K).
-inline constexpr const char* kFeatureVersion = "v2-access-60";
+// v3: tensor-core features appended.
+inline constexpr const char* kFeatureVersion = "v3-tensor-67";
 
 // Raw totals of one lowered program (before the log compression).
 struct ProgramCounts {
@@ -44,6 +52,10 @@ struct ProgramCounts {
   // Launch shape: kernels (a program without block-bound loops is one), threads summed over them,
   // and the warp lanes those threads occupy (blocks x threads rounded up to whole warps).
   double kernels = 0, total_threads = 0, warp_lanes = 0;
+  // Tensorized tiles (warp-level intrinsics) by kind, the arithmetic of the mma tiles, and the most
+  // slots a pipelined shared copy has.
+  double mma = 0, fragment_loads = 0, fragment_stores = 0, mma_flops = 0;
+  double pipeline_stages = 1;
 };
 
 ProgramCounts CountProgram(const tir::PrimFunc& lowered);

@@ -16,6 +16,7 @@
 #include "costmodel/point_eval.h"
 #include "costmodel/warp_request.h"
 #include "search/default_schedule.h"
+#include "search/tensor_core_schedule.h"
 #include "tir/lower/lower.h"
 #include "tir/ops/operator.h"
 #include "tir/printer.h"
@@ -35,8 +36,9 @@ tir::PrimFunc LowerOf(const tir::Schedule& sch) {
   return *f;
 }
 
-tir::Workload Make(const std::string& op, const std::string& shape, const std::string& epilogue = "") {
-  auto w = tir::MakeWorkload(op, shape, epilogue);
+tir::Workload Make(const std::string& op, const std::string& shape, const std::string& epilogue = "",
+                   const std::string& dtype = "float32") {
+  auto w = tir::MakeWorkload(op, shape, epilogue, dtype);
   EXPECT_TRUE(w) << w.error().message;
   return *w;
 }
@@ -58,8 +60,8 @@ float Feature(const std::vector<float>& v, std::string_view name) {
 float Log2p(double x) { return static_cast<float>(std::log2(1.0 + x)); }
 
 TEST(ProgramFeatures, FixedLengthNamedAndVersioned) {
-  EXPECT_EQ(FeatureNames().size(), 60u);
-  EXPECT_STREQ(kFeatureVersion, "v2-access-60");
+  EXPECT_EQ(FeatureNames().size(), 67u);
+  EXPECT_STREQ(kFeatureVersion, "v3-tensor-67");
   const std::set<std::string> distinct(FeatureNames().begin(), FeatureNames().end());
   EXPECT_EQ(distinct.size(), FeatureNames().size());
   const tir::Workload w = Make("conv2d", "N=1,C=8,H=10,W=10,K=8,R=3,S=3,pad=1", "bias,relu");
@@ -91,6 +93,35 @@ TEST(ProgramFeatures, CountsOfTheUnscheduledGemm) {
   const auto v = ExtractFeatures(f);
   EXPECT_FLOAT_EQ(v[1], static_cast<float>(std::log2(61.0)));  // float_mul
   EXPECT_FLOAT_EQ(Feature(v, "warp_lane_utilization"), 1.0f);
+}
+
+// A float16 gemm on tensor cores, 64x64x64 in one block of 2x2 warps: (64/16) x (64/8) x (64/16) =
+// 128 warp-level mma, each standing for 16*8*16 multiply-adds; each warp loads its 2 A tiles and 4
+// B tiles per 16-deep step (4 steps) and stores its 8 accumulator tiles; copies 3 stages deep. The
+// FMA schedule of the same gemm has none of it.
+TEST(ProgramFeatures, TensorCoreCountsOfAFloat16Gemm) {
+  const tir::Workload w = Make("gemm", "M=64,N=64,K=64", "", "float16");
+  auto sch = search::TensorCoreSchedule(w, {2, 2, 2, 4, 2, 3});
+  ASSERT_TRUE(sch) << sch.error().message;
+  const tir::PrimFunc f = LowerOf(*sch);
+  const ProgramCounts c = CountProgram(f);
+  EXPECT_EQ(c.mma, 128) << tir::ToString(f.body);
+  EXPECT_EQ(c.mma_flops, 128.0 * 2 * 16 * 8 * 16);
+  EXPECT_EQ(c.fragment_loads, 4 * 4 * (2 + 4));
+  EXPECT_EQ(c.fragment_stores, 4 * 8);
+  EXPECT_EQ(c.pipeline_stages, 2);  // 2 chunks of 32: the pipeline is as deep as the loop is long
+  const auto v = ExtractFeatures(f);
+  EXPECT_FLOAT_EQ(Feature(v, "mma"), Log2p(128));
+  EXPECT_FLOAT_EQ(Feature(v, "mma_flop_fraction"), 1.0f);
+  EXPECT_FLOAT_EQ(Feature(v, "mma_per_fragment_load"), 128.0f / 96);
+  EXPECT_FLOAT_EQ(Feature(v, "element_bytes"), 2.0f);
+
+  const auto fma = ExtractFeatures(DefaultLowered("gemm", "M=64,N=64,K=64", tir::TargetKind::kCuda));
+  for (const char* name : {"mma", "fragment_loads", "fragment_stores", "mma_flop_fraction", "mma_per_fragment_load"}) {
+    EXPECT_EQ(Feature(fma, name), 0.0f) << name;
+  }
+  EXPECT_EQ(Feature(fma, "pipeline_stages"), 1.0f);
+  EXPECT_EQ(Feature(fma, "element_bytes"), 4.0f);
 }
 
 TEST(ProgramFeatures, AccessesOfTheUnscheduledGemm) {
@@ -306,6 +337,7 @@ TEST(ProgramFeatures, GoldenVectorOfTheDefaultCudaGemm) {
       3.011184, 20.000002, 15.000044, 32, 1, 26.005625, 18.000006, 257,                  // 40-47
       4.087463, 26.005625, 18.000006, 257, 4.087463, 16, 16, 1,                          // 48-55
       0.25, 16.000023, 2, 1,                                                             // 56-59
+      0, 0, 0, 0, 0, 1, 4,                                                               // 60-66
   };
   ExpectGolden(ExtractFeatures(DefaultLowered("gemm", "M=256,N=256,K=256", tir::TargetKind::kCuda)), golden,
                "default cuda gemm 256^3");
@@ -321,6 +353,7 @@ TEST(ProgramFeatures, GoldenVectorOfTheDefaultCpuConv) {
       0, 0, 0, 0, 0, 0, 0, 0,                                                // 40-47
       0, 0, 0, 0, 0, 1.665138, 2, 0.436927,                                  // 48-55
       0.625, 15.319143, 0, 0,                                                // 56-59
+      0, 0, 0, 0, 0, 1, 4,                                                   // 60-66
   };
   ExpectGolden(ExtractFeatures(DefaultLowered("conv2d", "N=1,C=8,H=10,W=10,K=8,R=3,S=3,pad=1", tir::TargetKind::kCpu,
                                               "bias,relu")),

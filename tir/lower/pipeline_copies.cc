@@ -170,6 +170,7 @@ class Pipeliner : public IRMutator {
     for (const BufferNode* b : buffers) {
       auto more = std::make_shared<BufferNode>(*b);
       more->shape = {IntImm(stages * *AsConstInt(b->shape[0]), b->shape[0]->dtype)};
+      more->pipeline_stages = stages;  // what the loop allowed, which may be fewer than asked for
       more->async_fill = true;
       slotted[b] = more;
     }
