@@ -8,6 +8,7 @@
 
 #include "search/rules/rule_util.h"
 #include "search/rules/schedule_rule.h"
+#include "search/tensor_core_schedule.h"
 
 namespace autotune::search {
 
@@ -26,11 +27,19 @@ bool ReductionFitsAWindow(const Schedule& fresh, const SketchRoles& roles) {
   return id >= 0 && ShapeOf(fresh.state().stages[id]).reduction <= kMaxDirectReduction;
 }
 
+// Tensor cores for a product at least one whole mma tile (16x16x16) in every dimension: padding
+// costs little there, and FMA sketches are not worth searching by default.
+bool TensorCoreProductOfWholeTiles(const Schedule& fresh, const SketchRoles& roles) {
+  auto shape = TensorCoreShape(fresh, roles);
+  return shape && shape->m >= 16 && shape->n >= 16 && shape->k >= 16;
+}
+
 }  // namespace
 
 const std::vector<SketchSpec>& BuiltinSketches() {
   static const std::vector<SketchSpec> sketches = {
-      {"cuda.tensor_core", TargetKind::kCuda, {"tensor_core_tiling"}},
+      {"cuda.tensor_core", TargetKind::kCuda, {"tensor_core_tiling"}, true, nullptr, false,
+       TensorCoreProductOfWholeTiles},
       {"cuda.tiled", TargetKind::kCuda,
        {"cache_write_local", "cache_read_shared", "inline_padding", "inline_epilogue", "multi_level_tiling_gpu",
         "cooperative_fetch", "auto_unroll"}},
@@ -138,7 +147,9 @@ std::vector<const SketchSpec*> ApplicableSketches(const Schedule& fresh, const s
   for (const auto& s : BuiltinSketches()) {
     if (s.target != fresh.target() || s.for_rows != rows) continue;
     if (chosen.empty() ? !s.by_default : std::find(chosen.begin(), chosen.end(), s.name) == chosen.end()) continue;
-    if (SketchFits(s, fresh, roles)) out.push_back(&s);
+    if (!SketchFits(s, fresh, roles)) continue;
+    if (chosen.empty() && s.searched_alone && s.searched_alone(fresh, roles)) return {&s};
+    out.push_back(&s);
   }
   return out;
 }

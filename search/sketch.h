@@ -5,7 +5,11 @@
 //
 //  - cuda.tensor_core: float16/bfloat16 matrix products (gemm, batch_matmul) on tensor cores: warps
 //    of 16x8 mma.sync tiles, inputs through shared memory and ldmatrix (search/tensor_core_schedule.h);
-//    offered for 16-bit outputs of any shape (padded to whole tiles), and their default.
+//    offered for 16-bit outputs of any shape (padded to whole tiles), and their default. Where M, N
+//    and K are all at least 16 it is searched alone unless a job names its sketches: on the H100 every
+//    such product measured had its best kernel here, most of its kernels beat the best FMA one
+//    (all of them for the 1000-4096 gemms), and a job searching the FMA sketches too spent half to
+//    nine tenths of its trials on them (docs/BENCHMARKS.md).
 //  - cuda.tiled: Ansor's SSSRRSRS structure: the accumulator in registers (cache_write local);
 //    every input read through shared memory (padding inlined into the copy); the epilogue inlined
 //    into the copy-out; spatial tiles at block, virtual thread, thread and inner levels, reduction
@@ -55,13 +59,17 @@ struct SketchSpec {
   bool (*offered)(const tir::Schedule& fresh, const SketchRoles& roles) = nullptr;
   // For row operators (FindRowRoles), not contractions: the two kinds share no sketch.
   bool for_rows = false;
+  // When set and true for the workload, this sketch is the only one searched by default (the others
+  // only when a job names them).
+  bool (*searched_alone)(const tir::Schedule& fresh, const SketchRoles& roles) = nullptr;
 };
 
 // Every built-in sketch; per target, the first of a contraction's and the first offered of a row
 // operator's is the default schedule's (DefaultSketch).
 const std::vector<SketchSpec>& BuiltinSketches();
 // The sketches offered for the workload of `fresh` (an untransformed schedule) on its target, in
-// table order: of those named in `chosen` (empty: the sketches searched by default).
+// table order: of those named in `chosen` (empty: the sketches searched by default; just one where
+// an offered sketch is searched alone).
 std::vector<const SketchSpec*> ApplicableSketches(const tir::Schedule& fresh, const std::vector<std::string>& chosen = {});
 // Whether the workload of `fresh` is a row operator (cuda.rows, cpu.rows), not a contraction.
 bool IsRowOperator(const tir::Schedule& fresh);

@@ -262,7 +262,8 @@ TEST(Sketches, RandomSchedulesDrawEveryOfferedSketch) {
 // SketchOfTrace tells every sketch's schedules apart, whatever their sampled decisions, on every
 // operator kind; a cuda trace with no rule's mark (no shared copy) counts as cuda.direct.
 // Tensor cores: offered for 16-bit matrix products of any shape (padded to whole tiles), and their
-// default; never for float32 or convolutions.
+// default; never for float32 or convolutions. Searched alone by default where every dimension holds
+// a whole 16x16x16 tile; the FMA sketches still when named, or beside it for smaller products.
 TEST(Sketches, TensorCoresServeSixteenBitMatrixProducts) {
   auto offers = [](const tir::Workload& w) {
     for (const SketchSpec* s : ApplicableSketches(tir::Schedule(w, TargetKind::kCuda))) {
@@ -279,6 +280,12 @@ TEST(Sketches, TensorCoresServeSixteenBitMatrixProducts) {
     EXPECT_FALSE(offers(Make("conv2d", "N=1,C=16,H=8,W=8,K=16,R=3,S=3,pad=1", dtype))) << dtype;
   }
   EXPECT_FALSE(offers(Make("gemm", "M=128,N=64,K=256")));
+  const tir::Workload half = Make("gemm", "M=128,N=64,K=256", "float16");
+  EXPECT_EQ(Offered(half, TargetKind::kCuda), std::vector<std::string>{"cuda.tensor_core"});
+  EXPECT_EQ(ApplicableSketches(tir::Schedule(half, TargetKind::kCuda), {"cuda.tiled", "cuda.tensor_core"}).size(), 2u);
+  const std::vector<std::string> small = Offered(Make("batch_matmul", "B=3,M=32,N=8,K=16", "float16"), TargetKind::kCuda);
+  EXPECT_GT(small.size(), 1u);
+  EXPECT_EQ(small.front(), "cuda.tensor_core");
   EXPECT_EQ(DefaultSketch(tir::Schedule(Make("gemm", "M=128,N=64,K=256"), TargetKind::kCuda)), FindSketch("cuda.tiled"));
 }
 
