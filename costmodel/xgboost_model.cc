@@ -229,6 +229,16 @@ Result<void> XGBoostCostModel::Retrain() {
   return xgboost_thread_->Run([this] { return RetrainHere(); });
 }
 
+std::vector<float> BalancedWeights(const std::vector<float>& labels, const std::vector<unsigned>& group_sizes) {
+  std::vector<float> w = labels;
+  const double mean = static_cast<double>(labels.size()) / static_cast<double>(group_sizes.size());
+  size_t at = 0;
+  for (unsigned g : group_sizes) {
+    for (unsigned k = 0; k < g; ++k, ++at) w[at] = static_cast<float>(w[at] * mean / g);
+  }
+  return w;
+}
+
 Result<void> XGBoostCostModel::RetrainHere() {
   if (rows_.empty()) return MakeError("no valid records to train on");
   // Rows of one group together: the pairwise objective takes groups as consecutive runs of rows.
@@ -247,7 +257,9 @@ Result<void> XGBoostCostModel::RetrainHere() {
   Matrix m;
   AT_TRY_VOID(m.Fill(rows_, order));
   AT_TRY_VOID(m.SetFloats("label", labels));
-  if (config_.objective == Objective::kWeightedRegression) AT_TRY_VOID(m.SetFloats("weight", labels));
+  if (config_.objective == Objective::kWeightedRegression) {
+    AT_TRY_VOID(m.SetFloats("weight", config_.balance_workloads ? BalancedWeights(labels, group_sizes) : labels));
+  }
   if (config_.objective == Objective::kPairwise &&
       XGDMatrixSetUIntInfo(m.get(), "group", group_sizes.data(), group_sizes.size()) != 0) {
     return XgbError("groups");

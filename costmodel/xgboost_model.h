@@ -43,7 +43,14 @@ struct XGBoostConfig {
   int threads = 0;          // XGBoost's nthread; 0: its default (every core)
   uint64_t seed = 1;
   std::string target;       // what the records were measured on ("cuda:sm_90"), kept in saved models
+  // weighted-regression: every workload (group) weighs as much in all as any other, however many
+  // records it has (else a workload of 16,000 records outweighs one of 60 by as much).
+  bool balance_workloads = false;
 };
+
+// balance_workloads' row weights: each label scaled by (mean group size / its group's size), so that
+// every group's rows count as many in all; `group_sizes` are runs of consecutive rows.
+std::vector<float> BalancedWeights(const std::vector<float>& labels, const std::vector<unsigned>& group_sizes);
 
 // What a saved model says about itself (attributes stored in XGBoost's JSON).
 struct ModelInfo {

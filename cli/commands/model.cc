@@ -42,6 +42,7 @@ struct DataOptions {
   int rounds = costmodel::XGBoostConfig{}.rounds;
   uint64_t seed = 1;
   std::vector<std::string> leave_out;  // OP:SHAPE[:EPILOGUE] of workloads not to learn from
+  bool balance_workloads = false;
 };
 
 void AddDataOptions(CLI::App& cmd, DataOptions& o) {
@@ -55,6 +56,9 @@ void AddDataOptions(CLI::App& cmd, DataOptions& o) {
   cmd.add_option("--leave-out", o.leave_out,
                  "skip this workload's records, OP:SHAPE[:EPILOGUE] such as gemm:M=1024,N=1024,K=1024 (repeat for "
                  "several): a model for judging how tuning does on a shape the model has not seen");
+  cmd.add_flag("--balance-workloads", o.balance_workloads,
+               "weighted-regression: every workload weighs the same in all, however many records it has (how "
+               "the built-in models are trained)");
 }
 
 // The workload key of a --leave-out value, OP:SHAPE[:EPILOGUE]; UserError when it is not a workload.
@@ -93,6 +97,7 @@ costmodel::XGBoostConfig ModelConfig(const DataOptions& o, costmodel::Objective 
   c.rounds = o.rounds;
   c.seed = o.seed;
   c.target = q.Text();
+  c.balance_workloads = o.balance_workloads;
   return c;
 }
 

@@ -34,6 +34,17 @@ XGBoostConfig TestConfig() {
   return c;
 }
 
+// Balanced weights: a group of 3 rows and one of 1 (mean 2): the first's labels count 2/3 each, the
+// second's twice, so each group weighs its labels' mean times 2.
+TEST(XGBoostCostModel, BalancedWeightsGiveEveryWorkloadOneShare) {
+  const std::vector<float> w = BalancedWeights({1.0f, 0.5f, 0.25f, 1.0f}, {3, 1});
+  ASSERT_EQ(w.size(), 4u);
+  EXPECT_FLOAT_EQ(w[0], 2.0f / 3);
+  EXPECT_FLOAT_EQ(w[1], 1.0f / 3);
+  EXPECT_FLOAT_EQ(w[2], 1.0f / 6);
+  EXPECT_FLOAT_EQ(w[3], 2.0f);
+}
+
 TEST(XGBoostCostModel, RanksHeldOutRecordsAndRoundTrips) {
   const tir::Workload w = *tir::MakeWorkload("gemm", "M=64,N=48,K=32");
   const auto train = DataSet(w, 1, 160);
