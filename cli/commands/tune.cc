@@ -363,7 +363,8 @@ void AddTuneOptions(CLI::App& cmd, TuneOptions& o) {
       ->capture_default_str();
   std::string sketch_names;
   for (const auto& s : search::BuiltinSketches()) {
-    sketch_names += fmt::format("{}{}{}", sketch_names.empty() ? "" : ", ", s.name, s.by_default ? "" : " (only when named)");
+    const char* note = !s.by_default ? " (only when named)" : s.searched_alone ? " (alone where it fits whole tiles)" : "";
+    sketch_names += fmt::format("{}{}{}", sketch_names.empty() ? "" : ", ", s.name, note);
   }
   cmd.add_option("--sketches", o.sketches,
                  "comma-separated schedule structures to search instead of the default ones (only their schedules "
