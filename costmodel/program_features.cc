@@ -109,9 +109,9 @@ class Counter : public IRVisitor {
         case TensorIntrinsicKind::kFill: break;
       }
     }
-    const double flops_before = Flops();
+    const double flops_before = c.Flops();
     VisitFields(op);  // the description: the scalar work the tile stands for
-    if (intrinsic && intrinsic->kind == TensorIntrinsicKind::kMma) c.mma_flops += Flops() - flops_before;
+    if (intrinsic && intrinsic->kind == TensorIntrinsicKind::kMma) c.mma_flops += c.Flops() - flops_before;
   }
   void Visit_(const AllocateNode* op) override {
     if (op->buffer->async_fill) c.pipeline_stages = std::max(c.pipeline_stages, static_cast<double>(op->buffer->pipeline_stages));
@@ -138,8 +138,6 @@ class Counter : public IRVisitor {
       case Scope::kLocal: (store ? c.local_stores : c.local_loads) += weight_; break;
     }
   }
-
-  double Flops() const { return c.float_add + c.float_mul + c.float_div + c.float_min_max; }
 
   double weight_ = 1, block_product_ = 1, thread_product_ = 1;
   bool in_kernel_ = false;
@@ -204,7 +202,7 @@ const std::vector<std::string>& FeatureNames() {
 std::vector<float> ExtractFeatures(const PrimFunc& lowered) {
   const ProgramCounts c = CountProgram(lowered);
   const AccessFeatures a = AnalyzeAccesses(lowered);
-  const double flops = c.float_add + c.float_mul + c.float_div + c.float_min_max;
+  const double flops = c.Flops();
   auto plain = [](double x) { return static_cast<float>(std::max(0.0, x)); };
   std::vector<float> v = {
       Log2p(c.float_add),        Log2p(c.float_mul),          Log2p(c.float_div),

@@ -56,6 +56,8 @@ struct ProgramCounts {
   // slots a pipelined shared copy has.
   double mma = 0, fragment_loads = 0, fragment_stores = 0, mma_flops = 0;
   double pipeline_stages = 1;
+
+  double Flops() const { return float_add + float_mul + float_div + float_min_max; }
 };
 
 ProgramCounts CountProgram(const tir::PrimFunc& lowered);

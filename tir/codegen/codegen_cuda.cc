@@ -945,11 +945,16 @@ class CudaEmitter : public CFamilyPrinter {
   // ldmatrix needs every row address 16-byte aligned: rows and the tile's origin a multiple of 8
   // elements apart from the (16-byte aligned) start of a shared array.
   static bool LdmatrixAligned(const TileOperand& src) {
-    if (src.buffer->scope != Scope::kShared || src.row_step % 8 != 0) return false;
-    const LinearSum sum = ToLinear(src.origin);
-    if (!sum.ok || sum.constant % 8 != 0) return false;
+    return src.buffer->scope == Scope::kShared && src.row_step % 8 == 0 && MultipleOf(src.origin, 8);
+  }
+
+  // Whether an index is a multiple of `n` whatever its variables are (every coefficient and the
+  // constant of its linear form are).
+  static bool MultipleOf(const Expr& index, int64_t n) {
+    const LinearSum sum = ToLinear(index);
+    if (!sum.ok || sum.constant % n != 0) return false;
     for (const auto& t : sum.terms) {
-      if (t.coeff % 8 != 0) return false;
+      if (t.coeff % n != 0) return false;
     }
     return true;
   }
@@ -1028,7 +1033,7 @@ class CudaEmitter : public CFamilyPrinter {
     const BufferStoreNode* b = GuardedStore(second, &c1);
     if (!a || !b || a->buffer != b->buffer || !IsHalf(a->buffer->dtype) || a->buffer->scope == Scope::kLocal ||
         a->indices.size() != 1 || (c0 == nullptr) != (c1 == nullptr) || (c0 && !ExprDeepEqual(c0, c1)) ||
-        !IsConstInt(Simplify(Sub(b->indices[0], a->indices[0]), &bounds_), 1) || !EvenIndex(a->indices[0])) {
+        !IsConstInt(Simplify(Sub(b->indices[0], a->indices[0]), &bounds_), 1) || !MultipleOf(a->indices[0], 2)) {
       return false;
     }
     if (c0) {
@@ -1054,16 +1059,6 @@ class CudaEmitter : public CFamilyPrinter {
     if (guard->else_case && !IsEmptyStmt(guard->else_case)) return nullptr;
     *cond = guard->cond;
     return As<BufferStoreNode>(guard->then_case);
-  }
-
-  // Whether an index is even whatever its variables are (every coefficient and the constant even).
-  static bool EvenIndex(const Expr& index) {
-    const LinearSum sum = ToLinear(index);
-    if (!sum.ok || sum.constant % 2 != 0) return false;
-    for (const auto& t : sum.terms) {
-      if (t.coeff % 2 != 0) return false;
-    }
-    return true;
   }
 
   // Replaces every load of one fragment by a load of the lane's register.
