@@ -32,6 +32,12 @@ nlohmann::json TraceInReport(const nlohmann::json& j, const tir::Workload& w, co
 
 }  // namespace
 
+std::string NumberTypeName(const std::string& dtype, const std::string& precision) {
+  auto type = tir::CombineNumberType(dtype, precision);
+  if (!type) throw UserError{type.error().message};
+  return type->Name();
+}
+
 void WorkloadOptions::AddTo(CLI::App& cmd, bool) {
   cmd.add_option("--op", op, "operator (see `autotune ops`)")->required();
   cmd.add_option("--shape", shape, "shape parameters, e.g. M=1024,N=1024,K=1024")->required();
@@ -39,6 +45,7 @@ void WorkloadOptions::AddTo(CLI::App& cmd, bool) {
   cmd.add_option("--dtype", dtype,
                  "element type of the tensors: float32, float16 or bfloat16 (16-bit types accumulate in float32 and "
                  "round once into the output)");
+  cmd.add_option("--precision", precision, kPrecisionHelp);
   cmd.add_option("--target", target, "cpu or cuda");
   auto* trace = cmd.add_option("--trace", trace_file,
                                "the schedule of this trace file (a trace, a `measure --json` report, or a `tune "
@@ -49,7 +56,7 @@ void WorkloadOptions::AddTo(CLI::App& cmd, bool) {
 }
 
 tir::Workload WorkloadOptions::MakeWorkload() const {
-  auto w = tir::MakeWorkload(op, shape, epilogue, dtype);
+  auto w = tir::MakeWorkload(op, shape, epilogue, NumberTypeName(dtype, precision));
   if (!w) throw UserError{w.error().message};
   return std::move(w).value();
 }

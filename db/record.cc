@@ -14,7 +14,7 @@ WorkloadInfo WorkloadInfo::From(const tir::Workload& w) {
   info.op = w.op;
   info.shape = w.shape;
   info.epilogue = w.epilogue;
-  info.dtype = tir::DTypeName(w.output.dtype);
+  info.dtype = w.TypeName();
   info.layout = w.layout;
   info.flops = w.flops;
   return info;

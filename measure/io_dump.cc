@@ -149,7 +149,7 @@ nlohmann::json IoManifest(const tir::Workload& w, uint64_t seed, bool with_outpu
           {"shape", shape},            {"shape_text", tir::ShapeText(w.shape)},
           {"epilogue", w.epilogue},    {"layout", w.layout},
           {"seed", seed},              {"dtype", tir::DTypeName(w.output.dtype)},           {"flops", w.flops},
-          {"min_bytes", w.min_bytes},  {"tensors", tensors}};
+          {"precision", tir::PrecisionName(w.precision)},  {"min_bytes", w.min_bytes},  {"tensors", tensors}};
 }
 
 }  // namespace autotune::measure

@@ -10,7 +10,8 @@
 //                                child process when MeasureConfig::save_output is set)
 //   io.json                      {"format": "autotune-io-1", "workload", "op", "shape" (an object),
 //                                 "shape_text" (canonical order: "M=..,N=..,K=.."), "epilogue",
-//                                 "seed", "dtype" (the workload's element type), "flops",
+//                                 "seed", "dtype" (the workload's element type), "flops", "precision"
+//                                 (ieee, tf32 or 3xtf32: how float32 products are computed),
 //                                 "min_bytes", "tensors": [{"file", "role" ("input"|"output"),
 //                                 "name", "shape", "dtype"}, ...]} (the measure command adds the
 //                                 run's verdict)

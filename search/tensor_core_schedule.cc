@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "search/rules/schedule_rule.h"
+#include "tir/analysis/tensor_intrinsics.h"
 #include "tir/te/operation.h"
 
 namespace autotune::search {
@@ -47,8 +48,21 @@ int64_t OutputPadUnit(int64_t extent, int64_t tile) {
   if (extent % 64 == 0) return 1;
   return extent < 64 ? tile : 64;
 }
-// The multiple K is padded to: none when whole 16-deep steps cover it, else 32.
-int64_t ReducePadUnit(int64_t extent) { return extent % 16 == 0 ? 1 : 32; }
+// The multiple K is padded to: none when whole steps cover it, else 32.
+int64_t ReducePadUnit(int64_t extent, int64_t step) { return extent % step == 0 ? 1 : 32; }
+
+// Shared rows padded against bank conflicts, as (alignment factor, offset) of the row stride in
+// elements: 16-bit rows 16k + 8 (the 8 rows an ldmatrix reads in different banks); float32 A rows
+// 8k + 4 (likewise for its ldmatrix), float32 B rows 32k + 8 (a lane's k row and n column: the 32
+// lanes' words in 32 banks).
+std::pair<int64_t, int64_t> RowAlignment(const MmaShape& s, bool matrix_a) {
+  if (s.element_bytes == 2) return {16, 8};
+  return matrix_a ? std::pair<int64_t, int64_t>{8, 4} : std::pair<int64_t, int64_t>{32, 8};
+}
+int64_t AlignedStride(int64_t extent, std::pair<int64_t, int64_t> align) {
+  const auto [factor, offset] = align;
+  return extent + ((offset - extent) % factor + factor) % factor;
+}
 
 // The output stage: blocks of warps, each warp storing its accumulator tiles (store_16x8).
 // Returns the warp's loop (threadIdx.z), where the accumulator is computed.
@@ -74,53 +88,64 @@ Result<LoopRV> TileOutput(tir::Schedule& sch, StageRV out, const TensorCoreFacto
   return cols[1];
 }
 
-// The accumulator's loops: k-chunks (shared memory), 16-deep steps (fragments), then the warp's
-// tiles, each one mma. Returns the chunk and step loops.
-Result<std::pair<LoopRV, LoopRV>> TileAccumulator(tir::Schedule& sch, StageRV acc, const TensorCoreFactors& t) {
+const char* MmaIntrinsic(const MmaShape& s) {
+  if (s.element_bytes == 2) return "mma_m16n8k16";
+  return s.precision == tir::Precision::kSplitTF32 ? "mma_m16n8k8_3xtf32" : "mma_m16n8k8_tf32";
+}
+
+// The accumulator's loops: k-chunks (shared memory), steps (fragments), then the warp's tiles, each
+// one mma. Returns the chunk and step loops.
+Result<std::pair<LoopRV, LoopRV>> TileAccumulator(tir::Schedule& sch, StageRV acc, const MmaShape& shape,
+                                                  const TensorCoreFactors& t) {
   AT_TRY(loops, sch.GetLoops(acc));
   const size_t n = loops.size();
   AT_TRY(rows, sch.Split(loops[n - 3], {std::monostate{}, int64_t{16}}));
   AT_TRY(cols, sch.Split(loops[n - 2], {std::monostate{}, int64_t{8}}));
-  AT_TRY(ks, sch.Split(loops[n - 1], {std::monostate{}, t.k_steps, int64_t{16}}));
+  AT_TRY(ks, sch.Split(loops[n - 1], {std::monostate{}, t.k_steps, shape.step()}));
   std::vector<LoopRV> order(loops.begin(), loops.end() - 3);
   for (LoopRV l : {ks[0], ks[1], rows[0], cols[0], rows[1], cols[1], ks[2]}) order.push_back(l);
   AT_TRY_VOID(sch.Reorder(order));
-  AT_TRY_VOID(sch.Tensorize(rows[1], "mma_m16n8k16"));
+  AT_TRY_VOID(sch.Tensorize(rows[1], MmaIntrinsic(shape)));
   // Unrolled, the fragment loads of the next step can be issued while this step's mma run.
   AT_TRY_VOID(sch.Unroll(ks[1]));
   return std::make_pair(ks[0], ks[1]);
 }
 
-// A fragment copy: its tile loops split off and tensorized (A: 16x16 row tiles; B: 16x8 column tiles).
-Result<void> TileFragment(tir::Schedule& sch, StageRV frag, bool matrix_a) {
+// A fragment copy: its tile loops split off and tensorized (A: 16-row tiles a step deep; B: 8-column
+// tiles a step deep).
+Result<void> TileFragment(tir::Schedule& sch, StageRV frag, const MmaShape& shape, bool matrix_a) {
   AT_TRY(loops, sch.GetLoops(frag));
   const size_t n = loops.size();
+  const bool half = shape.element_bytes == 2;
   if (matrix_a) {
     AT_TRY(rows, sch.Split(loops[n - 2], {std::monostate{}, int64_t{16}}));
-    return sch.Tensorize(rows[1], "load_a_16x16");
+    return sch.Tensorize(rows[1], half ? "load_a_16x16" : "load_a_16x8");
   }
   AT_TRY(cols, sch.Split(loops[n - 1], {std::monostate{}, int64_t{8}}));
   std::vector<LoopRV> order(loops.begin(), loops.end() - 2);
   for (LoopRV l : {cols[0], loops[n - 2], cols[1]}) order.push_back(l);
   AT_TRY_VOID(sch.Reorder(order));
-  return sch.Tensorize(loops[n - 2], "load_b_16x8");
+  return sch.Tensorize(loops[n - 2], half ? "load_b_16x8" : "load_b_8x8");
 }
 
-// Every thread of the block copies part of a shared-memory chunk: its rows padded by 8 elements
-// (16 bytes) so that the 8 rows one ldmatrix reads fall in different banks.
-Result<void> CooperativeFetch(tir::Schedule& sch, StageRV copy, const TensorCoreFactors& t) {
+// Every thread of the block copies part of a shared-memory chunk, its rows padded (RowAlignment)
+// against bank conflicts of the fragment loads.
+Result<void> CooperativeFetch(tir::Schedule& sch, StageRV copy, const MmaShape& shape, bool matrix_a,
+                              const TensorCoreFactors& t) {
   AT_TRY(loops, sch.GetLoops(copy));
   const int row_dim = static_cast<int>(loops.size()) - 2;
   AT_TRY(all, sch.Fuse(loops));
-  // 8 elements (16 bytes) a thread and step: rows are multiples of 8 elements long.
-  AT_TRY(parts, sch.Split(all, {std::monostate{}, t.warps_m, t.warps_n, int64_t{32}, int64_t{8}}));
+  // 16 bytes a thread and step: rows are whole multiples of that long.
+  const int64_t vector = 16 / shape.element_bytes;
+  AT_TRY(parts, sch.Split(all, {std::monostate{}, t.warps_m, t.warps_n, int64_t{32}, vector}));
   AT_TRY_VOID(sch.Reorder({parts[1], parts[2], parts[3], parts[0], parts[4]}));
   AT_TRY_VOID(sch.Unroll(parts[0]));  // the copies' addresses become constants apart
   AT_TRY_VOID(sch.Bind(parts[1], ThreadTag::kThreadIdxY));
   AT_TRY_VOID(sch.Bind(parts[2], ThreadTag::kThreadIdxZ));
   AT_TRY_VOID(sch.Bind(parts[3], ThreadTag::kThreadIdxX));
   AT_TRY_VOID(sch.Vectorize(parts[4]));
-  return sch.StorageAlign(copy, row_dim, 16, 8);  // row strides of 16k + 8 elements
+  const auto [factor, offset] = RowAlignment(shape, matrix_a);
+  return sch.StorageAlign(copy, row_dim, factor, offset);
 }
 
 }  // namespace
@@ -129,21 +154,38 @@ Result<MmaShape> TensorCoreShape(const tir::Schedule& fresh, const SketchRoles& 
   const tir::ScheduleState& state = fresh.state();
   const int main = state.FindStage(roles.main);
   if (fresh.target() != tir::TargetKind::kCuda || main < 0) return MakeError("tensor cores: a cuda matrix product");
-  if (!tir::IsHalf(state.stages[state.OutputStage()].op->dtype) || roles.epilogue.empty()) {
-    return MakeError("tensor cores: the output must be float16 or bfloat16");
-  }
   if (!roles.pad.empty() || OperandsRead(state, main).size() != 2) {
     return MakeError("tensor cores: the product must read two kernel inputs directly");
   }
   const tir::Stage& st = state.stages[main];
   const auto& op = *st.op;
-  if (op.axis.size() < 2 || op.reduce_axis.size() != 1) return MakeError("tensor cores: not a matrix product");
-  return MmaShape{op.shape[op.axis.size() - 2], op.shape[op.axis.size() - 1], st.iters[st.root.back()].extent};
+  const auto* sum = tir::As<tir::ReduceNode>(op.body);
+  if (op.axis.size() < 2 || op.reduce_axis.size() != 1 || !sum) return MakeError("tensor cores: not a matrix product");
+  const std::optional<tir::ProductForm> product = tir::MatchProduct(sum->source);
+  const bool half_output = tir::IsHalf(state.stages[state.OutputStage()].op->dtype) && !roles.epilogue.empty();
+  MmaShape shape{op.shape[op.axis.size() - 2], op.shape[op.axis.size() - 1], st.iters[st.root.back()].extent};
+  if (product && product->precision == tir::Precision::kIEEE && tir::IsHalf(product->a->buffer->dtype) && half_output) {
+    return shape;
+  }
+  if (product && product->precision != tir::Precision::kIEEE) {
+    shape.element_bytes = 4;
+    shape.precision = product->precision;
+    return shape;
+  }
+  return MakeError("tensor cores: float16 or bfloat16 products, or float32 at tf32 or 3xtf32 precision");
 }
 
 MmaShape PaddedShape(const MmaShape& s) {
   auto up = [](int64_t x, int64_t m) { return (x + m - 1) / m * m; };
-  return {up(s.m, OutputPadUnit(s.m, 16)), up(s.n, OutputPadUnit(s.n, 8)), up(s.k, ReducePadUnit(s.k))};
+  MmaShape p = s;
+  p.m = up(s.m, OutputPadUnit(s.m, 16));
+  p.n = up(s.n, OutputPadUnit(s.n, 8));
+  p.k = up(s.k, ReducePadUnit(s.k, s.step()));
+  return p;
+}
+
+int64_t ChunkSharedBytes(const MmaShape& s, int64_t bm, int64_t bn, int64_t bk) {
+  return s.element_bytes * (bm * AlignedStride(bk, RowAlignment(s, true)) + bk * AlignedStride(bn, RowAlignment(s, false)));
 }
 
 Result<void> ApplyTensorCoreTiling(tir::Schedule& sch, const SketchRoles& roles, const MmaShape& shape,
@@ -155,31 +197,45 @@ Result<void> ApplyTensorCoreTiling(tir::Schedule& sch, const SketchRoles& roles,
     AT_TRY(s, sch.GetStage(st.name()));
     AT_TRY_VOID(sch.ComputeInline(s));
   }
-  AT_TRY(acc, sch.GetStage(roles.main));
+  // The accumulator: the product itself, or (no stage after it) a local cache of it that the
+  // product's stage then stores.
+  AT_TRY(main, sch.GetStage(roles.main));
+  StageRV acc = main;
+  if (roles.epilogue.empty()) {
+    AT_TRY(cache, sch.CacheWrite(main, Scope::kLocal));
+    acc = cache;
+  }
+  AT_TRY(acc_id, sch.Resolve(acc));
   const MmaShape padded = PaddedShape(shape);
   if (padded.m != shape.m || padded.n != shape.n || padded.k != shape.k) {
-    std::vector<int64_t> multiples(sch.state().stages[sch.state().FindStage(roles.main)].root.size() - 3, 1);
-    for (int64_t m : {OutputPadUnit(shape.m, 16), OutputPadUnit(shape.n, 8), ReducePadUnit(shape.k)}) multiples.push_back(m);
+    std::vector<int64_t> multiples(sch.state().stages[acc_id].root.size() - 3, 1);
+    for (int64_t m : {OutputPadUnit(shape.m, 16), OutputPadUnit(shape.n, 8), ReducePadUnit(shape.k, shape.step())}) {
+      multiples.push_back(m);
+    }
     AT_TRY_VOID(sch.PadEinsum(acc, multiples));
   }
-  const std::vector<std::string> operands = OperandsRead(sch.state(), sch.state().FindStage(roles.main));
-  AT_TRY(out, sch.GetStage(roles.epilogue));
-  AT_TRY_VOID(sch.SetScope(acc, Scope::kLocal));
+  const std::vector<std::string> operands = OperandsRead(sch.state(), acc_id);
+  StageRV out = main;
+  if (!roles.epilogue.empty()) {
+    AT_TRY(epilogue, sch.GetStage(roles.epilogue));
+    out = epilogue;
+    AT_TRY_VOID(sch.SetScope(acc, Scope::kLocal));
+  }
   AT_TRY(a_shared, SharedCopy(sch, operands[0], acc));
   AT_TRY(b_shared, SharedCopy(sch, operands[1], acc));
   AT_TRY(a_frag, sch.CacheRead(a_shared, Scope::kLocal, {acc}));
   AT_TRY(b_frag, sch.CacheRead(b_shared, Scope::kLocal, {acc}));
   AT_TRY(warp, TileOutput(sch, out, f));
   AT_TRY_VOID(sch.ComputeAt(acc, warp));
-  AT_TRY(k_loops, TileAccumulator(sch, acc, f));
+  AT_TRY(k_loops, TileAccumulator(sch, acc, shape, f));
   AT_TRY_VOID(sch.ComputeAt(a_frag, k_loops.second));
   AT_TRY_VOID(sch.ComputeAt(b_frag, k_loops.second));
   AT_TRY_VOID(sch.ComputeAt(a_shared, k_loops.first));
   AT_TRY_VOID(sch.ComputeAt(b_shared, k_loops.first));
-  AT_TRY_VOID(TileFragment(sch, a_frag, true));
-  AT_TRY_VOID(TileFragment(sch, b_frag, false));
-  AT_TRY_VOID(CooperativeFetch(sch, a_shared, f));
-  AT_TRY_VOID(CooperativeFetch(sch, b_shared, f));
+  AT_TRY_VOID(TileFragment(sch, a_frag, shape, true));
+  AT_TRY_VOID(TileFragment(sch, b_frag, shape, false));
+  AT_TRY_VOID(CooperativeFetch(sch, a_shared, shape, true, f));
+  AT_TRY_VOID(CooperativeFetch(sch, b_shared, shape, false, f));
   AT_TRY_VOID(sch.Pipeline(a_shared, f.stages));
   return sch.Pipeline(b_shared, f.stages);
 }
@@ -189,7 +245,7 @@ Result<tir::Schedule> TensorCoreSchedule(const tir::Workload& workload, const Te
   AT_TRY(roles, FindSketchRoles(sch.state()));
   AT_TRY(shape, TensorCoreShape(sch, roles));
   const MmaShape padded = PaddedShape(shape);
-  const int64_t bm = t.warps_m * t.tiles_m * 16, bn = t.warps_n * t.tiles_n * 8, bk = t.k_steps * 16;
+  const int64_t bm = t.warps_m * t.tiles_m * 16, bn = t.warps_n * t.tiles_n * 8, bk = t.k_steps * shape.step();
   if (padded.m % bm != 0 || padded.n % bn != 0 || padded.k % bk != 0) {
     return MakeError(fmt::format("tensor cores: M={} N={} K={} (padded) are not multiples of the {}x{}x{} block tile",
                                  padded.m, padded.n, padded.k, bm, bn, bk));

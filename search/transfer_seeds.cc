@@ -17,7 +17,7 @@ std::vector<TransferredSchedule> NearestShapeSchedules(const tir::Workload& work
   };
   std::map<std::string, Neighbour> by_key;
   // Another element type is other evidence (and other stages): only records of this one transfer.
-  const std::string dtype = tir::DTypeName(workload.output.dtype);
+  const std::string dtype = workload.TypeName();
   for (const db::TuningRecord& r : others) {
     if (r.workload.op != workload.op || r.workload.dtype != dtype || r.workload.key == workload.Key() || !r.valid() ||
         !(r.median_ms > 0)) {

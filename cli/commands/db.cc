@@ -105,6 +105,7 @@ std::string SketchNameOf(const db::TuningRecord& r) {
 struct TopOptions {
   std::string db, op, shape, epilogue, target, sketch;
   std::string dtype = "float32";
+  std::string precision = "ieee";
   int n = 10;
   std::string json;  // --json: "-" for stdout, or a file
 };
@@ -128,7 +129,7 @@ TopResult FindTop(const TopOptions& o) {
     throw UserError{fmt::format("unknown sketch '{}' in --sketch (known: {})", o.sketch, search::BuiltinSketchNames())};
   }
   // The workload is rebuilt as the tuner made it, so the key is the one its records are stored under.
-  auto w = tir::MakeWorkload(o.op, o.shape, o.epilogue, o.dtype);
+  auto w = tir::MakeWorkload(o.op, o.shape, o.epilogue, NumberTypeName(o.dtype, o.precision));
   if (!w) throw UserError{w.error().message};
   std::vector<db::TargetQuery> queries = {db::TargetQuery{"cpu", ""}, db::TargetQuery{"cuda", ""}};
   if (!o.target.empty()) queries = {Check(db::ParseTargetQuery(o.target))};
@@ -201,6 +202,7 @@ CommandRun AddTop(CLI::App& parent) {
   cmd->add_option("--shape", o->shape, "shape parameters, e.g. M=1024,N=1024,K=1024")->required();
   cmd->add_option("--epilogue", o->epilogue, kEpilogueHelp);
   cmd->add_option("--dtype", o->dtype, "element type: float32, float16 or bfloat16");
+  cmd->add_option("--precision", o->precision, kPrecisionHelp);
   cmd->add_option("--target", o->target, "cpu, cuda, or kind:arch such as cuda:sm_90 (default: every target)");
   cmd->add_option("-n", o->n, "how many records")->check(CLI::Range(1, 1000000));
   cmd->add_option("--sketch", o->sketch,

@@ -18,6 +18,7 @@ namespace {
 struct LookupOptions {
   std::string db = "autotune.db";
   std::string dtype = "float32";
+  std::string precision = "ieee";
   std::string op, shape, epilogue, target;
   bool nearest = false;
   std::string json_file;
@@ -59,6 +60,7 @@ CommandRun AddLookupCommand(CLI::App& app) {
   cmd->add_option("--shape", opts->shape, "shape parameters, e.g. M=1024,N=1024,K=1024")->required();
   cmd->add_option("--epilogue", opts->epilogue, kEpilogueHelp);
   cmd->add_option("--dtype", opts->dtype, "element type: float32, float16 or bfloat16");
+  cmd->add_option("--precision", opts->precision, kPrecisionHelp);
   cmd->add_option("--target", opts->target, "cpu, cuda, or kind:arch such as cuda:sm_90")->required();
   cmd->add_flag("--nearest", opts->nearest,
                 "without a record of this exact shape, adapt the best traces of the nearest shapes");
@@ -75,7 +77,8 @@ CommandRun AddLookupCommand(CLI::App& app) {
     auto lookup = db::KernelLookup::Open(opts->db);
     if (!lookup) throw UserError{lookup.error().message};
     db::LookupResult r =
-        (*lookup)->Find({opts->op, opts->shape, opts->epilogue, opts->target, opts->nearest, opts->dtype});
+        (*lookup)->Find({opts->op, opts->shape, opts->epilogue, opts->target, opts->nearest,
+                                NumberTypeName(opts->dtype, opts->precision)});
     if (r.status == db::LookupStatus::kInvalidArgument) throw UserError{r.message};
     if (r.status == db::LookupStatus::kNotFound) {
       if (!opts->json_file.empty()) WriteOutput(opts->json_file, nlohmann::json{{"error", r.message}}.dump(2) + "\n", "the JSON answer");

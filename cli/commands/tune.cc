@@ -53,6 +53,7 @@ using nlohmann::json;
 struct TuneOptions {
   std::string op, shape, epilogue;
   std::string dtype;  // --dtype: empty when not given (float32)
+  std::string precision;  // --precision: empty when not given (ieee)
   std::string tasks_file;
   std::string network;
   int batch = 0;  // of --network
@@ -92,8 +93,10 @@ std::vector<search::TuneTaskSpec> Tasks(const TuneOptions& o) {
                         : "give only one of --op/--shape, --tasks and --network"};
   }
   if (!o.epilogue.empty() && !one) throw UserError{"--epilogue goes with --op and --shape"};
-  if (!o.dtype.empty() && file) throw UserError{"--dtype goes with --op or --network (a task file gives each task's \"dtype\")"};
-  const std::string dtype = o.dtype.empty() ? "float32" : o.dtype;
+  if ((!o.dtype.empty() || !o.precision.empty()) && file) {
+    throw UserError{"--dtype and --precision go with --op or --network (a task file gives each task's \"dtype\")"};
+  }
+  const std::string dtype = NumberTypeName(o.dtype.empty() ? "float32" : o.dtype, o.precision.empty() ? "ieee" : o.precision);
   if (o.batch != 0 && !network) throw UserError{"--batch goes with --network (the measurements per round are --batch-size)"};
   if (one) {
     if (o.op.empty()) throw UserError{"--shape needs --op"};
@@ -114,8 +117,12 @@ std::vector<search::TuneTaskSpec> Tasks(const TuneOptions& o) {
   }
   auto tasks = search::NetworkTasks(o.network, o.batch == 0 ? 1 : o.batch);
   if (!tasks) throw UserError{tasks.error().message};
-  if (auto t = tir::ParseDType(dtype); !t) throw UserError{t.error().message};
-  for (auto& t : *tasks) t.dtype = dtype;
+  // A precision applies to the layers whose products take one (gemm, batch_matmul); the rest stay float32.
+  const bool precision = !o.precision.empty() && o.precision != "ieee";
+  for (auto& t : *tasks) {
+    const tir::OperatorDef* def = tir::BuiltinOperators().Find(t.op);
+    t.dtype = precision && def && !def->TakesPrecision() ? "float32" : dtype;
+  }
   return std::move(tasks).value();
 }
 
@@ -332,6 +339,8 @@ void AddTuneOptions(CLI::App& cmd, TuneOptions& o) {
   cmd.add_option("--dtype", o.dtype,
                  "element type of --op's or --network's tensors: float32 (default), float16 or bfloat16 (16-bit "
                  "types accumulate in float32 and round once into the output)");
+  cmd.add_option("--precision", o.precision,
+                 std::string(kPrecisionHelp) + "; with --network, for its gemm and batch_matmul layers");
   cmd.add_option("--tasks", o.tasks_file,
                  "JSON task list: [{\"op\", \"shape\", \"epilogue\", \"dtype\", \"weight\", \"name\"}, ...]");
   cmd.add_option("--network", o.network, "tune a network's layers: resnet18, resnet50, mobilenet_v2, bert_base or dcgan");

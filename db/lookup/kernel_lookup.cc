@@ -171,7 +171,7 @@ std::shared_ptr<const KernelLookup::Entry> KernelLookup::Answer(const tir::Workl
     for (const std::string& key : ops->second) {
       const auto& list = by_workload_.at(key);
       const TuningRecord& first = records_[list.front()];
-      if (first.workload.epilogue != w.epilogue || first.workload.dtype != tir::DTypeName(w.output.dtype) ||
+      if (first.workload.epilogue != w.epilogue || first.workload.dtype != w.TypeName() ||
           key == w.Key()) {
         continue;
       }

@@ -213,7 +213,7 @@ std::vector<MeasureResult> RemoteRunner::Run(const tir::Workload& workload, cons
   base.mutable_workload()->set_op(workload.op);
   base.mutable_workload()->set_shape(tir::ShapeText(workload.shape));
   base.mutable_workload()->set_epilogue(workload.epilogue);
-  base.mutable_workload()->set_dtype(tir::DTypeName(workload.output.dtype));
+  base.mutable_workload()->set_dtype(workload.TypeName());
   ToWire(config_.settings, base.mutable_settings());
 
   // A worker that left the job rejoins once its channel connects again (checked without waiting:

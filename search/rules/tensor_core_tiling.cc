@@ -36,16 +36,18 @@ class TensorCoreTilingRule final : public CudaRule {
     const int64_t tm = *sch.Resolve(tiles_m);
     std::erase_if(tn, [&](int64_t c) { return tm * c > 32; });
     AT_TRY(tiles_n, Pick(sch, tn, d.mma_tiles));
-    // Shared bytes per 16-deep step: the block's A rows and B columns, 2 bytes each.
-    const int64_t step_bytes = 2 * 16 * (wm * tm * 16 + wn * *sch.Resolve(tiles_n) * 8);
-    std::vector<int64_t> ks = Dividing({1, 2, 4}, s.k, 16);
+    // Shared bytes per step of the reduction: the block's A rows and B columns.
+    const int64_t bm = wm * tm * 16, bn = wn * *sch.Resolve(tiles_n) * 8;
+    const int64_t step_bytes = s.element_bytes * s.step() * (bm + bn);
+    // float32 steps are 8 deep: up to 8 of them make a chunk of the same bytes as 4 16-bit steps.
+    std::vector<int64_t> ks = Dividing(s.element_bytes == 2 ? std::vector<int64_t>{1, 2, 4} : std::vector<int64_t>{1, 2, 4, 8},
+                                       s.k, s.step());
     std::erase_if(ks, [&](int64_t c) { return c > 1 && c * step_bytes > 48 * 1024; });
     AT_TRY(k_steps, Pick(sch, ks, d.mma_k_steps));
-    // Pipeline stages: each holds a chunk of A and B (rows padded by 8 elements), all within 160 KB.
-    const int64_t bm = wm * tm * 16, bn = wn * *sch.Resolve(tiles_n) * 8, bk = *sch.Resolve(k_steps) * 16;
-    const int64_t chunk_bytes = 2 * (bm * (bk + 8) + bk * (bn + 8));
+    // Pipeline stages: each holds a chunk of A and B (rows padded), all within 160 KB.
+    const int64_t chunk_bytes = ChunkSharedBytes(s, bm, bn, *sch.Resolve(k_steps) * s.step());
     std::vector<int64_t> stages = {1, 2, 3, 4};
-    std::erase_if(stages, [&](int64_t s) { return s > 1 && s * chunk_bytes > 160 * 1024; });
+    std::erase_if(stages, [&](int64_t n) { return n > 1 && n * chunk_bytes > 160 * 1024; });
     AT_TRY(pipeline, Pick(sch, stages, d.mma_stages));
     AT_TRY_VOID(ApplyTensorCoreTiling(sch, ctx.roles, raw, {warps_m, warps_n, tiles_m, tiles_n, k_steps, pipeline}));
     ctx.tiled = true;

@@ -346,5 +346,17 @@ TEST(ScheduleCorrectness, TensorCoreSketch) {
                 9, "cuda.tensor_core");
 }
 
+// float32 products at TF32 and 3xTF32 precision on the tensor-core sketch (m16n8k8 tiles, the
+// product's cache in registers where no epilogue follows it), and their default FMA schedules: the C
+// path computes the precision's arithmetic exactly as the description states it.
+TEST(ScheduleCorrectness, TF32TensorCoreSketch) {
+  CheckOperator("gemm",
+                {{"M=64,N=64,K=32", "", "tf32"}, {"M=48,N=40,K=24", "bias,relu", "3xtf32"},
+                 {"M=33,N=17,K=13", "", "3xtf32"}, {"M=16,N=8,K=8", "gelu", "tf32"}},
+                12, "cuda.tensor_core");
+  CheckOperator("batch_matmul", {{"B=2,M=32,N=16,K=40", "", "tf32"}, {"B=3,M=9,N=13,K=7", "relu", "3xtf32"}}, 6,
+                "cuda.tensor_core");
+}
+
 }  // namespace
 }  // namespace autotune::search

@@ -152,7 +152,7 @@ TEST(TaskFile, EveryKindOfErrorNamesTheEntry) {
       {R"([OK, OK, {"op": "gemm", "shape": "M=8,N=8,K=8", "wieght": 2}])",
        "t.json: entry 3: unknown key 'wieght' (expected op, shape, epilogue, dtype, weight, name)"},
       {R"([{"op": "gemm", "shape": "M=8,N=8,K=8", "dtype": "half"}])",
-       "t.json: entry 1: unknown element type 'half' (expected float32, float16 or bfloat16)"},
+       "t.json: entry 1: unknown element type 'half' (expected float32, float16, bfloat16, tf32 or 3xtf32)"},
       {R"([{"op": "gemm", "shape": "M=8,N=8,K=8", "dtype": 16}])", "t.json: entry 1: dtype must be a string, not number"},
       {R"([{"op": "gemm", "shape": "M=8,N=8,K=8", "weight": 0}])",
        "t.json: entry 1: weight must be a positive number, not 0"},

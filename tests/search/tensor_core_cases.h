@@ -1,5 +1,6 @@
-// The tensor-core schedules the CPU and GPU tests check: 16-bit matrix products at shapes that
-// exercise one and several warps, tiles and k-chunks, an epilogue and a batch.
+// The tensor-core schedules the CPU and GPU tests check: 16-bit matrix products, and float32 ones
+// at tf32 and 3xtf32, at shapes that exercise one and several warps, tiles and k-chunks, an
+// epilogue and a batch.
 #pragma once
 
 #include <fmt/format.h>
@@ -36,6 +37,11 @@ inline std::vector<Case> Cases() {
       // Copies 4 and 3 chunks deep (8 and 4 chunks): the pipeline's prologue, steady state and tail.
       {"gemm", "M=64,N=32,K=128", "", "float16", TensorCoreTiling{1, 2, 2, 2, 1, 4}},
       {"batch_matmul", "B=2,M=40,N=24,K=100", "relu", "bfloat16", TensorCoreTiling{1, 1, 3, 3, 2, 3}},  // 48x24x128
+      // float32 at TF32 and 3xTF32 (8-deep steps; the product cached in registers without an epilogue).
+      {"gemm", "M=64,N=64,K=64", "", "tf32", wide},
+      {"gemm", "M=64,N=32,K=96", "bias,relu", "3xtf32", TensorCoreTiling{1, 2, 2, 2, 4, 3}},
+      {"batch_matmul", "B=2,M=9,N=13,K=7", "", "3xtf32", TensorCoreTiling{1, 2, 1, 1, 2, 1}},  // 16x16x32
+      {"gemm", "M=33,N=17,K=40", "gelu", "tf32", TensorCoreTiling{1, 1, 3, 3, 1, 2}},
   };
 }
 

@@ -1,4 +1,4 @@
-// On a GPU: tensor-core schedules of 16-bit matrix products, built by NVRTC and run by the Driver API
+// On a GPU: tensor-core schedules of 16-bit and TF32 matrix products, built by NVRTC and run by the Driver API
 // runner, give the reference's answer (at the 16-bit types' tolerance). Skips without a GPU.
 #include <gtest/gtest.h>
 
@@ -20,6 +20,8 @@ TEST(TensorCoreGpu, SchedulesGiveTheReferenceAnswer) {
   cases.push_back({"gemm", "M=256,N=256,K=512", "", "float16", TensorCoreTiling{2, 4, 4, 4, 2, 4}});
   cases.push_back({"gemm", "M=200,N=136,K=300", "bias,relu", "bfloat16", TensorCoreTiling{2, 2, 2, 2, 2, 3}});
   cases.push_back({"batch_matmul", "B=4,M=128,N=128,K=64", "", "bfloat16", TensorCoreTiling{2, 2, 2, 4, 4}});
+  cases.push_back({"gemm", "M=512,N=256,K=256", "", "tf32", TensorCoreTiling{2, 2, 4, 4, 4, 3}});
+  cases.push_back({"gemm", "M=256,N=256,K=512", "bias", "3xtf32", TensorCoreTiling{2, 4, 4, 4, 2, 2}});
   auto builder = measure::MakeNvrtcBuilder(config);
   auto runner = measure::MakeCudaRunner(config);
   for (const Case& c : cases) ExpectCorrect(c, *builder, *runner);

@@ -40,15 +40,25 @@ TEST(TensorCoreSchedule, CudaUsesMmaAndLdmatrixAndCompiles) {
     EXPECT_TRUE(valid) << l.name << "\n" << (valid ? "" : valid.error().message);
     auto m = tir::CodegenCuda(l.func);
     ASSERT_TRUE(m) << l.name << "\n" << m.error().message << "\n" << tir::ToString(l.func.body);
-    EXPECT_NE(m->code.find("at_mma_m16n8k16_"), std::string::npos) << m->code;
-    EXPECT_NE(m->code.find("mma.sync.aligned.m16n8k16.row.col.f32"), std::string::npos);
+    const bool tf32 = c.dtype == "tf32" || c.dtype == "3xtf32";
     EXPECT_NE(m->code.find("at_ldmatrix_x4("), std::string::npos) << m->code;
-    EXPECT_NE(m->code.find("at_ldmatrix_x2_trans("), std::string::npos) << m->code;
+    if (tf32) {
+      EXPECT_NE(m->code.find("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"), std::string::npos);
+      EXPECT_NE(m->code.find("cvt.rna.tf32.f32"), std::string::npos);
+      // Three mma per tile for 3xtf32 (the helper's definition names it once more).
+      size_t calls = 0;
+      for (size_t at = m->code.find("at_mma_m16n8k8_tf32("); at != std::string::npos; at = m->code.find("at_mma_m16n8k8_tf32(", at + 1)) ++calls;
+      EXPECT_EQ(calls, c.dtype == "3xtf32" ? 4u : 2u) << m->code;
+    } else {
+      EXPECT_NE(m->code.find("at_mma_m16n8k16_"), std::string::npos) << m->code;
+      EXPECT_NE(m->code.find("mma.sync.aligned.m16n8k16.row.col.f32"), std::string::npos);
+      EXPECT_NE(m->code.find("at_ldmatrix_x2_trans("), std::string::npos) << m->code;
+    }
     if (c.shape == "M=33,N=17,K=40") {  // zero-padded copies: whole 16-byte vectors, copied or zeroed
       EXPECT_NE(m->code.find("at_cp_async_16_or_zero("), std::string::npos) << m->code;
     }
-    // A lane's two adjacent outputs are one 32-bit store where N is even (4-byte aligned pairs).
-    const bool paired = m->code.find("*reinterpret_cast<unsigned*>(&C_") != std::string::npos;
+    // A lane's two adjacent outputs are one store where N is even (pairs aligned to their size).
+    const bool paired = m->code.find(tf32 ? "*reinterpret_cast<float2*>(&C" : "*reinterpret_cast<unsigned*>(&C_") != std::string::npos;
     EXPECT_EQ(paired, c.shape.find("N=17") == std::string::npos && c.shape.find("N=13") == std::string::npos)
         << c.shape << "\n" << m->code;
     inputs.push_back(measure::BuildInput::FromFunc(l.func));
@@ -142,12 +152,14 @@ TEST(Tensorize, FragmentTilesAreNumberedRowOfTilesByRowOfTiles) {
 
 // Every lane's share of a tile, over the 32 lanes, covers the tile once (the PTX fragment layouts).
 TEST(Tensorize, FragmentLayoutsCoverEachTileOnce) {
+  for (auto type : {tir::DType::kFloat16, tir::DType::kFloat32})
   for (auto role : {tir::FragmentRole::kMatrixA, tir::FragmentRole::kMatrixB, tir::FragmentRole::kAccumulator}) {
-    const tir::FragmentTile tile = tir::TileOf(role);
+    const tir::FragmentTile tile = tir::TileOf(role, type);
+    ASSERT_EQ(tile.per_lane * 32, tile.rows * tile.cols);
     std::vector<int> seen(tile.rows * tile.cols, 0);
     for (int64_t lane = 0; lane < 32; ++lane) {
       for (int64_t e = 0; e < tile.per_lane; ++e) {
-        auto [row, col] = tir::FragmentElement(role, tir::IntImm(lane), e);
+        auto [row, col] = tir::FragmentElement(role, type, tir::IntImm(lane), e);
         const tir::Expr r = tir::Simplify(row), c = tir::Simplify(col);
         const int64_t* rv = tir::AsConstInt(r);
         const int64_t* cv = tir::AsConstInt(c);

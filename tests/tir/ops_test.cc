@@ -50,7 +50,39 @@ TEST(Operators, SixteenBitElementTypes) {
   EXPECT_EQ(bf16->dag->ops.size(), MakeWorkload("gemm", "M=4,N=5,K=6")->dag->ops.size() + 1);
   auto bad = MakeWorkload("gemm", "M=4,N=5,K=6", "", "float8");
   ASSERT_FALSE(bad);
-  EXPECT_EQ(bad.error().message, "unknown element type 'float8' (expected float32, float16 or bfloat16)");
+  EXPECT_EQ(bad.error().message, "unknown element type 'float8' (expected float32, float16, bfloat16, tf32 or 3xtf32)");
+}
+
+// A precision other than ieee is part of a float32 product's workload: its own key and name, the
+// precision's arithmetic in the compute definition, a reference of TF32-rounded inputs for tf32.
+TEST(Operators, PrecisionOfFloat32Products) {
+  auto ieee = MakeWorkload("gemm", "M=4,N=5,K=6");
+  auto tf32 = MakeWorkload("gemm", "M=4,N=5,K=6", "", "tf32");
+  auto split = MakeWorkload("batch_matmul", "B=2,M=4,N=5,K=6", "relu", "3xtf32");
+  ASSERT_TRUE(ieee && tf32 && split);
+  EXPECT_EQ(tf32->CanonicalText(), "gemm[M=4,N=5,K=6]:tf32");
+  EXPECT_EQ(tf32->KeyText(), "gemm[M=4,N=5,K=6]:tf32;float32;A[M,K] B[K,N] -> C[M,N]");
+  EXPECT_EQ(split->TypeName(), "3xtf32");
+  EXPECT_EQ(split->precision, Precision::kSplitTF32);
+  EXPECT_NE(tf32->Key(), ieee->Key());
+  EXPECT_EQ(tf32->output.dtype, DType::kFloat32);
+  EXPECT_EQ(tf32->dag->ops.size(), ieee->dag->ops.size());
+  // Inputs 1 + 2^-11 (a tie, rounds to 1 + 2^-10 in TF32): the tf32 reference multiplies the rounded values.
+  const std::vector<float> a(4 * 6, 1 + std::ldexp(1.0f, -11)), b(6 * 5, 1.0f);
+  std::vector<float> out_ieee(20), out_tf32(20);
+  ieee->reference({a.data(), b.data()}, out_ieee.data());
+  tf32->reference({a.data(), b.data()}, out_tf32.data());
+  EXPECT_FLOAT_EQ(out_ieee[0], 6 * (1 + std::ldexp(1.0f, -11)));
+  EXPECT_FLOAT_EQ(out_tf32[0], 6 * (1 + std::ldexp(1.0f, -10)));
+  auto conv = MakeWorkload("conv2d", "N=1,C=4,H=6,W=6,K=4,R=3,S=3", "", "tf32");
+  ASSERT_FALSE(conv);
+  EXPECT_EQ(conv.error().message, "conv2d products are computed in float32 only (tf32 and 3xtf32 are for gemm and batch_matmul)");
+  auto half = CombineNumberType("float16", "tf32");
+  ASSERT_FALSE(half);
+  EXPECT_EQ(half.error().message, "--precision tf32 is for float32 products, not float16");
+  EXPECT_EQ(CombineNumberType("float32", "3xtf32")->Name(), "3xtf32");
+  EXPECT_EQ(CombineNumberType("bfloat16", "ieee")->Name(), "bfloat16");
+  EXPECT_EQ(CombineNumberType("float32", "fp32").error().message, "unknown precision 'fp32' (expected ieee, tf32 or 3xtf32)");
 }
 
 TEST(Operators, RejectsBadInputWithAClearMessage) {

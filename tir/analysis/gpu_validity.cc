@@ -18,8 +18,8 @@ constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 
 // Bytes of the local arrays live at once: an allocation adds to what its body holds; the parts of a
 // sequence or a conditional reuse the same space.
-// A fragment (`fragments`) is spread over the 32 lanes of a warp.
-int64_t LiveLocalBytes(const Stmt& s, const std::unordered_map<const BufferNode*, FragmentRole>& fragments) {
+// A fragment (`fragments`) is spread over the 32 lanes of a warp (a split one holds two parts).
+int64_t LiveLocalBytes(const Stmt& s, const FragmentMap& fragments) {
   if (!s) return 0;
   switch (s->kind) {
     case StmtKind::kAllocate: {
@@ -28,7 +28,7 @@ int64_t LiveLocalBytes(const Stmt& s, const std::unordered_map<const BufferNode*
       if (op->buffer->scope == Scope::kLocal) {
         const int64_t* n = op->buffer->shape.size() == 1 ? AsConstInt(op->buffer->shape[0]) : nullptr;
         own = n ? MulOrCap(*n, BytesOf(op->buffer->dtype), kMax) : 0;  // the plan rejects non-constant sizes
-        if (fragments.count(op->buffer.get())) own /= 32;
+        if (auto f = fragments.find(op->buffer.get()); f != fragments.end()) own = own / 32 * (f->second.split ? 2 : 1);
       }
       return AddOrCap(own, LiveLocalBytes(op->body, fragments), kMax);
     }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "tir/buffer.h"
+#include "tir/structural_equal.h"
 #include "tir/functor.h"
 #include "tir/transform/linear_form.h"
 #include "tir/transform/simplify.h"
@@ -19,22 +20,29 @@ const char* FragmentRoleName(FragmentRole r) {
   return "?";
 }
 
-FragmentTile TileOf(FragmentRole role) {
+FragmentTile TileOf(FragmentRole role, DType element) {
+  const bool half = IsHalf(element);
   switch (role) {
-    case FragmentRole::kMatrixA: return {16, 16, 8};
-    case FragmentRole::kMatrixB: return {16, 8, 4};
+    case FragmentRole::kMatrixA: return half ? FragmentTile{16, 16, 8} : FragmentTile{16, 8, 4};
+    case FragmentRole::kMatrixB: return half ? FragmentTile{16, 8, 4} : FragmentTile{8, 8, 2};
     case FragmentRole::kAccumulator: return {16, 8, 4};
   }
   return {0, 0, 0};
 }
 
 const std::vector<TensorIntrinsic>& TensorIntrinsics() {
+  using K = TensorIntrinsicKind;
+  constexpr OperandType f32 = OperandType::kFloat32;
   static const std::vector<TensorIntrinsic> all = {
-      {"mma_m16n8k16", TensorIntrinsicKind::kMma, {16, 8, 16}, "fill_16x8"},
-      {"fill_16x8", TensorIntrinsicKind::kFill, {16, 8}, ""},
-      {"load_a_16x16", TensorIntrinsicKind::kLoadA, {16, 16}, ""},
-      {"load_b_16x8", TensorIntrinsicKind::kLoadB, {16, 8}, ""},
-      {"store_16x8", TensorIntrinsicKind::kStore, {16, 8}, ""},
+      {"mma_m16n8k16", K::kMma, {16, 8, 16}, "fill_16x8"},
+      {"mma_m16n8k8_tf32", K::kMma, {16, 8, 8}, "fill_16x8", f32, Precision::kTF32},
+      {"mma_m16n8k8_3xtf32", K::kMma, {16, 8, 8}, "fill_16x8", f32, Precision::kSplitTF32},
+      {"fill_16x8", K::kFill, {16, 8}, ""},
+      {"load_a_16x16", K::kLoadA, {16, 16}, ""},
+      {"load_b_16x8", K::kLoadB, {16, 8}, ""},
+      {"load_a_16x8", K::kLoadA, {16, 8}, "", f32},
+      {"load_b_8x8", K::kLoadB, {8, 8}, "", f32},
+      {"store_16x8", K::kStore, {16, 8}, ""},
   };
   return all;
 }
@@ -46,10 +54,17 @@ const TensorIntrinsic* FindTensorIntrinsic(const std::string& name) {
   return nullptr;
 }
 
-std::pair<Expr, Expr> FragmentElement(FragmentRole role, const Expr& lane, int64_t e) {
+std::pair<Expr, Expr> FragmentElement(FragmentRole role, DType element, const Expr& lane, int64_t e) {
   const Expr group = FloorDiv(lane, IntImm(4, lane->dtype));              // lane / 4
-  const Expr pair = Mul(FloorMod(lane, IntImm(4, lane->dtype)), IntImm(2, lane->dtype));  // 2 * (lane % 4)
+  const Expr quad = FloorMod(lane, IntImm(4, lane->dtype));               // lane % 4
+  const Expr pair = Mul(quad, IntImm(2, lane->dtype));                    // 2 * (lane % 4)
   auto plus = [&](const Expr& x, int64_t c) { return c == 0 ? x : Add(x, IntImm(c, x->dtype)); };
+  if (!IsHalf(element) && role == FragmentRole::kMatrixA) {  // (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4)
+    return {plus(group, e % 2 * 8), plus(quad, e / 2 * 4)};
+  }
+  if (!IsHalf(element) && role == FragmentRole::kMatrixB) {  // (t, g), (t + 4, g); rows are k
+    return {plus(quad, e * 4), group};
+  }
   switch (role) {
     case FragmentRole::kMatrixA:  // registers: (g, 2t), (g + 8, 2t), (g, 2t + 8), (g + 8, 2t + 8)
       return {plus(group, (e / 2) % 2 * 8), plus(pair, e / 4 * 8 + e % 2)};
@@ -123,38 +138,52 @@ class LoadsOf : public IRVisitor {
   }
 };
 
+// The first load in an expression, and the first of another buffer than `other`.
+const BufferLoadNode* FirstLoad(const Expr& e, const BufferNode* other) {
+  LoadsOf loads;
+  loads.Visit(e);
+  for (const auto* l : loads.loads) {
+    if (l->buffer.get() != other) return l;
+  }
+  return nullptr;
+}
+
 Result<void> MatchMma(TensorCall& call) {
+  const TensorIntrinsic& in = *call.intrinsic;
   const auto& [i, j, k] = std::tie(call.loops[0], call.loops[1], call.loops[2]);
   const BufferStoreNode* st = call.store;
   const auto* add = As<BinaryNode>(st->value);
   const auto* acc = add && add->op == BinaryOp::kAdd ? As<BufferLoadNode>(add->a) : nullptr;
-  const auto* mul = add && add->op == BinaryOp::kAdd ? As<BinaryNode>(add->b) : nullptr;
-  const auto* ca = mul && mul->op == BinaryOp::kMul ? As<CastNode>(mul->a) : nullptr;
-  const auto* cb = mul && mul->op == BinaryOp::kMul ? As<CastNode>(mul->b) : nullptr;
-  const auto* la = ca ? As<BufferLoadNode>(ca->value) : nullptr;
-  const auto* lb = cb ? As<BufferLoadNode>(cb->value) : nullptr;
-  if (!acc || !la || !lb || acc->buffer != st->buffer || ca->dtype != DType::kFloat32 || cb->dtype != DType::kFloat32) {
-    return MakeError("mma_m16n8k16 computes C[i,j] = C[i,j] + float32(A[i,k]) * float32(B[k,j]): the tile's store differs");
+  const std::optional<ProductForm> product = acc ? MatchProduct(add->b) : std::nullopt;
+  const bool half = in.operands == OperandType::kHalf;
+  if (!product || acc->buffer != st->buffer || product->precision != in.precision) {
+    return MakeError(fmt::format("{} computes C[i,j] = C[i,j] + {}: the tile's store differs", in.name,
+                                 half ? "float32(A[i,k]) * float32(B[k,j])"
+                                      : fmt::format("the {} product of A[i,k] and B[k,j]", PrecisionName(in.precision))));
   }
-  const DType in = la->buffer->dtype;
-  if (!IsHalf(in) || lb->buffer->dtype != in || st->buffer->dtype != DType::kFloat32) {
-    return MakeError("mma_m16n8k16 multiplies float16 or bfloat16 matrices into a float32 accumulator");
+  const BufferLoadNode* la = product->a;
+  const BufferLoadNode* lb = product->b;
+  const DType type = la->buffer->dtype;
+  if ((half ? !IsHalf(type) : type != DType::kFloat32) || lb->buffer->dtype != type || st->buffer->dtype != DType::kFloat32) {
+    return MakeError(fmt::format("{} multiplies {} matrices into a float32 accumulator", in.name,
+                                 half ? "float16 or bfloat16" : "float32"));
   }
   for (const Buffer& b : {la->buffer, lb->buffer, st->buffer}) {
-    if (!IsFragment(b)) return MakeError(fmt::format("mma_m16n8k16: {} must be a local fragment, not {}", b->name, ScopeName(b->scope)));
+    if (!IsFragment(b)) return MakeError(fmt::format("{}: {} must be a local fragment, not {}", in.name, b->name, ScopeName(b->scope)));
   }
   AT_TRY(c_tile, MatchTile(st->buffer, st->indices, call.loops, i, j));
   call.c = c_tile;
   AT_TRY(again, MatchTile(acc->buffer, acc->indices, call.loops, i, j));
   if (!IsConstInt(Simplify(Sub(again.origin, call.c->origin)), 0)) {
-    return MakeError("mma_m16n8k16 reads the accumulator at another tile than it writes");
+    return MakeError(fmt::format("{} reads the accumulator at another tile than it writes", in.name));
   }
   AT_TRY(a_tile, MatchTile(la->buffer, la->indices, call.loops, i, k));
   call.a = a_tile;
   AT_TRY(b_tile, MatchTile(lb->buffer, lb->indices, call.loops, k, j));
   call.b = b_tile;
-  call.fragments = {{la->buffer, FragmentRole::kMatrixA}, {lb->buffer, FragmentRole::kMatrixB},
-                    {st->buffer, FragmentRole::kAccumulator}};
+  const bool split = in.precision == Precision::kSplitTF32;
+  call.fragments = {{la->buffer, {FragmentRole::kMatrixA, split}}, {lb->buffer, {FragmentRole::kMatrixB, split}},
+                    {st->buffer, {FragmentRole::kAccumulator}}};
   return {};
 }
 
@@ -166,7 +195,7 @@ Result<void> MatchFill(TensorCall& call) {
   }
   AT_TRY(fill_tile, MatchTile(st->buffer, st->indices, call.loops, call.loops[0], call.loops[1]));
   call.c = fill_tile;
-  call.fragments = {{st->buffer, FragmentRole::kAccumulator}};
+  call.fragments = {{st->buffer, {FragmentRole::kAccumulator}}};
   return {};
 }
 
@@ -174,16 +203,18 @@ Result<void> MatchLoad(TensorCall& call, FragmentRole role) {
   const BufferStoreNode* st = call.store;
   const auto* src = As<BufferLoadNode>(st->value);
   const char* name = call.intrinsic->name.c_str();
-  if (!src || !IsHalf(st->buffer->dtype) || src->buffer->dtype != st->buffer->dtype || !IsFragment(st->buffer) ||
+  const bool half = call.intrinsic->operands == OperandType::kHalf;
+  const DType type = st->buffer->dtype;
+  if (!src || (half ? !IsHalf(type) : type != DType::kFloat32) || src->buffer->dtype != type || !IsFragment(st->buffer) ||
       IsFragment(src->buffer)) {
-    return MakeError(fmt::format("{} copies a tile of float16 or bfloat16 from shared or global memory into a local "
-                                 "fragment of the same type: the tile's store differs", name));
+    return MakeError(fmt::format("{} copies a tile of {} from shared or global memory into a local fragment of the same "
+                                 "type: the tile's store differs", name, half ? "float16 or bfloat16" : "float32"));
   }
   AT_TRY(frag_tile, MatchTile(st->buffer, st->indices, call.loops, call.loops[0], call.loops[1]));
   call.c = frag_tile;
   AT_TRY(src_tile, MatchTile(src->buffer, src->indices, call.loops, call.loops[0], call.loops[1]));
   call.a = src_tile;
-  call.fragments = {{st->buffer, role}};
+  call.fragments = {{st->buffer, {role}}};
   return {};
 }
 
@@ -207,11 +238,25 @@ Result<void> MatchStore(TensorCall& call) {
     call.c = t;
   }
   if (!call.c) return MakeError("store_16x8 stores a function of a local accumulator: the tile reads none");
-  call.fragments = {{call.c->buffer, FragmentRole::kAccumulator}};
+  call.fragments = {{call.c->buffer, {FragmentRole::kAccumulator}}};
   return {};
 }
 
 }  // namespace
+
+std::optional<ProductForm> MatchProduct(const Expr& product) {
+  const BufferLoadNode* a = FirstLoad(product, nullptr);
+  const BufferLoadNode* b = a ? FirstLoad(product, a->buffer.get()) : nullptr;
+  if (!b) return std::nullopt;
+  auto widened = [](const BufferLoadNode* l) {
+    const Expr load = Load(l->buffer, l->indices);
+    return IsHalf(l->buffer->dtype) ? Cast(DType::kFloat32, load) : load;
+  };
+  for (Precision p : {Precision::kIEEE, Precision::kTF32, Precision::kSplitTF32}) {
+    if (ExprDeepEqual(product, ProductAt(widened(a), widened(b), p))) return ProductForm{a, b, p};
+  }
+  return std::nullopt;
+}
 
 Result<TensorCall> MatchTensorIntrinsic(const TensorizeNode& t) {
   const TensorIntrinsic* in = FindTensorIntrinsic(t.intrinsic);
@@ -256,26 +301,34 @@ bool HasTensorizedTiles(const Stmt& s) {
   return !finder.tiles.empty();
 }
 
-Result<std::unordered_map<const BufferNode*, FragmentRole>> FragmentsOf(const Stmt& s) {
+Result<FragmentMap> FragmentsOf(const Stmt& s) {
   TileFinder finder;
   finder.Visit(s);
-  std::unordered_map<const BufferNode*, FragmentRole> out;
+  FragmentMap out;
+  std::unordered_map<const BufferNode*, bool> split_by_mma;  // what the mma reading an operand says
   for (const TensorizeNode* t : finder.tiles) {
     auto call = MatchTensorIntrinsic(*t);
     if (!call) continue;
-    for (const auto& [b, role] : call->fragments) {
-      auto [it, fresh] = out.emplace(b.get(), role);
-      if (!fresh && it->second != role) {
-        return MakeError(fmt::format("fragment {} is used as {} and as {}", b->name, FragmentRoleName(it->second),
-                                     FragmentRoleName(role)));
+    const bool mma = call->intrinsic->kind == TensorIntrinsicKind::kMma;
+    for (const auto& [b, use] : call->fragments) {
+      auto [it, fresh] = out.emplace(b.get(), use);
+      if (!fresh && it->second.role != use.role) {
+        return MakeError(fmt::format("fragment {} is used as {} and as {}", b->name, FragmentRoleName(it->second.role),
+                                     FragmentRoleName(use.role)));
       }
+      if (!mma || use.role == FragmentRole::kAccumulator) continue;
+      auto [seen, first] = split_by_mma.emplace(b.get(), use.split);
+      if (!first && seen->second != use.split) {
+        return MakeError(fmt::format("fragment {} is an operand of 3xtf32 and of tf32 products", b->name));
+      }
+      it->second.split = use.split;
     }
   }
   return out;
 }
 
 std::optional<Expr> FragmentTileIndex(const TileOperand& t, FragmentRole role, const BoundAnalyzer& bounds) {
-  const FragmentTile tile = TileOf(role);
+  const FragmentTile tile = TileOf(role, t.buffer->dtype);
   const int64_t rs = t.row_step;
   if (rs % tile.cols != 0) return std::nullopt;
   const int64_t tile_span = tile.rows * rs;  // elements of one row of tiles

@@ -58,6 +58,7 @@ const std::map<std::string, Intrinsic>& Intrinsics() {
     fn("fma", "fmaf", "fma", 3);
     t["sigmoid"] = Intrinsic{nullptr, nullptr, 1, CHelper::kSigmoidF32, CHelper::kSigmoidF64, true};
     t["rsqrt"] = Intrinsic{nullptr, nullptr, 1, CHelper::kRsqrtF32, CHelper::kRsqrtF64, true};
+    t["round_tf32"] = Intrinsic{nullptr, nullptr, 1, CHelper::kRoundTF32, CHelper::kRoundTF32, true};  // float32 only
     return t;
   }();
   return table;
@@ -222,6 +223,40 @@ std::string MmaText(const char* fn, const char* type) {
       fn, type);
 }
 
+// One warp-wide mma.sync m16n8k8 of TF32 values (the registers' bits) with float32 accumulation.
+std::string MmaTF32Text(const char* fn) {
+  return fmt::format(
+      "{0} void at_mma_m16n8k8_tf32(float& d0, float& d1, float& d2, float& d3, unsigned a0, unsigned a1,\n"
+      "    unsigned a2, unsigned a3, unsigned b0, unsigned b1) {{\n"
+      "  asm volatile(\"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {{%0,%1,%2,%3}}, {{%4,%5,%6,%7}}, \"\n"
+      "               \"{{%8,%9}}, {{%0,%1,%2,%3}};\\n\"\n"
+      "               : \"+f\"(d0), \"+f\"(d1), \"+f\"(d2), \"+f\"(d3)\n"
+      "               : \"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3), \"r\"(b0), \"r\"(b1));\n"
+      "}}\n",
+      fn);
+}
+
+// x rounded to TF32, nearest with ties away from zero (cvt.rna), as a float (round_tf32) or as the
+// bits an mma takes. C rounds the bits: half the dropped unit added, the dropped bits cleared.
+std::string RoundTF32Text(CLanguage lang, const char* fn, bool bits) {
+  if (lang == CLanguage::kCuda) {
+    return fmt::format(
+        "{0} {1} at_{2}(float x) {{\n"
+        "  unsigned r;\n"
+        "  asm(\"cvt.rna.tf32.f32 %0, %1;\\n\" : \"=r\"(r) : \"f\"(x));\n"
+        "  return {3};\n"
+        "}}\n",
+        fn, bits ? "unsigned" : "float", bits ? "tf32_bits" : "round_tf32_f32", bits ? "r" : "__uint_as_float(r)");
+  }
+  return fmt::format(
+      "{} float at_round_tf32_f32(float x) {{\n"
+      "  union {{ float f; uint32_t u; }} v = {{x}};\n"
+      "  if ((v.u & 0x7f800000u) != 0x7f800000u) v.u = (v.u + 0x1000u) & 0xffffe000u;\n"
+      "  return v.f;\n"
+      "}}\n",
+      fn);
+}
+
 // ldmatrix: the warp loads 8x8 matrices of 16-bit elements from shared memory, each lane giving the
 // address of one row; x4 fills an mma A fragment, x2.trans a B fragment from a row-major [k][n] tile.
 std::string LdmatrixText(const char* fn, bool trans) {
@@ -332,6 +367,9 @@ std::string CFamilyPrinter::HelperText(CHelper h) const {
     case CHelper::kAlloc: return AllocText();
     case CHelper::kMmaF16: return MmaText(fn, "f16");
     case CHelper::kMmaBF16: return MmaText(fn, "bf16");
+    case CHelper::kMmaTF32: return MmaTF32Text(fn);
+    case CHelper::kRoundTF32: return RoundTF32Text(lang_, fn, false);
+    case CHelper::kTF32Bits: return RoundTF32Text(lang_, fn, true);
     case CHelper::kLdmatrixX4: return LdmatrixText(fn, false);
     case CHelper::kLdmatrixX2Trans: return LdmatrixText(fn, true);
     case CHelper::kF16ToF32:

@@ -50,7 +50,8 @@ enum class CHelper : int {
   kSigmoidF32, kSigmoidF64, kRsqrtF32, kRsqrtF64, kAlloc,
   kF16ToF32, kF32ToF16, kBF16ToF32, kF32ToBF16,
   kCpAsync4, kCpAsync8, kCpAsync16, kCpAsync4OrZero, kCpAsync16OrZero, kCpAsyncWait,  // CUDA only
-  kMmaF16, kMmaBF16, kLdmatrixX4, kLdmatrixX2Trans,                 // CUDA only: tensor cores
+  kRoundTF32,
+  kMmaF16, kMmaBF16, kMmaTF32, kTF32Bits, kLdmatrixX4, kLdmatrixX2Trans,  // CUDA only: tensor cores
 };
 
 // Prints expressions; code generators derive from it and print statements. The first failure is

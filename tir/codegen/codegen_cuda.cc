@@ -724,8 +724,9 @@ class CudaEmitter : public CFamilyPrinter {
     return f && f->value == 0.0;
   }
 
-  // A vectorized copy of 2, 4 or 8 16-bit elements between aligned places in shared or global
-  // memory: one 4-, 8- or 16-byte access a side (an asynchronous copy into a pipelined copy).
+  // A vectorized copy of 2, 4 or 8 16-bit elements (2 or 4 float32 ones) between aligned places in
+  // shared or global memory: one 4-, 8- or 16-byte access a side (an asynchronous copy into a
+  // pipelined copy).
   // A zero-padded copy, `inside ? src[i] : 0` with `inside` the same for every lane, copies or zeros
   // the whole vector.
   bool EmitPackedCopy(const ForNode* op) {
@@ -738,7 +739,8 @@ class CudaEmitter : public CFamilyPrinter {
     const auto* padded = st ? As<SelectNode>(st->value) : nullptr;
     if (padded && (!IsZero(padded->false_value) || !LaneUniform(padded->cond, v, *n))) return false;
     const auto* src = st ? As<BufferLoadNode>(padded ? padded->true_value : st->value) : nullptr;
-    if (!src || !IsHalf(st->buffer->dtype) || src->buffer->dtype != st->buffer->dtype || st->indices.size() != 1 ||
+    const DType elem = st ? st->buffer->dtype : DType::kBool;
+    if (!src || !(IsHalf(elem) || (elem == DType::kFloat32 && *n <= 4)) || src->buffer->dtype != elem || st->indices.size() != 1 ||
         src->indices.size() != 1 || st->buffer->scope == Scope::kLocal || src->buffer->scope == Scope::kLocal ||
         !AlignedUnitStride(st->indices[0], v, *n) || !AlignedUnitStride(src->indices[0], v, *n)) {
       return false;
@@ -754,7 +756,7 @@ class CudaEmitter : public CFamilyPrinter {
     }
     const std::string dst = fmt::format("&{}[{}]", BufName(st->buffer), EmitExpr(first(st->indices[0])).text);
     const std::string from = fmt::format("&{}[{}]", BufName(src->buffer), EmitExpr(first(src->indices[0])).text);
-    const int64_t bytes = *n * 2;
+    const int64_t bytes = *n * BytesOf(elem);
     const char* type = bytes == 16 ? "uint4" : bytes == 8 ? "uint2" : "unsigned";
     const bool async = st->buffer->async_fill && src->buffer->scope == Scope::kGlobal;
     if (padded) {
@@ -865,20 +867,25 @@ class CudaEmitter : public CFamilyPrinter {
     fragments_ = std::move(*found);
   }
 
-  // Registers of one tile in a lane: 32-bit words of two 16-bit elements, or accumulator floats.
-  static int64_t RegistersPerTile(FragmentRole role) {
-    return role == FragmentRole::kAccumulator ? TileOf(role).per_lane : TileOf(role).per_lane / 2;
+  // Registers of one tile in a lane: accumulator floats, 32-bit words of two 16-bit elements, or one
+  // TF32 value per float32 element (two, high part then low, for a split fragment: all the tile's
+  // high parts come first).
+  static int64_t RegistersPerTile(const FragmentUse& use, DType element) {
+    const int64_t per_lane = TileOf(use.role, element).per_lane;
+    if (use.role == FragmentRole::kAccumulator) return per_lane;
+    if (IsHalf(element)) return per_lane / 2;
+    return use.split ? 2 * per_lane : per_lane;
   }
 
   // A fragment of n elements as this lane's registers: its share of every tile.
-  void DeclareFragment(const Buffer& b, FragmentRole role, int64_t n, const std::string& name) {
-    const FragmentTile tile = TileOf(role);
+  void DeclareFragment(const Buffer& b, const FragmentUse& use, int64_t n, const std::string& name) {
+    const FragmentTile tile = TileOf(use.role, b->dtype);
     if (n % (tile.rows * tile.cols) != 0) {
       Fail(fmt::format("fragment {} of {} elements is not whole {}x{} tiles", b->name, n, tile.rows, tile.cols));
       return;
     }
-    const int64_t regs = n / (tile.rows * tile.cols) * RegistersPerTile(role);
-    const bool acc = role == FragmentRole::kAccumulator;
+    const int64_t regs = n / (tile.rows * tile.cols) * RegistersPerTile(use, b->dtype);
+    const bool acc = use.role == FragmentRole::kAccumulator;
     Line(fmt::format("{} {}[{}];", acc ? "float" : "unsigned", name, regs));
     Buffer view = MakeBuffer(name, acc ? DType::kFloat32 : DType::kInt32, {IntImm(regs)}, Scope::kLocal);
     buf_names_[view.get()] = name;
@@ -887,7 +894,7 @@ class CudaEmitter : public CFamilyPrinter {
 
   CExpr EmitIndexed(const Buffer& b, const std::vector<Expr>& indices) override {
     if (auto it = fragments_.find(b.get()); it != fragments_.end()) {
-      Fail(fmt::format("fragment {} ({}) is accessed outside a tensor intrinsic", b->name, FragmentRoleName(it->second)));
+      Fail(fmt::format("fragment {} ({}) is accessed outside a tensor intrinsic", b->name, FragmentRoleName(it->second.role)));
       return {"0", kPrecPrimary};
     }
     return CFamilyPrinter::EmitIndexed(b, indices);
@@ -902,8 +909,9 @@ class CudaEmitter : public CFamilyPrinter {
                        EmitExpr(t.origin).text, FragmentRoleName(role)));
       return std::nullopt;
     }
-    return std::make_pair(view->second, Simplify(Add(Mul(*tile, IntImm(RegistersPerTile(role), (*tile)->dtype)),
-                                                      IntImm(k, (*tile)->dtype)), &bounds_));
+    const FragmentUse use = fragments_.count(t.buffer.get()) ? fragments_.at(t.buffer.get()) : FragmentUse{role};
+    const int64_t regs = RegistersPerTile(use, t.buffer->dtype);
+    return std::make_pair(view->second, Simplify(Add(Mul(*tile, IntImm(regs, (*tile)->dtype)), IntImm(k, (*tile)->dtype)), &bounds_));
   }
   std::string RegisterText(const TileOperand& t, FragmentRole role, int64_t k) {
     auto r = Register(t, role, k);
@@ -933,13 +941,30 @@ class CudaEmitter : public CFamilyPrinter {
   }
 
   void EmitMma(const TensorCall& call) {
-    const bool bf16 = call.a->buffer->dtype == DType::kBFloat16;
-    Use(bf16 ? CHelper::kMmaBF16 : CHelper::kMmaF16);
-    std::vector<std::string> regs;
-    for (int64_t k = 0; k < 4; ++k) regs.push_back(RegisterText(*call.c, FragmentRole::kAccumulator, k));
-    for (int64_t k = 0; k < 4; ++k) regs.push_back(RegisterText(*call.a, FragmentRole::kMatrixA, k));
-    for (int64_t k = 0; k < 2; ++k) regs.push_back(RegisterText(*call.b, FragmentRole::kMatrixB, k));
-    Line(fmt::format("at_mma_m16n8k16_{}({});", bf16 ? "bf16" : "f16", fmt::join(regs, ", ")));
+    std::vector<std::string> acc;
+    for (int64_t k = 0; k < 4; ++k) acc.push_back(RegisterText(*call.c, FragmentRole::kAccumulator, k));
+    if (call.intrinsic->operands == OperandType::kHalf) {
+      const bool bf16 = call.a->buffer->dtype == DType::kBFloat16;
+      Use(bf16 ? CHelper::kMmaBF16 : CHelper::kMmaF16);
+      std::vector<std::string> regs = acc;
+      for (int64_t k = 0; k < 4; ++k) regs.push_back(RegisterText(*call.a, FragmentRole::kMatrixA, k));
+      for (int64_t k = 0; k < 2; ++k) regs.push_back(RegisterText(*call.b, FragmentRole::kMatrixB, k));
+      Line(fmt::format("at_mma_m16n8k16_{}({});", bf16 ? "bf16" : "f16", fmt::join(regs, ", ")));
+      return;
+    }
+    Use(CHelper::kMmaTF32);
+    // part 0: the TF32 values (high parts), part 1: the low parts of a split fragment.
+    auto mma = [&](int a_part, int b_part) {
+      std::vector<std::string> regs = acc;
+      for (int64_t k = 0; k < 4; ++k) regs.push_back(RegisterText(*call.a, FragmentRole::kMatrixA, 4 * a_part + k));
+      for (int64_t k = 0; k < 2; ++k) regs.push_back(RegisterText(*call.b, FragmentRole::kMatrixB, 2 * b_part + k));
+      Line(fmt::format("at_mma_m16n8k8_tf32({});", fmt::join(regs, ", ")));
+    };
+    if (call.intrinsic->precision == Precision::kSplitTF32) {  // the small products first
+      mma(1, 0);
+      mma(0, 1);
+    }
+    mma(0, 0);
   }
 
   // ldmatrix needs every row address 16-byte aligned: rows and the tile's origin a multiple of 8
@@ -962,13 +987,14 @@ class CudaEmitter : public CFamilyPrinter {
   // A tile copied into an A or B fragment: ldmatrix from shared memory, else each lane loads its
   // elements, two to a register.
   void EmitFragmentLoad(const TensorCall& call, FragmentRole role) {
+    if (call.intrinsic->operands == OperandType::kFloat32) return EmitTF32FragmentLoad(call, role);
     const TileOperand& src = *call.a;
     const DType it = src.origin->dtype;
     auto element = [&](const Expr& row, const Expr& col) {
       return Simplify(Add(Add(src.origin, Mul(row, IntImm(src.row_step, it))), col), &bounds_);
     };
     const Expr lane = Cast(it, lane_);
-    const int64_t regs = RegistersPerTile(role);
+    const int64_t regs = RegistersPerTile({role}, src.buffer->dtype);
     if (LdmatrixAligned(src)) {
       // Lane l gives row l % 16 of the tile, A's lanes 16-31 its right half (column 8).
       const Expr row = FloorMod(lane, IntImm(16, it));
@@ -981,17 +1007,60 @@ class CudaEmitter : public CFamilyPrinter {
       return;
     }
     for (int64_t w = 0; w < regs; ++w) {
-      const auto [r0, c0] = FragmentElement(role, lane, 2 * w);
-      const auto [r1, c1] = FragmentElement(role, lane, 2 * w + 1);
+      const auto [r0, c0] = FragmentElement(role, src.buffer->dtype, lane, 2 * w);
+      const auto [r1, c1] = FragmentElement(role, src.buffer->dtype, lane, 2 * w + 1);
       Line(fmt::format("{} = (unsigned){} | ((unsigned){} << 16);", RegisterText(*call.c, role, w),
                        EmitIndexed(src.buffer, {element(r0, c0)}).text, EmitIndexed(src.buffer, {element(r1, c1)}).text));
+    }
+  }
+
+  // A float32 tile into an A or B fragment, each element rounded to TF32 (and split into its high
+  // and low parts where the fragment is split). A from 16-byte-aligned shared rows is one ldmatrix.x4
+  // (its four 8x8 matrices of 16-bit pairs are the four 8x4 quarters of the tile, each lane's word
+  // the element of its TF32 layout); otherwise, and for B, a load per element.
+  void EmitTF32FragmentLoad(const TensorCall& call, FragmentRole role) {
+    const TileOperand& src = *call.a;
+    const DType it = src.origin->dtype;
+    const Expr lane = Cast(it, lane_);
+    const int64_t n = TileOf(role, DType::kFloat32).per_lane;
+    const bool split = fragments_.count(call.c->buffer.get()) && fragments_.at(call.c->buffer.get()).split;
+    std::vector<std::string> words;
+    for (int64_t e = 0; e < n; ++e) words.push_back(RegisterText(*call.c, role, e));
+    auto element = [&](const Expr& row, const Expr& col) {
+      return Simplify(Add(Add(src.origin, Mul(row, IntImm(src.row_step, it))), col), &bounds_);
+    };
+    std::vector<std::string> values;
+    if (role == FragmentRole::kMatrixA && src.buffer->scope == Scope::kShared && src.row_step % 4 == 0 &&
+        MultipleOf(src.origin, 4)) {
+      // Lane l gives row l % 8 + 8 * (l / 8 % 2), column 4 * (l / 16), of matrix l / 8.
+      const Expr row = Add(FloorMod(lane, IntImm(8, it)), Mul(FloorMod(FloorDiv(lane, IntImm(8, it)), IntImm(2, it)), IntImm(8, it)));
+      const Expr col = Mul(FloorDiv(lane, IntImm(16, it)), IntImm(4, it));
+      std::vector<std::string> args = words;
+      args.push_back("&" + EmitIndexed(src.buffer, {element(row, col)}).text);
+      Use(CHelper::kLdmatrixX4);
+      Line(fmt::format("at_ldmatrix_x4({});", fmt::join(args, ", ")));
+      for (const auto& w : words) values.push_back(fmt::format("__uint_as_float({})", w));
+    } else {
+      for (int64_t e = 0; e < n; ++e) {
+        const auto [r, c] = FragmentElement(role, DType::kFloat32, lane, e);
+        values.push_back(EmitIndexed(src.buffer, {element(r, c)}).text);
+      }
+    }
+    Use(CHelper::kTF32Bits);
+    for (int64_t e = 0; e < n; ++e) {
+      if (!split) {
+        Line(fmt::format("{} = at_tf32_bits({});", words[e], values[e]));
+        continue;
+      }
+      Line(fmt::format("{{ const float at_x = {}; {} = at_tf32_bits(at_x); {} = at_tf32_bits(at_x - __uint_as_float({})); }}",
+                       values[e], words[e], RegisterText(*call.c, role, n + e), words[e]));
     }
   }
 
   // The tile's statement once per accumulator element of the lane, at that element's row and column;
   // the two elements of a row together where they make one 32-bit store.
   void EmitFragmentStore(const TensorCall& call) {
-    const int64_t n = TileOf(FragmentRole::kAccumulator).per_lane;
+    const int64_t n = TileOf(FragmentRole::kAccumulator, DType::kFloat32).per_lane;
     std::vector<Stmt> at(n);
     for (int64_t e = 0; e < n; ++e) {
       at[e] = ElementStatement(call, e);
@@ -1012,7 +1081,7 @@ class CudaEmitter : public CFamilyPrinter {
     const TileOperand& acc = *call.c;
     const auto reg = Register(acc, FragmentRole::kAccumulator, e);
     if (!reg) return nullptr;
-    const std::pair<Expr, Expr> at = FragmentElement(FragmentRole::kAccumulator, lane_, e);
+    const std::pair<Expr, Expr> at = FragmentElement(FragmentRole::kAccumulator, DType::kFloat32, lane_, e);
     const Expr row = at.first, col = at.second;  // (named, not bound: a lambda captures them)
     const VarNode* i = call.loops[0].get();
     const VarNode* j = call.loops[1].get();
@@ -1025,13 +1094,15 @@ class CudaEmitter : public CFamilyPrinter {
     return Simplify(s, &bounds_);
   }
 
-  // Two stores of 16-bit values into consecutive elements, 4-byte aligned, under one condition (or
-  // none): emitted as one 32-bit store of the pair. False when they are not that.
+  // Two stores of 16-bit or float32 values into consecutive elements, aligned to the pair, under one
+  // condition (or none): emitted as one 32-bit (two halves) or 64-bit (float2) store. False when they
+  // are not that.
   bool EmitPairedStore(const Stmt& first, const Stmt& second) {
     Expr c0, c1;
     const BufferStoreNode* a = GuardedStore(first, &c0);
     const BufferStoreNode* b = GuardedStore(second, &c1);
-    if (!a || !b || a->buffer != b->buffer || !IsHalf(a->buffer->dtype) || a->buffer->scope == Scope::kLocal ||
+    const bool f32 = a && a->buffer->dtype == DType::kFloat32;
+    if (!a || !b || a->buffer != b->buffer || !(IsHalf(a->buffer->dtype) || f32) || a->buffer->scope == Scope::kLocal ||
         a->indices.size() != 1 || (c0 == nullptr) != (c1 == nullptr) || (c0 && !ExprDeepEqual(c0, c1)) ||
         !IsConstInt(Simplify(Sub(b->indices[0], a->indices[0]), &bounds_), 1) || !MultipleOf(a->indices[0], 2)) {
       return false;
@@ -1041,9 +1112,14 @@ class CudaEmitter : public CFamilyPrinter {
       Line(fmt::format("if ({}) {{", EmitExpr(c0).text));
       ++indent_;
     }
-    Line(fmt::format("*reinterpret_cast<unsigned*>(&{}[{}]) = (unsigned){} | ((unsigned){} << 16);", BufName(a->buffer),
-                     EmitExpr(a->indices[0]).text, Paren(EmitExpr(a->value), kPrecUnary),
-                     Paren(EmitExpr(b->value), kPrecUnary)));
+    if (f32) {
+      Line(fmt::format("*reinterpret_cast<float2*>(&{}[{}]) = make_float2({}, {});", BufName(a->buffer),
+                       EmitExpr(a->indices[0]).text, EmitExpr(a->value).text, EmitExpr(b->value).text));
+    } else {
+      Line(fmt::format("*reinterpret_cast<unsigned*>(&{}[{}]) = (unsigned){} | ((unsigned){} << 16);", BufName(a->buffer),
+                       EmitExpr(a->indices[0]).text, Paren(EmitExpr(a->value), kPrecUnary),
+                       Paren(EmitExpr(b->value), kPrecUnary)));
+    }
     if (c0) {
       --indent_;
       Line("}");
@@ -1083,7 +1159,7 @@ class CudaEmitter : public CFamilyPrinter {
   int divergent_ = 0;                              // depth of thread-dependent control flow
   bool single_thread_ = false;                     // inside a block-level single-thread guard
   bool warp_collective_ = false;                   // emitting a lane's share of a tensorized tile
-  std::unordered_map<const BufferNode*, FragmentRole> fragments_;  // of the kernel being emitted
+  FragmentMap fragments_;                                          // of the kernel being emitted
   std::unordered_map<const BufferNode*, Buffer> lane_views_;       // fragment -> this lane's registers
   const Var lane_ = MakeVar("lane");                                // prints as threadIdx.x
 };

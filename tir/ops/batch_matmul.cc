@@ -12,6 +12,7 @@ class BatchMatmulOperator : public OperatorDef {
  public:
   std::string Name() const override { return "batch_matmul"; }
   std::string Summary() const override { return "batched matrix multiply C[B,M,N] = A[B,M,K] x B[B,K,N]"; }
+  bool TakesPrecision() const override { return true; }
   std::vector<ParamSpec> Params() const override {
     return {{"B", std::nullopt, "batch size"},
             {"M", std::nullopt, "rows of A and C"},
@@ -30,12 +31,14 @@ class BatchMatmulOperator : public OperatorDef {
     return {};
   }
 
-  Workload Build(const ShapeParams& p, const Epilogue& epilogue, DType dtype) const override {
+  Workload Build(const ShapeParams& p, const Epilogue& epilogue, DType dtype, Precision precision) const override {
     const int64_t Bt = p[0].second, M = p[1].second, N = p[2].second, K = p[3].second;
     std::vector<te::Operation> inputs = {te::Placeholder("A", {Bt, M, K}, dtype), te::Placeholder("B", {Bt, K, N}, dtype)};
     auto k = te::ReduceAxis(K, "k");
     auto C = te::Compute("C", {Bt, M, N}, {"b", "i", "j"}, [&](const std::vector<Var>& v) {
-      return te::Sum(Mul(ReadFloat32(inputs[0], {v[0], v[1], k.var}), ReadFloat32(inputs[1], {v[0], k.var, v[2]})), {k});
+      return te::Sum(ProductAt(ReadFloat32(inputs[0], {v[0], v[1], k.var}), ReadFloat32(inputs[1], {v[0], k.var, v[2]}),
+                               precision),
+                     {k});
     });
     std::vector<te::Operation> computes;
     AddEpilogue(C, 2, epilogue, dtype, inputs, computes);
@@ -61,6 +64,8 @@ class BatchMatmulOperator : public OperatorDef {
       }
       ApplyEpilogueReference(epilogue, {Bt, M, N}, 2, in.data() + 2, out);
     };
+    w.reference = ReferenceAt(precision, {Bt * M * K, Bt * K * N}, std::move(w.reference));
+    w.precision = precision;
     return w;
   }
 };

@@ -87,7 +87,7 @@ class CapsuleConv2dOperator : public OperatorDef {
     return {};
   }
 
-  Workload Build(const ShapeParams& p, const Epilogue& epilogue, DType dtype) const override {
+  Workload Build(const ShapeParams& p, const Epilogue& epilogue, DType dtype, Precision) const override {
     const Capsule cap = Unpack(p);
     std::vector<te::Operation> inputs = {te::Placeholder("data", cap.DataShape(), dtype),
                                          te::Placeholder("weight", cap.WeightShape(), dtype)};

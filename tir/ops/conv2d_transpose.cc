@@ -72,7 +72,7 @@ class Conv2dTransposeOperator : public OperatorDef {
     return {};
   }
 
-  Workload Build(const ShapeParams& p, const Epilogue& epilogue, DType dtype) const override {
+  Workload Build(const ShapeParams& p, const Epilogue& epilogue, DType dtype, Precision) const override {
     const TransposeShape s = Unpack(p);
     const int64_t Cg = s.C / s.groups, Kg = s.K / s.groups, OH = s.OH(), OW = s.OW();
     std::vector<te::Operation> inputs = {te::Placeholder("data", {s.N, s.C, s.H, s.W}, dtype),

@@ -52,7 +52,7 @@ class ConvOperator : public OperatorDef {
 
   Result<void> Validate(const ShapeParams& p) const override { return ValidateConv(p, Unpack(p)); }
 
-  Workload Build(const ShapeParams& p, const Epilogue& epilogue, DType dtype) const override {
+  Workload Build(const ShapeParams& p, const Epilogue& epilogue, DType dtype, Precision) const override {
     const ConvGeometry g = Unpack(p);
     std::vector<te::Operation> inputs = {te::Placeholder("data", g.DataShape(), dtype),
                                          te::Placeholder("weight", g.WeightShape(), dtype)};

@@ -12,6 +12,7 @@ class GemmOperator : public OperatorDef {
  public:
   std::string Name() const override { return "gemm"; }
   std::string Summary() const override { return "matrix multiply C[M,N] = A[M,K] x B[K,N]"; }
+  bool TakesPrecision() const override { return true; }
   std::vector<ParamSpec> Params() const override {
     return {{"M", std::nullopt, "rows of A and C"}, {"N", std::nullopt, "columns of B and C"},
             {"K", std::nullopt, "reduction length"}};
@@ -28,12 +29,12 @@ class GemmOperator : public OperatorDef {
     return {};
   }
 
-  Workload Build(const ShapeParams& p, const Epilogue& epilogue, DType dtype) const override {
+  Workload Build(const ShapeParams& p, const Epilogue& epilogue, DType dtype, Precision precision) const override {
     const int64_t M = p[0].second, N = p[1].second, K = p[2].second;
     std::vector<te::Operation> inputs = {te::Placeholder("A", {M, K}, dtype), te::Placeholder("B", {K, N}, dtype)};
     auto k = te::ReduceAxis(K, "k");
     auto C = te::Compute("C", {M, N}, {"i", "j"}, [&](const std::vector<Var>& v) {
-      return te::Sum(Mul(ReadFloat32(inputs[0], {v[0], k.var}), ReadFloat32(inputs[1], {k.var, v[1]})), {k});
+      return te::Sum(ProductAt(ReadFloat32(inputs[0], {v[0], k.var}), ReadFloat32(inputs[1], {k.var, v[1]}), precision), {k});
     });
     std::vector<te::Operation> computes;
     AddEpilogue(C, 1, epilogue, dtype, inputs, computes);
@@ -57,6 +58,8 @@ class GemmOperator : public OperatorDef {
       }
       ApplyEpilogueReference(epilogue, {M, N}, 1, in.data() + 2, out);
     };
+    w.reference = ReferenceAt(precision, {M * K, K * N}, std::move(w.reference));
+    w.precision = precision;
     return w;
   }
 };

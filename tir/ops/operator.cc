@@ -164,11 +164,6 @@ Result<ShapeParams> ParseShape(const OperatorDef& op, const std::string& text) {
   return out;
 }
 
-Result<DType> ParseDType(const std::string& name) {
-  if (auto t = ParseElementType(name)) return *t;
-  return MakeError(fmt::format("unknown element type '{}' (expected float32, float16 or bfloat16)", name));
-}
-
 Result<Workload> MakeWorkload(const std::string& op_name, const std::string& shape, const std::string& epilogue,
                               const std::string& dtype) {
   const OperatorDef* op = BuiltinOperators().Find(op_name);
@@ -183,9 +178,12 @@ Result<Workload> MakeWorkload(const std::string& op_name, const std::string& sha
   auto ep = ParseEpilogue(epilogue);
   if (!ep) return ep.error();
   if (!ep->empty() && !op->TakesEpilogue()) return MakeError(fmt::format("operator {} takes no epilogue", op_name));
-  auto type = ParseDType(dtype);
-  if (!type) return type.error();
-  return op->Build(*params, *ep, *type);
+  AT_TRY(type, ParseNumberType(dtype));
+  if (type.precision != Precision::kIEEE && !op->TakesPrecision()) {
+    return MakeError(fmt::format("{} products are computed in float32 only (tf32 and 3xtf32 are for gemm and "
+                                 "batch_matmul)", op_name));
+  }
+  return op->Build(*params, *ep, type.element, type.precision);
 }
 
 std::string ShapeText(const ShapeParams& shape) {
@@ -210,8 +208,10 @@ std::string CanonicalWorkloadText(const std::string& op, const ShapeParams& shap
 }
 
 std::string Workload::CanonicalText() const {
-  return CanonicalWorkloadText(op, shape, epilogue, DTypeName(output.dtype));
+  return CanonicalWorkloadText(op, shape, epilogue, TypeName());
 }
+
+std::string Workload::TypeName() const { return NumberType{output.dtype, precision}.Name(); }
 
 std::string Workload::KeyText() const {
   return fmt::format("{};{};{}", CanonicalText(), DTypeName(output.dtype), layout);

@@ -47,9 +47,13 @@ class OperatorDef {
   virtual Result<void> Validate(const ShapeParams& params) const = 0;
   // Whether --epilogue applies (contractions); row operators (softmax, norms) take none.
   virtual bool TakesEpilogue() const { return true; }
+  // Whether its float32 products may be computed at another precision than ieee (tir/ops/precision.h).
+  virtual bool TakesPrecision() const { return false; }
   // Builds the workload of validated parameters. Its tensors hold `dtype` (float32, float16 or
   // bfloat16); products accumulate and epilogues compute in float32, rounded once into the output.
-  virtual Workload Build(const ShapeParams& params, const Epilogue& epilogue, DType dtype) const = 0;
+  // `precision` is ieee unless TakesPrecision().
+  virtual Workload Build(const ShapeParams& params, const Epilogue& epilogue, DType dtype,
+                         Precision precision) const = 0;
 };
 
 class OperatorRegistry {
@@ -70,13 +74,11 @@ const OperatorRegistry& BuiltinOperators();
 // missing parameters are errors; defaults fill in the rest; the result is in canonical order.
 Result<ShapeParams> ParseShape(const OperatorDef& op, const std::string& text);
 
-// Everything a command needs: look up the operator, parse and validate the shape and the element type
-// (float32, float16 or bfloat16), build.
+// Everything a command needs: look up the operator, parse and validate the shape and the number type
+// (float32, float16, bfloat16, tf32 or 3xtf32: ParseNumberType), build.
 Result<Workload> MakeWorkload(const std::string& op, const std::string& shape, const std::string& epilogue = "",
                               const std::string& dtype = "float32");
 
-// The element type of --dtype and of stored workloads, or an error naming the accepted ones.
-Result<DType> ParseDType(const std::string& name);
 
 
 }  // namespace autotune::tir

@@ -31,7 +31,7 @@ class RowOperator : public OperatorDef {
     return CheckTensorSize("X", all);
   }
 
-  Workload Build(const ShapeParams& p, const Epilogue& epilogue, DType dtype) const override {
+  Workload Build(const ShapeParams& p, const Epilogue& epilogue, DType dtype, Precision) const override {
     const RowShape s = ShapeOf(p);
     std::vector<int64_t> x_shape = s.rows;
     x_shape.insert(x_shape.end(), s.cols.begin(), s.cols.end());

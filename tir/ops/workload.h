@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "tir/ops/precision.h"
 #include "tir/ops/tensor_spec.h"
 
 namespace autotune::tir {
@@ -22,8 +23,8 @@ struct ComputeDAG;
 using ShapeParams = std::vector<std::pair<std::string, int64_t>>;
 // "M=128,N=64,K=32": what --shape takes back.
 std::string ShapeText(const ShapeParams& shape);
-// "op[K=v,...]" plus "+epilogue", plus ":float16" or ":bfloat16" (float32 is not named, so float32
-// keys stay what they were): how users see a workload, and the start of its key.
+// "op[K=v,...]" plus "+epilogue", plus ":float16", ":bfloat16", ":tf32" or ":3xtf32" (float32 is not
+// named, so float32 keys stay what they were): how users see a workload, and the start of its key.
 std::string CanonicalWorkloadText(const std::string& op, const ShapeParams& shape, const std::string& epilogue,
                                   const std::string& dtype);
 // How far apart two shapes of one operator are: the sum over their parameters of |log a - log b|, so
@@ -39,6 +40,7 @@ struct Workload {
   std::string layout;
   std::vector<TensorSpec> inputs;
   TensorSpec output;
+  Precision precision = Precision::kIEEE;  // of its products (float32 workloads; part of the key)
   double flops = 0;      // multiply-adds count two
   double min_bytes = 0;  // every input read once and the output written once
   // Computes the output from the inputs (float32 data, row-major; 16-bit inputs hold values already
@@ -46,6 +48,8 @@ struct Workload {
   std::function<void(const std::vector<const float*>& inputs, float* output)> reference;
   std::shared_ptr<const te::ComputeDAG> dag;
 
+  // The number type's name: the output's element type, or the precision when not ieee (NumberType).
+  std::string TypeName() const;
   // CanonicalWorkloadText of this workload.
   std::string CanonicalText() const;
   // What the database key hashes: the canonical text, element type and layout
