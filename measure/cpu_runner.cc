@@ -100,6 +100,7 @@ struct ChildArgs {
   const BuildResult* build;
   int64_t out_elements;
   tir::DType out_dtype;
+  double extra_rtol;  // PrecisionTolerance of the workload
   const char* flush;
   int64_t flush_bytes;
   pid_t parent;
@@ -149,7 +150,7 @@ void SetKernelThreads(void* kernel_lib, int threads) {
   }
   const CheckResult check =
       CheckOutput(out.data(), a.data->reference.data(), out.size(), a.data->reference_scale,
-                  OutputTolerance(cfg.rtol, a.out_dtype));
+                  OutputTolerance(cfg.rtol, a.out_dtype) + a.extra_rtol);
   if (!check.correct) Report(fd, ErrorKind::kWrongAnswer, check.Describe(out.size()), check.max_rel_error, {});
 
   // The checked run was the first warm-up; a kernel that alone outlasts a repeat is warm after it.
@@ -234,7 +235,7 @@ MeasureResult CpuRunner::RunOne(const tir::Workload& workload, const WorkloadDat
     return MeasureResult::Error(ErrorKind::kRunError, fmt::format("more than {} buffers", kMaxParams));
   }
   ChildArgs args{&config_, &data,   &build,   workload.output.NumElements(), workload.output.dtype,
-                 nullptr,  0, getpid(), stop_above_ms};
+                 PrecisionTolerance(workload.precision), nullptr, 0, getpid(), stop_above_ms};
   if (config_.flush_cache) {
     args.flush = FlushBuffer();
     args.flush_bytes = flush_.size() * 4;

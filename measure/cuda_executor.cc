@@ -249,6 +249,7 @@ class Executor {
       counts = req.at("inputs").get<std::vector<int64_t>>();
       types = ElementTypes(req.at("input_types"), counts.size());
       output_type_ = ElementType(req.at("output_type"));
+      extra_rtol_ = req.value("extra_rtol", 0.0);
       out_n = req.at("output").get<int64_t>();
       seed = req.at("seed").get<uint64_t>();
       if (!req.at("reference").is_null()) reference = ModuleFromJson(req.at("reference"));
@@ -355,7 +356,7 @@ class Executor {
       }
     }
     const CheckResult check = CheckOutput(out, reference_.data(), output_elements_, reference_scale_,
-                                          OutputTolerance(cfg_.rtol, output_type_, reference_rounding_));
+                                          OutputTolerance(cfg_.rtol, output_type_, reference_rounding_) + extra_rtol_);
     if (!check.correct) {
       return answer(ErrorKind::kWrongAnswer, check.Describe(output_elements_), check.max_rel_error, {});
     }
@@ -648,6 +649,7 @@ class Executor {
   bool pristine_stale_ = true;           // copy them from the host before the next restore
   cu::DevicePtr output_ = 0;
   tir::DType output_type_ = tir::DType::kFloat32;
+  double extra_rtol_ = 0;
   void* host_output_ = nullptr;                // page-locked copy of the output, in its type
   std::vector<unsigned char> pageable_output_;  // where page-locked memory was refused
   std::vector<float> widened_output_;          // a 16-bit output as float32
@@ -862,6 +864,7 @@ Result<void> CudaExecutor::SendWorkload() {
               {"input_types", ElementTypeNames(w.input_types)},
               {"output", w.output_elements},
               {"output_type", tir::DTypeName(w.output_type)},
+              {"extra_rtol", w.extra_rtol},
               {"seed", w.seed},
               {"reference", w.reference ? ModuleToJson(*w.reference) : json(nullptr)}};
   std::string blob;

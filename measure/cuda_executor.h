@@ -72,6 +72,7 @@ struct CudaWorkloadSpec {
   std::vector<tir::DType> input_types;  // one per input
   int64_t output_elements = 0;
   tir::DType output_type = tir::DType::kFloat32;
+  double extra_rtol = 0;  // added to the check's rtol (PrecisionTolerance of the workload)
   uint64_t seed = 1;
   // The reference: this module (the unscheduled compute, writing the output's type) run once on the
   // GPU, or else the float32 host reference of `host_data` (computed on the CPU from the same inputs).

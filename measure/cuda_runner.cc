@@ -1,4 +1,5 @@
 #include "measure/cuda_runner.h"
+#include "measure/reference_check.h"
 
 #include <fmt/format.h>
 
@@ -59,6 +60,7 @@ Result<void> CudaRunner::PrepareWorkload(const tir::Workload& w) {
     }
     spec.output_elements = w.output.NumElements();
     spec.output_type = w.output.dtype;
+    spec.extra_rtol = PrecisionTolerance(w.precision);
     spec.seed = config_.seed;
     if (w.dag) {
       auto reference = BuildReference(w, *device);

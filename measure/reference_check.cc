@@ -105,4 +105,6 @@ double OutputTolerance(double rtol, tir::DType dtype, ReferenceRounding referenc
   return rtol + roundings * unit_roundoff;
 }
 
+double PrecisionTolerance(tir::Precision precision) { return precision == tir::Precision::kTF32 ? 0x1p-11 : 0.0; }
+
 }  // namespace autotune::measure

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "tir/dtype.h"
+#include "tir/ops/precision.h"
 
 namespace autotune::measure {
 
@@ -39,5 +40,12 @@ enum class ReferenceRounding { kFloat32, kOutputType };
 // the output's type (2^-11 for float16, 2^-8 for bfloat16) once for the kernel's rounding of its
 // float32 result, and once more when the reference was rounded too.
 double OutputTolerance(double rtol, tir::DType dtype, ReferenceRounding reference = ReferenceRounding::kFloat32);
+
+// What a precision adds to the rtol. tf32: TF32's unit roundoff (2^-11). The reference multiplies
+// the same TF32-rounded inputs, so what is left is the sum, and tensor cores sum a step's products
+// and the accumulator with truncation: measured on an H100, gemm K=4096 is 4.5e-5 off that
+// reference, and the error grows with K (2^-11 allows about 40,000). ieee and 3xtf32: nothing
+// (3xtf32 kernels add each step's partial sum in float32).
+double PrecisionTolerance(tir::Precision precision);
 
 }  // namespace autotune::measure

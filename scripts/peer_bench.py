@@ -40,6 +40,13 @@ autotune's do; answers match within --rtol plus the type's unit roundoff (2^-11 
 for bfloat16) once per rounding of either side: autotune rounds once, PyTorch once for its product
 and once more for each epilogue step it runs in the type (a bias fused into cuDNN's convolution is
 no extra step).
+
+--precision tf32|3xtf32 (default: io.json's "precision" with --inputs, else ieee) is for float32
+products: tf32 turns PyTorch's TF32 on (cuBLAS's TF32 kernels), and the answers then match within
+--rtol plus 16 TF32 unit roundoffs (2^-11 each: both sides round every factor); 3xtf32 keeps
+PyTorch in IEEE float32 (its closest peer in accuracy) at --rtol. For every float32 product the
+output also reports each side's largest error against a float64 product of the same inputs
+(err64_autotune, err64_peer; the check's rule of max |got - ref| / max(|ref|, mean |ref|)).
 """
 import argparse
 import ast
@@ -291,6 +298,14 @@ def relative_error(got, ref):
     return err.max().item() if err.numel() else 0.0
 
 
+def float64_errors(op, shape, epilogue, dev, given, autotune_out, peer_out):
+    """Each side's largest error against the product computed in float64 from the same inputs."""
+    with torch.no_grad():
+        fn, _, _ = make_case(op, parse_shape(shape), epilogue, dev, [t.double() for t in given], "pytorch", torch.float64)
+        ref = fn()
+    return {"err64_autotune": relative_error(autotune_out, ref), "err64_peer": relative_error(peer_out, ref)}
+
+
 def smi_gpu():
     """nvidia-smi's `-i` for the GPU PyTorch uses here: the first of CUDA_VISIBLE_DEVICES (nvidia-smi
     ignores that variable; scripts/bench sets CUDA_DEVICE_ORDER=PCI_BUS_ID so the indices agree),
@@ -400,6 +415,8 @@ def main():
     ap.add_argument("--rtol", type=float, default=1e-4,
                     help="answers match when max_rel_error <= this (plus a 16-bit type's unit roundoff per rounding: see above)")
     ap.add_argument("--dtype", choices=sorted(DTYPES), help="element type (default: io.json's with --inputs, else float32)")
+    ap.add_argument("--precision", choices=["ieee", "tf32", "3xtf32"],
+                    help="float32 products: PyTorch's TF32 on for tf32 (default: io.json's with --inputs, else ieee)")
     ap.add_argument("--copy-bandwidth", action="store_true", help="time a device-to-device copy instead")
     ap.add_argument("--copy-mib", type=int, default=1024, help="size of the copied buffer (MiB)")
     ap.add_argument("--repeats", type=int, default=10)
@@ -439,6 +456,14 @@ def main():
             sys.exit(f"peer_bench: {args.inputs} holds {saved_dtype} tensors, which this script does not know")
         op, shape, epilogue, dtype = io["op"], saved_shape, io.get("epilogue", ""), saved_dtype
         given = [t.to(dev) for t in saved]
+        saved_precision = io.get("precision", "ieee")
+        if args.precision and args.precision != saved_precision:
+            sys.exit(f"peer_bench: --precision {args.precision}, but {args.inputs} was computed at {saved_precision}")
+        args.precision = saved_precision
+    precision = args.precision or "ieee"
+    if precision != "ieee" and dtype != "float32":
+        sys.exit(f"peer_bench: --precision {precision} is for float32 products, not {dtype}")
+    torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
     if dtype != "float32" and args.peer == "triton":
         sys.exit("peer_bench: --peer triton times float32 products only")
     fn, flops, roundings = make_case(op, parse_shape(shape), epilogue, dev, given, args.peer, DTYPES[dtype])
@@ -448,6 +473,7 @@ def main():
         ours = fn() if theirs is not None else None  # the algorithm just timed (cuDNN benchmark mode chose it)
     med = statistics.median(times)
     out = {"peer": args.peer, "cuda_graph": graph, "op": op, "shape": shape, "epilogue": epilogue, "dtype": dtype,
+           "precision": precision,
            "device": props.name, "torch": torch.__version__, "cudnn": torch.backends.cudnn.version(),
            "latency_ms": med, "gflops": flops / (med * 1e6), "latencies_ms": times}
     if args.peer == "triton":
@@ -461,7 +487,9 @@ def main():
                         "compare_error": "no autotune output in io.json (its run failed)"})
         else:
             rel = relative_error(theirs.to(dev), ours)
-            rtol = args.rtol + (1 + roundings) * UNIT_ROUNDOFF[dtype]
+            rtol = args.rtol + (1 + roundings) * UNIT_ROUNDOFF[dtype] + (16 * 2.0**-11 if precision == "tf32" else 0)
+            if dtype == "float32" and op in ("gemm", "batch_matmul"):
+                out.update(float64_errors(op, shape, epilogue, dev, given, theirs.to(dev), ours))
             out.update({"max_rel_error": rel if rel != float("inf") else None, "rtol": rtol,
                         "answers_match": rel <= rtol})
             status = 0 if rel <= rtol else 1

@@ -248,6 +248,16 @@ class CpuFlow(unittest.TestCase):
         self.assertEqual(io["dtype"], "float16")
         self.assertIn("| gemm-M=8,N=8,K=8-float16 | gemm M=8,N=8,K=8 float16 |", (self.out / "bench.md").read_text())
 
+    def test_5_a_tf32_run_is_its_own_case(self):
+        run_tf32 = run(*self.args[:-9], "--precision", "tf32", *self.args[-9:])
+        self.assertEqual(run_tf32.returncode, 0, run_tf32.stderr)
+        r = {r["case"]: r for r in self.records()}["gemm-M=8,N=8,K=8-tf32"]
+        self.assertNotIn("error", r)
+        self.assertEqual(r["workload"], "gemm[M=8,N=8,K=8]:tf32")
+        self.assertEqual(r["trials"], 4)
+        io = json.loads((self.out / "cases" / "gemm-M=8,N=8,K=8-tf32" / "io" / "io.json").read_text())
+        self.assertEqual((io["dtype"], io["precision"]), ("float32", "tf32"))
+
 
 class Errors(unittest.TestCase, support.OneLineErrors):
     def test_unknown_case(self):
@@ -255,6 +265,13 @@ class Errors(unittest.TestCase, support.OneLineErrors):
             suite = Path(d) / "suite.json"
             suite.write_text(json.dumps({"cases": [{"name": "a", "op": "gemm", "shape": "M=1,N=1,K=1"}]}))
             self.one_line(run("--out", d, "--suite", str(suite), "--cases", "a,zzz"), "unknown case zzz")
+
+    def test_precision_is_for_float32_products(self):
+        with tempfile.TemporaryDirectory() as d:
+            self.one_line(run("--out", d, "--case-shape", "conv2d:N=1,C=4,H=8,W=8,K=4,R=3,S=3", "--precision", "tf32"),
+                          "--precision tf32 is for gemm and batch_matmul cases, not conv2d-")
+            self.one_line(run("--out", d, "--case-shape", "gemm:M=1,N=1,K=1", "--precision", "3xtf32", "--dtype",
+                              "float16"), "--precision 3xtf32 is for float32 products, not --dtype float16")
 
     def test_missing_autotune(self):
         with tempfile.TemporaryDirectory() as d:

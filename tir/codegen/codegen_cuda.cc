@@ -954,17 +954,26 @@ class CudaEmitter : public CFamilyPrinter {
     }
     Use(CHelper::kMmaTF32);
     // part 0: the TF32 values (high parts), part 1: the low parts of a split fragment.
-    auto mma = [&](int a_part, int b_part) {
-      std::vector<std::string> regs = acc;
+    auto mma = [&](const std::vector<std::string>& into, int a_part, int b_part) {
+      std::vector<std::string> regs = into;
       for (int64_t k = 0; k < 4; ++k) regs.push_back(RegisterText(*call.a, FragmentRole::kMatrixA, 4 * a_part + k));
       for (int64_t k = 0; k < 2; ++k) regs.push_back(RegisterText(*call.b, FragmentRole::kMatrixB, 2 * b_part + k));
       Line(fmt::format("at_mma_m16n8k8_tf32({});", fmt::join(regs, ", ")));
     };
-    if (call.intrinsic->precision == Precision::kSplitTF32) {  // the small products first
-      mma(1, 0);
-      mma(0, 1);
-    }
-    mma(0, 0);
+    if (call.intrinsic->precision != Precision::kSplitTF32) return mma(acc, 0, 0);
+    // The three products of a step go into a zeroed partial sum, the small ones first, and that
+    // into the accumulator with a float32 add: the tensor cores' sums truncate, and three of them a
+    // step straight into the accumulator drift past float32's accuracy over long reductions.
+    const std::vector<std::string> part = {"at_p0", "at_p1", "at_p2", "at_p3"};
+    Line("{");
+    ++indent_;
+    Line("float at_p0 = 0.0f, at_p1 = 0.0f, at_p2 = 0.0f, at_p3 = 0.0f;");
+    mma(part, 1, 0);
+    mma(part, 0, 1);
+    mma(part, 0, 0);
+    for (int k = 0; k < 4; ++k) Line(fmt::format("{} += {};", acc[k], part[k]));
+    --indent_;
+    Line("}");
   }
 
   // ldmatrix needs every row address 16-byte aligned: rows and the tile's origin a multiple of 8
