@@ -82,7 +82,9 @@ AUTOTUNE_API autotune_status autotune_lookup(autotune_db* db, const char* op, co
 
 /* ABI version 2. As autotune_lookup, for tensors of element type `dtype`: "float32", "float16" or
  * "bfloat16" (NULL means "float32", what autotune_lookup answers). A 16-bit kernel takes its
- * tensors as 16-bit values and accumulates in float32. */
+ * tensors as 16-bit values and accumulates in float32. "tf32" and "3xtf32" ask for a float32 gemm or
+ * batch_matmul computed at that precision (TF32 tensor cores; three TF32 products for float32's
+ * accuracy): float32 tensors, and only such a record answers, never one for "float32". */
 AUTOTUNE_API autotune_status autotune_lookup_dtype(autotune_db* db, const char* op, const char* shape,
                                                    const char* epilogue, const char* dtype, const char* target,
                                                    unsigned flags, const autotune_kernel** out);

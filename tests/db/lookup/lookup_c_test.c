@@ -113,6 +113,10 @@ int main(int argc, char** argv) {
     CHECK(strstr(autotune_kernel_source(typed), "uint16_t") != NULL);
   }
   CHECK(autotune_lookup_dtype(db, "gemm", "M=64,N=64,K=64", "", "bfloat16", "cpu", 0, &typed) == AUTOTUNE_NOT_FOUND);
+  /* A precision is a type of its own: the TF32 record answers "tf32" only, never float32 nor 3xtf32. */
+  CHECK(autotune_lookup_dtype(db, "gemm", "M=64,N=64,K=64", "", "tf32", "cpu", 0, &typed) == AUTOTUNE_OK);
+  if (typed) CHECK(strcmp(autotune_kernel_measured_workload(typed), "gemm[M=64,N=64,K=64]:tf32") == 0);
+  CHECK(autotune_lookup_dtype(db, "gemm", "M=64,N=64,K=64", "", "3xtf32", "cpu", 0, &typed) == AUTOTUNE_NOT_FOUND);
   CHECK(autotune_lookup_dtype(db, "gemm", "M=64,N=64,K=64", "", "float8", "cpu", 0, &typed) ==
         AUTOTUNE_INVALID_ARGUMENT);
   CHECK(typed == NULL && strstr(autotune_last_error(), "unknown element type 'float8'") != NULL);

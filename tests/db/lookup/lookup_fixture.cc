@@ -67,6 +67,7 @@ Result<void> WriteLookupFixture(const std::string& path) {
   const Entry entries[] = {
       {kTestCpu, "gemm", "M=64,N=64,K=64", {0.3, 0.2, 0.25}},
       {kTestCpu, "gemm", "M=64,N=64,K=64", {0.1}, "float16"},  // faster, but never a float32 answer
+      {kTestCpu, "gemm", "M=64,N=64,K=64", {0.05}, "tf32"},    // likewise
       {kTestCpu, "gemm", "M=128,N=128,K=128", {1.5, 1.2}},
       {kTestCpu, "gemm", "M=256,N=256,K=64", {2.0}},
       {kTestCpu, "conv2d", "N=1,C=16,H=14,W=14,K=32,R=3,S=3,pad=1", {0.9}},
