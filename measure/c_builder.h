@@ -1,13 +1,6 @@
 // C builder (cpu target): C codegen, then the system C compiler into a shared object, several
-// candidates at once. Objects are cached by SHA-256 of (compiler, host CPU, flags, source), so a
-// candidate seen before is not compiled again.
-//
-// Flags: -O3 -march=native -fopenmp -fPIC -shared -std=c11 -fno-math-errno -ffp-contract=fast.
-// ISO C mode turns FMA contraction off by default; we turn it back on because kernels should be
-// as fast as the hardware allows and the check tolerance (1e-4 relative) absorbs the rounding
-// difference, as it does for CUDA, which contracts by default. -fno-math-errno lets calls like
-// expf vectorize (kernels never read errno). No -ffast-math: NaN checks and the order of
-// reductions must stay as written.
+// candidates at once (measure/c_compile.h: the flags, and the cache by SHA-256 of compiler, host
+// CPU, flags and source, so a candidate seen before is not compiled again).
 #pragma once
 
 #include <memory>
@@ -15,6 +8,7 @@
 #include <vector>
 
 #include "measure/builder.h"
+#include "measure/c_compile.h"
 #include "measure/compile_slots.h"
 #include "measure/measure_config.h"
 
@@ -25,16 +19,14 @@ class CBuilder : public Builder {
   explicit CBuilder(MeasureConfig config);
   std::vector<BuildResult> Build(const std::vector<BuildInput>& inputs, const OnBuilt& on_built = {}) override;
 
-  const std::string& CacheDir() const { return cache_dir_; }
+  const std::string& CacheDir() const { return compiler_.cache_dir(); }
 
  private:
   BuildResult BuildOne(const BuildInput& input) const;
 
   MeasureConfig config_;
   CompileSlots slots_;  // config.build_threads compilers, shared by concurrent Build calls
-  std::string cache_dir_;
-  std::vector<std::string> command_;
-  std::string identity_;  // compiler version and host CPU: part of every cache key
+  CCompiler compiler_;
 };
 
 std::unique_ptr<Builder> MakeCBuilder(const MeasureConfig& config);

@@ -24,6 +24,7 @@
 #include <utility>
 
 #include "measure/io_dump.h"
+#include "measure/c_call.h"
 #include "measure/reference_check.h"
 
 namespace autotune::measure {
@@ -32,25 +33,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
-
-// ---- calling an entry with N pointer arguments ------------------------------------------------------
-constexpr size_t kMaxParams = 16;
-using Caller = void (*)(void*, void* const*);
-
-template <size_t... I>
-void CallWith(void* fn, void* const* a, std::index_sequence<I...>) {
-  using Fn = void (*)(std::conditional_t<true, void*, std::integral_constant<size_t, I>>...);
-  reinterpret_cast<Fn>(fn)(a[I]...);
-}
-template <size_t N>
-void CallArity(void* fn, void* const* a) {
-  CallWith(fn, a, std::make_index_sequence<N>{});
-}
-template <size_t... N>
-constexpr std::array<Caller, sizeof...(N)> MakeCallers(std::index_sequence<N...>) {
-  return {&CallArity<N>...};
-}
-constexpr auto kCallers = MakeCallers(std::make_index_sequence<kMaxParams + 1>{});
 
 // ---- child side -----------------------------------------------------------------------------------
 // What the child sends back through the pipe (both ends are this binary), then num_latencies doubles.
@@ -136,7 +118,7 @@ void SetKernelThreads(void* kernel_lib, int threads) {
   std::vector<void*> args;
   for (size_t i = 0; i < a.data->inputs.size(); ++i) args.push_back(a.data->KernelInput(i));
   args.push_back(kernel_out.data());
-  const Caller call = kCallers[args.size()];
+  auto call = [n = args.size()](void* f, void* const* a) { CallCKernel(f, a, n); };
 
   auto t0 = Clock::now();
   call(fn, args.data());
@@ -231,8 +213,8 @@ MeasureResult CpuRunner::RunOne(const tir::Workload& workload, const WorkloadDat
     return MeasureResult::Error(ErrorKind::kRunError, fmt::format("the kernel takes {} buffers, the workload has {}",
                                                                   build.num_params, nparams));
   }
-  if (nparams > kMaxParams) {
-    return MeasureResult::Error(ErrorKind::kRunError, fmt::format("more than {} buffers", kMaxParams));
+  if (nparams > kMaxKernelParams) {
+    return MeasureResult::Error(ErrorKind::kRunError, fmt::format("more than {} buffers", kMaxKernelParams));
   }
   ChildArgs args{&config_, &data,   &build,   workload.output.NumElements(), workload.output.dtype,
                  PrecisionTolerance(workload.precision), nullptr, 0, getpid(), stop_above_ms};

@@ -80,6 +80,8 @@ Result<CudaDriver> LoadFrom(const std::string& library) {
                   ResolveDriver(lib, d.DevicePrimaryCtxRetain, {"cuDevicePrimaryCtxRetain"}, missing) &&
                   ResolveDriver(lib, d.DevicePrimaryCtxRelease, {"cuDevicePrimaryCtxRelease_v2"}, missing) &&
                   ResolveDriver(lib, d.CtxSetCurrent, {"cuCtxSetCurrent"}, missing) &&
+                  ResolveDriver(lib, d.CtxGetCurrent, {"cuCtxGetCurrent"}, missing) &&
+                  ResolveDriver(lib, d.CtxGetDevice, {"cuCtxGetDevice"}, missing) &&
                   ResolveDriver(lib, d.CtxSynchronize, {"cuCtxSynchronize"}, missing) &&
                   ResolveDriver(lib, d.ModuleLoadData, {"cuModuleLoadData"}, missing) &&
                   ResolveDriver(lib, d.ModuleUnload, {"cuModuleUnload"}, missing) &&

@@ -101,6 +101,8 @@ struct CudaDriver {
   cu::Result (*DevicePrimaryCtxRetain)(cu::Context* ctx, cu::Device device);
   cu::Result (*DevicePrimaryCtxRelease)(cu::Device device);  // cuDevicePrimaryCtxRelease_v2
   cu::Result (*CtxSetCurrent)(cu::Context ctx);
+  cu::Result (*CtxGetCurrent)(cu::Context* ctx);
+  cu::Result (*CtxGetDevice)(cu::Device* device);
   cu::Result (*CtxSynchronize)();
   // Modules and kernels.
   cu::Result (*ModuleLoadData)(cu::Module* module, const void* image);

@@ -7,10 +7,15 @@
 #include <string>
 
 #include "db/lookup/kernel_lookup.h"
+#include "db/lookup/kernel_runtime.h"
 #include "tir/version.h"
 
 struct autotune_db {
   std::unique_ptr<autotune::db::KernelLookup> lookup;
+};
+
+struct autotune_module {
+  std::unique_ptr<autotune::db::KernelModule> module;
 };
 
 namespace {
@@ -131,5 +136,40 @@ double autotune_kernel_estimated_latency_ms(const autotune_kernel* k) { return k
 const char* autotune_kernel_measured_workload(const autotune_kernel* k) { return k ? Answer(k)->measured.c_str() : nullptr; }
 const char* autotune_kernel_target(const autotune_kernel* k) { return k ? Answer(k)->target.c_str() : nullptr; }
 const char* autotune_kernel_trace(const autotune_kernel* k) { return k ? Answer(k)->trace_json.c_str() : nullptr; }
+
+int64_t autotune_kernel_pointer_alignment(const autotune_kernel* k) {
+  return k ? autotune::db::KernelPointerAlignment(Answer(k)->kernel.language) : 0;
+}
+
+autotune_status autotune_module_load(const autotune_kernel* k, autotune_module** out) {
+  if (out) *out = nullptr;
+  if (!k || !out) return Fail(AUTOTUNE_INVALID_ARGUMENT, "autotune_module_load: k and out must not be null");
+  try {
+    auto m = autotune::db::KernelModule::Load(Answer(k)->kernel);
+    if (!m) return Fail(AUTOTUNE_RUNTIME_ERROR, m.error().message);
+    *out = new autotune_module{std::move(*m)};
+    return AUTOTUNE_OK;
+  } catch (const std::exception& e) {
+    return Fail(AUTOTUNE_INTERNAL_ERROR, std::string("autotune_module_load: ") + e.what());
+  }
+}
+
+autotune_status autotune_module_launch(autotune_module* m, void* const* tensors, int num_tensors, void* stream) {
+  if (!m) return Fail(AUTOTUNE_INVALID_ARGUMENT, "autotune_module_launch: the module must not be null");
+  try {
+    if (auto ok = m->module->CheckArgs(tensors, num_tensors); !ok) return Fail(AUTOTUNE_INVALID_ARGUMENT, ok.error().message);
+    auto r = m->module->Launch(tensors, num_tensors, stream);
+    if (!r) return Fail(AUTOTUNE_RUNTIME_ERROR, r.error().message);
+    return AUTOTUNE_OK;
+  } catch (const std::exception& e) {
+    return Fail(AUTOTUNE_INTERNAL_ERROR, std::string("autotune_module_launch: ") + e.what());
+  }
+}
+
+const char* autotune_module_build_options(const autotune_module* m) {
+  return m ? m->module->build_options().c_str() : nullptr;
+}
+
+void autotune_module_free(autotune_module* m) { delete m; }
 
 }  // extern "C"

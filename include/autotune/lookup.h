@@ -38,17 +38,19 @@ extern "C" {
 #define AUTOTUNE_API
 #endif
 
-#define AUTOTUNE_LOOKUP_ABI_VERSION 2
+#define AUTOTUNE_LOOKUP_ABI_VERSION 3
 
 typedef struct autotune_db autotune_db;
 typedef struct autotune_kernel autotune_kernel;
+typedef struct autotune_module autotune_module;
 
 typedef enum autotune_status {
   AUTOTUNE_OK = 0,
   AUTOTUNE_NOT_FOUND = 1,        /* no record for the query (nor, with NEAREST, one that transfers) */
   AUTOTUNE_INVALID_ARGUMENT = 2, /* unknown operator or target, malformed shape, null pointer */
   AUTOTUNE_DB_ERROR = 3,         /* the database cannot be opened or read */
-  AUTOTUNE_INTERNAL_ERROR = 4    /* a bug: please report autotune_last_error() */
+  AUTOTUNE_INTERNAL_ERROR = 4,   /* a bug: please report autotune_last_error() */
+  AUTOTUNE_RUNTIME_ERROR = 5     /* ABI 3: a kernel could not be compiled, loaded or launched here */
 } autotune_status;
 
 /* Flags of autotune_lookup. */
@@ -119,6 +121,39 @@ AUTOTUNE_API const char* autotune_kernel_measured_workload(const autotune_kernel
 AUTOTUNE_API const char* autotune_kernel_target(const autotune_kernel* k);
 /* The schedule as an autotune trace (JSON), as applied to the requested shape. */
 AUTOTUNE_API const char* autotune_kernel_trace(const autotune_kernel* k);
+
+/* ---- ABI version 3: running a kernel in this process ----------------------------------------------
+ *
+ *   autotune_module* m;
+ *   if (autotune_module_load(k, &m) != AUTOTUNE_OK) { puts(autotune_last_error()); ... }
+ *   void* tensors[] = {a, b, c};          inputs, then the output
+ *   autotune_module_launch(m, tensors, 3, stream);
+ *   autotune_module_free(m);
+ *
+ * A module is the kernel compiled as the tuner measured it (c: the system C compiler, or $CC, with
+ * OpenMP and the tuner's flags; cuda: NVRTC for the device of the CUDA context current on the calling
+ * thread, else device 0's primary context), the object cached on disk by content hash under
+ * $XDG_CACHE_HOME/autotune (or $AUTOTUNE_CACHE_DIR; capped at $AUTOTUNE_CACHE_MAX_MB, default 2048).
+ * A module owns its workspaces and outlives the database handle. Tensors are contiguous, row-major,
+ * of the workload's element type, each start aligned to autotune_kernel_pointer_alignment(k) bytes
+ * (what the kernel was measured with; a misaligned pointer is refused, never run). */
+
+/* The alignment (bytes) every tensor pointer must have: 64 for c, 256 for cuda. */
+AUTOTUNE_API int64_t autotune_kernel_pointer_alignment(const autotune_kernel* k);
+/* Compiles (or finds in the cache) and loads k's kernel. AUTOTUNE_RUNTIME_ERROR when it cannot here
+ * (no C compiler, no GPU, driver or NVRTC for cuda). */
+AUTOTUNE_API autotune_status autotune_module_load(const autotune_kernel* k, autotune_module** out);
+/* Runs the kernel on `tensors` (autotune_kernel_num_params of them: inputs, then the output; host
+ * pointers for c, device pointers for cuda). cuda: enqueued on `stream` (a CUstream, NULL for the
+ * default stream), not waited for; c: runs to completion on this thread and OpenMP's, `stream` must
+ * be NULL. Launches on one module must not overlap in time (they share its workspaces).
+ * AUTOTUNE_INVALID_ARGUMENT for a wrong count, a null or misaligned pointer. */
+AUTOTUNE_API autotune_status autotune_module_launch(autotune_module* m, void* const* tensors, int num_tensors,
+                                                    void* stream);
+/* The compiler command (c) or NVRTC options (cuda) the module was built with. */
+AUTOTUNE_API const char* autotune_module_build_options(const autotune_module* m);
+/* Unloads the module and frees its workspaces. Null is allowed. */
+AUTOTUNE_API void autotune_module_free(autotune_module* m);
 
 #ifdef __cplusplus
 }
