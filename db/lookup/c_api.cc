@@ -172,4 +172,28 @@ const char* autotune_module_build_options(const autotune_module* m) {
 
 void autotune_module_free(autotune_module* m) { delete m; }
 
+namespace {
+const autotune::tir::TensorSpec* Tensor(const autotune_kernel* k, int i) {
+  if (!k || i < 0 || i >= static_cast<int>(Answer(k)->tensors.size())) return nullptr;
+  return &Answer(k)->tensors[i];
+}
+}  // namespace
+
+const char* autotune_kernel_tensor_name(const autotune_kernel* k, int tensor) {
+  const auto* t = Tensor(k, tensor);
+  return t ? t->name.c_str() : nullptr;
+}
+const char* autotune_kernel_tensor_dtype(const autotune_kernel* k, int tensor) {
+  const auto* t = Tensor(k, tensor);
+  return t ? autotune::tir::DTypeName(t->dtype) : nullptr;
+}
+int autotune_kernel_tensor_rank(const autotune_kernel* k, int tensor) {
+  const auto* t = Tensor(k, tensor);
+  return t ? static_cast<int>(t->shape.size()) : 0;
+}
+int64_t autotune_kernel_tensor_dim(const autotune_kernel* k, int tensor, int dim) {
+  const auto* t = Tensor(k, tensor);
+  return t && dim >= 0 && dim < static_cast<int>(t->shape.size()) ? t->shape[dim] : 0;
+}
+
 }  // extern "C"

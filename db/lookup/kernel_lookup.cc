@@ -121,6 +121,8 @@ std::shared_ptr<const KernelLookup::Entry> KernelLookup::Answer(const tir::Workl
     a.kernel = std::move(source);
     a.exact = exact;
     a.requested = w.CanonicalText();
+    a.tensors = w.inputs;
+    a.tensors.push_back(w.output);
     a.measured = r.workload.CanonicalText();
     a.target = r.target.Text();
     a.latency_ms = r.median_ms;

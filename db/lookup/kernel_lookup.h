@@ -37,13 +37,14 @@ struct LookupQuery {
   std::string_view epilogue;  // "", "bias", "relu", "bias,relu"
   std::string_view target;    // "cuda", "cuda:sm_90", "cpu"
   bool nearest = false;       // allow an approximate answer from nearby shapes
-  std::string_view dtype = "float32";  // "float32", "float16", "bfloat16"
+  std::string_view dtype = "float32";  // "float32", "float16", "bfloat16", "tf32", "3xtf32"
 };
 
 struct LookupAnswer {
   KernelSource kernel;
   bool exact = true;
   std::string requested;           // canonical text of the requested workload
+  std::vector<tir::TensorSpec> tensors;  // the kernel's tensors: the inputs, then the output
   std::string measured;            // canonical text of the workload whose record this is
   std::string target;              // TargetInfo::Text() of the record's target
   double latency_ms = 0;           // that record's measured median (at the measured shape)

@@ -41,7 +41,9 @@ class CpuModule final : public KernelModule {
     const measure::CCompiler compiler(cc && *cc ? cc : "cc", {}, measure::DefaultCacheDir("c"), kCompileTimeoutS);
     const measure::CCompiler::Output built = compiler.Compile(k.code);
     if (!built.ok) return MakeError("compiling the kernel: " + built.error);
-    void* lib = dlopen(built.artifact.c_str(), RTLD_NOW | RTLD_LOCAL);
+    // Never unloaded (RTLD_NODELETE): the kernel brings OpenMP in, whose idle worker threads would
+    // run on unmapped code if the kernel and its libgomp went away under them.
+    void* lib = dlopen(built.artifact.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (!lib) return MakeError(fmt::format("loading {}: {}", built.artifact, dlerror()));
     const std::string entry = k.launches.empty() ? "" : k.launches.front().entry;
     void* fn = dlsym(lib, entry.c_str());

@@ -138,6 +138,13 @@ AUTOTUNE_API const char* autotune_kernel_trace(const autotune_kernel* k);
  * of the workload's element type, each start aligned to autotune_kernel_pointer_alignment(k) bytes
  * (what the kernel was measured with; a misaligned pointer is refused, never run). */
 
+/* The kernel's tensors, i = 0 .. autotune_kernel_num_params(k) - 1 (the inputs, then the output):
+ * name ("A"), element type ("float32", "float16", "bfloat16"), rank and dimensions (row-major).
+ * NULL / 0 for an index out of range. */
+AUTOTUNE_API const char* autotune_kernel_tensor_name(const autotune_kernel* k, int tensor);
+AUTOTUNE_API const char* autotune_kernel_tensor_dtype(const autotune_kernel* k, int tensor);
+AUTOTUNE_API int autotune_kernel_tensor_rank(const autotune_kernel* k, int tensor);
+AUTOTUNE_API int64_t autotune_kernel_tensor_dim(const autotune_kernel* k, int tensor, int dim);
 /* The alignment (bytes) every tensor pointer must have: 64 for c, 256 for cuda. */
 AUTOTUNE_API int64_t autotune_kernel_pointer_alignment(const autotune_kernel* k);
 /* Compiles (or finds in the cache) and loads k's kernel. AUTOTUNE_RUNTIME_ERROR when it cannot here

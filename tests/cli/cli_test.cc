@@ -108,7 +108,7 @@ TEST(Cli, BadInputIsOneLineAndStatusTwo) {
       {"measure --op gemm --shape M=1,N=2,K=3 --epilogue gelu6 --target cpu", "unknown epilogue 'gelu6'"},
       {"measure --op gemm --shape M=1,N=2,K=3 --epilogue relu,bias,relu --target cpu", "names relu twice"},
       {"measure --op gemm --shape M=1,N=2,K=3 --dtype float8 --target cpu", "unknown element type 'float8'"},
-      {"tune --tasks /nonexistent.json --dtype float16 --target cpu", "--dtype goes with --op or --network"},
+      {"tune --tasks /nonexistent.json --dtype float16 --target cpu", "--dtype and --precision go with --op or --network"},
       {"measure --op gemm --shape M=1,N=2,K=3 --target tpu", "unknown target 'tpu'"},
       {"measure --op gemm --target cpu", "--shape is required"},
       {"measure --op gemm --shape M=1,N=2,K=3 --frobnicate", "frobnicate"},

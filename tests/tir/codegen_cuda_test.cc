@@ -748,8 +748,16 @@ TEST(CodegenCuda, UnalignedOrUnsafeVectorizedLoopsAreScalarUnrolledLoops) {
                 ForKind::kVectorized);
   });
   EXPECT_FALSE(Has(padded, "X_v")) << padded;
-  EXPECT_TRUE(Has(padded, "? X[tx * 4 - 4] : 0.0f")) << padded;
-  EXPECT_TRUE(Has(padded, "*reinterpret_cast<float4*>(&Y[tx * 4]) = make_float4(")) << padded;
+  // The condition is the same for the 4 lanes (an aligned base against a multiple of 4): the whole
+  // vector is loaded under it, or zeroed.
+  EXPECT_TRUE(Has(padded, "= tx >= 1 ? *reinterpret_cast<const uint4*>(&X[tx * 4 - 4]) : uint4{};")) << padded;
+  // Per lane where the lanes may differ (a bound that is no multiple of the width).
+  std::string ragged = vec_loop([](const Buffer& X, const Buffer& Y, const Var& tx, const Var& v) {
+    return Loop(v, 4, Store(Y, Select(LT(tx * 4 + v, I(37)), Load(X, {tx * 4 + v}), F(0)), {tx * 4 + v}),
+                ForKind::kVectorized);
+  });
+  EXPECT_TRUE(Has(ragged, "*reinterpret_cast<float4*>(&Y[tx * 4]) = make_float4(")) << ragged;
+  EXPECT_TRUE(Has(ragged, "tx < 10 ? X[tx * 4] : 0.0f, tx < 9 ? X[tx * 4 + 1] : 0.0f")) << ragged;
   // Likewise the right operand of && and ||.
   std::string guarded = vec_loop([](const Buffer& X, const Buffer& Y, const Var& tx, const Var& v) {
     return Loop(v, 4, Store(Y, Select(And(GE(tx, I(1)), GT(Load(X, {tx * 4 + v - 4}), F(0))), F(1), F(0)), {tx * 4 + v}),

@@ -724,9 +724,9 @@ class CudaEmitter : public CFamilyPrinter {
     return f && f->value == 0.0;
   }
 
-  // A vectorized copy of 2, 4 or 8 16-bit elements (2 or 4 float32 ones) between aligned places in
-  // shared or global memory: one 4-, 8- or 16-byte access a side (an asynchronous copy into a
-  // pipelined copy).
+  // A vectorized copy of 2, 4 or 8 16-bit elements (2 or 4 zero-padded float32 ones) between aligned
+  // places in shared or global memory: one 4-, 8- or 16-byte access a side (an asynchronous copy into
+  // a pipelined copy).
   // A zero-padded copy, `inside ? src[i] : 0` with `inside` the same for every lane, copies or zeros
   // the whole vector.
   bool EmitPackedCopy(const ForNode* op) {
@@ -739,8 +739,9 @@ class CudaEmitter : public CFamilyPrinter {
     const auto* padded = st ? As<SelectNode>(st->value) : nullptr;
     if (padded && (!IsZero(padded->false_value) || !LaneUniform(padded->cond, v, *n))) return false;
     const auto* src = st ? As<BufferLoadNode>(padded ? padded->true_value : st->value) : nullptr;
+    // float32: only zero-padded copies (plain ones are EmitVectorAccesses' float2/float4).
     const DType elem = st ? st->buffer->dtype : DType::kBool;
-    if (!src || !(IsHalf(elem) || (elem == DType::kFloat32 && *n <= 4)) || src->buffer->dtype != elem || st->indices.size() != 1 ||
+    if (!src || !(IsHalf(elem) || (elem == DType::kFloat32 && *n <= 4 && padded)) || src->buffer->dtype != elem || st->indices.size() != 1 ||
         src->indices.size() != 1 || st->buffer->scope == Scope::kLocal || src->buffer->scope == Scope::kLocal ||
         !AlignedUnitStride(st->indices[0], v, *n) || !AlignedUnitStride(src->indices[0], v, *n)) {
       return false;

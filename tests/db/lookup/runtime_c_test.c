@@ -42,6 +42,9 @@ static void CpuKernelRuns(autotune_db* db) {
   if (!k) return;
   const int64_t align = autotune_kernel_pointer_alignment(k);
   CHECK(align == 64);
+  CHECK(strcmp(autotune_kernel_tensor_name(k, 0), "A") == 0 && strcmp(autotune_kernel_tensor_dtype(k, 2), "float32") == 0);
+  CHECK(autotune_kernel_tensor_rank(k, 1) == 2 && autotune_kernel_tensor_dim(k, 1, 0) == K && autotune_kernel_tensor_dim(k, 2, 1) == N);
+  CHECK(autotune_kernel_tensor_name(k, 3) == NULL && autotune_kernel_tensor_dim(k, 0, 2) == 0);
   autotune_module* m = NULL;
   CHECK(autotune_module_load(k, &m) == AUTOTUNE_OK);
   if (!m) return;
