@@ -1,0 +1,131 @@
+"""A tuning database and the kernels it holds, callable on numpy arrays and torch tensors."""
+import ctypes
+
+from . import _library
+from ._library import AutotuneError, check
+from .tensors import Arguments, TensorSpec, is_torch
+
+
+def _text(b):
+    return b.decode() if b is not None else None
+
+
+class Kernel:
+    """The best kernel of one workload (Database.lookup): its metadata, and a call that runs it.
+
+    kernel(a, b) returns the output; kernel(a, b, out=c) writes c and returns it. cpu kernels take
+    numpy arrays or torch CPU tensors, cuda kernels torch tensors on the GPU (run on the current
+    stream, not waited for). The first call compiles the kernel (cached on disk afterwards)."""
+
+    def __init__(self, db, handle):
+        self._db = db  # the answer lives as long as the database handle
+        self._k = handle
+        lib = _library.lib()
+        self.language = _text(lib.autotune_kernel_language(handle))
+        self.exact = bool(lib.autotune_kernel_is_exact(handle))
+        self.workload = _text(lib.autotune_kernel_measured_workload(handle))
+        self.target = _text(lib.autotune_kernel_target(handle))
+        self.latency_ms = lib.autotune_kernel_latency_ms(handle)
+        self.source = _text(lib.autotune_kernel_source(handle))
+        self.trace = _text(lib.autotune_kernel_trace(handle))
+        self.alignment = lib.autotune_kernel_pointer_alignment(handle)
+        self.tensors = []
+        for i in range(lib.autotune_kernel_num_params(handle)):
+            rank = lib.autotune_kernel_tensor_rank(handle, i)
+            self.tensors.append(TensorSpec(_text(lib.autotune_kernel_tensor_name(handle, i)),
+                                           _text(lib.autotune_kernel_tensor_dtype(handle, i)),
+                                           tuple(lib.autotune_kernel_tensor_dim(handle, i, d) for d in range(rank))))
+        self._module = None
+        self._args = (ctypes.c_void_p * len(self.tensors))()
+
+    @property
+    def inputs(self):
+        return self.tensors[:-1]
+
+    @property
+    def output(self):
+        return self.tensors[-1]
+
+    def _load(self):
+        if self._module is None:
+            module = ctypes.c_void_p()
+            check(_library.lib().autotune_module_load(self._k, ctypes.byref(module)), f"loading {self.workload}")
+            self._module = module
+        return self._module
+
+    @property
+    def build_options(self):
+        """The compiler command (cpu) or NVRTC options (cuda) the kernel is built with, as it was measured."""
+        return _text(_library.lib().autotune_module_build_options(self._load()))
+
+    def __call__(self, *inputs, out=None):
+        if len(inputs) != len(self.inputs):
+            names = ", ".join(t.name for t in self.inputs)
+            raise AutotuneError(f"{self.workload} takes {len(self.inputs)} inputs ({names}), not {len(inputs)}")
+        like_torch = any(is_torch(x) for x in inputs) or is_torch(out)
+        args = Arguments(self.workload, self.tensors, self.language, self.alignment)
+        for i, (value, spec) in enumerate(zip(inputs, self.inputs)):
+            self._args[i] = args.input(value, spec)
+        device = next((x.device for x in inputs if is_torch(x)), None)
+        out, self._args[len(self.inputs)] = args.output(out, self.output, like_torch, device)
+        stream = None
+        if self.language == "cuda":
+            import torch
+            stream = torch.cuda.current_stream(device).cuda_stream
+        module = self._load()
+        check(_library.lib().autotune_module_launch(module, self._args, len(self.tensors), stream),
+              f"running {self.workload}")
+        args.finish()
+        return out
+
+    def __del__(self):
+        if getattr(self, "_module", None) is not None:
+            _library.lib().autotune_module_free(self._module)
+
+    def __repr__(self):
+        kind = "exact" if self.exact else "approximate"
+        return f"<autotune.Kernel {self.workload} on {self.target}, {self.latency_ms:.4g} ms measured, {kind}>"
+
+
+class Database:
+    """A tuning database, opened read-only (autotune_db_open): Database("autotune.db")."""
+
+    def __init__(self, path):
+        handle = ctypes.c_void_p()
+        check(_library.lib().autotune_db_open(str(path).encode(), ctypes.byref(handle)), f"opening {path}")
+        self._db = handle
+
+    def lookup(self, op, shape, epilogue="", target="cpu", dtype="float32", precision="ieee", nearest=False):
+        """The best kernel of `op` at `shape` ("M=64,N=64,K=64" or a dict) with `epilogue` ("bias,relu")
+        on `target` ("cpu", "cuda", "cuda:sm_90"); None when the database has none (nor, with
+        nearest=True, a nearby shape's). dtype: float32, float16, bfloat16; precision: ieee, tf32 or
+        3xtf32 for float32 gemm and batch_matmul."""
+        if isinstance(shape, dict):
+            shape = ",".join(f"{k}={v}" for k, v in shape.items())
+        type_name = dtype if precision == "ieee" else precision
+        if precision not in ("ieee", "tf32", "3xtf32"):
+            raise AutotuneError(f"unknown precision '{precision}' (expected ieee, tf32 or 3xtf32)")
+        if precision != "ieee" and dtype != "float32":
+            raise AutotuneError(f"precision {precision} is for float32 products, not {dtype}")
+        k = ctypes.c_void_p()
+        status = _library.lib().autotune_lookup_dtype(self._db, op.encode(), shape.encode(), (epilogue or "").encode(),
+                                                      type_name.encode(), target.encode(), 1 if nearest else 0,
+                                                      ctypes.byref(k))
+        if status == 1:  # AUTOTUNE_NOT_FOUND
+            return None
+        check(status, f"lookup of {op} {shape}")
+        return Kernel(self, k)
+
+    def close(self):
+        if getattr(self, "_db", None) is not None and self._db.value:
+            _library.lib().autotune_db_close(self._db)
+            self._db = ctypes.c_void_p()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()

@@ -1,0 +1,124 @@
+"""The Python package over the lookup library: a cpu gemm kernel looked up and called on numpy
+arrays gives numpy's answer (in place with out=, through aligned copies with a warning where the
+arrays are not aligned or contiguous); wrong shapes, types, counts and devices are exceptions with
+one sentence; a missing record is None; torch CPU tensors work where PyTorch is installed.
+Usage: package_test.py FIXTURE_DB (make_lookup_db's database); AUTOTUNE_LIBRARY and PYTHONPATH set."""
+import sys
+import tempfile
+import unittest
+import warnings
+
+import numpy as np
+
+import autotune
+
+DB = None
+
+
+class CpuGemm(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.db = autotune.Database(DB)
+        cls.k = cls.db.lookup("gemm", "M=64,N=64,K=64", target="cpu")
+        rng = np.random.default_rng(5)
+        cls.a = rng.uniform(-1, 1, (64, 64)).astype(np.float32)
+        cls.b = rng.uniform(-1, 1, (64, 64)).astype(np.float32)
+        cls.want = cls.a.astype(np.float64) @ cls.b.astype(np.float64)
+
+    def close(self, c):
+        np.testing.assert_allclose(c, self.want, rtol=1e-4, atol=1e-4)
+
+    def test_metadata(self):
+        k = self.k
+        self.assertEqual((k.language, k.exact, k.workload), ("c", True, "gemm[M=64,N=64,K=64]"))
+        self.assertEqual([t.name for t in k.tensors], ["A", "B", "C"])
+        self.assertEqual(k.output.shape, (64, 64))
+        self.assertEqual(k.alignment, 64)
+        self.assertIn("-fopenmp", k.build_options)
+        self.assertIn("gemm[M=64,N=64,K=64]", repr(k))
+
+    def test_call_returns_the_product(self):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # aligned, contiguous arrays: no copy, no warning
+            a = autotune.tensors._aligned_numpy((64, 64), np.dtype(np.float32), 64)
+            b = autotune.tensors._aligned_numpy((64, 64), np.dtype(np.float32), 64)
+            a[...], b[...] = self.a, self.b
+            self.close(self.k(a, b))
+
+    def test_out_is_written_and_returned(self):
+        out = np.full((64, 64), np.nan, dtype=np.float32)
+        with warnings.catch_warnings(record=True):
+            warnings.simplefilter("always")
+            got = self.k(self.a, self.b, out=out)
+        self.assertIs(got, out)
+        self.close(out)
+
+    def test_unaligned_and_strided_inputs_are_copied_with_a_warning(self):
+        raw = np.zeros(64 * 64 + 1, dtype=np.float32)
+        a = raw[1:].reshape(64, 64)  # 4 bytes off any 64-byte boundary
+        a[...] = self.a
+        bt = np.ascontiguousarray(self.b.T).T  # the same values, column-major
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            c = self.k(a, bt)
+        self.close(c)
+        self.assertTrue(any("input A copied" in str(w.message) for w in caught), [str(w.message) for w in caught])
+        self.assertTrue(any("input B copied" in str(w.message) for w in caught))
+
+    def test_bad_arguments_are_one_sentence(self):
+        cases = [
+            (lambda: self.k(self.a), "takes 2 inputs (A, B), not 1"),
+            (lambda: self.k(self.a, self.b[:32]), "input B has shape (32, 64), the kernel takes (64, 64)"),
+            (lambda: self.k(self.a.astype(np.float64), self.b), "input A is float64, the kernel takes float32"),
+            (lambda: self.k(self.a, self.b, out=np.empty((64, 63), np.float32)), "output C has shape (64, 63)"),
+        ]
+        for call, text in cases:
+            with self.assertRaises(autotune.AutotuneError) as e:
+                call()
+            self.assertIn(text, str(e.exception))
+            self.assertEqual(len(str(e.exception).splitlines()), 1)
+
+    def test_missing_record_is_none_and_bad_query_an_error(self):
+        self.assertIsNone(self.db.lookup("gemm", "M=3,N=3,K=3", target="cpu"))
+        with self.assertRaises(autotune.AutotuneError) as e:
+            self.db.lookup("nope", "M=1", target="cpu")
+        self.assertIn("unknown operator 'nope'", str(e.exception))
+        with self.assertRaises(autotune.AutotuneError):
+            self.db.lookup("gemm", "M=64,N=64,K=64", dtype="float16", precision="tf32")
+        self.assertIsNone(self.db.lookup("gemm", "M=64,N=64,K=64", target="cpu", precision="3xtf32"))
+        self.assertEqual(self.db.lookup("gemm", {"M": 64, "N": 64, "K": 64}, target="cpu").workload, self.k.workload)
+
+    def test_a_kernel_outlives_nothing_it_needs(self):
+        with autotune.Database(DB) as db:
+            k = db.lookup("gemm", "M=64,N=64,K=64", target="cpu")
+            self.close(k(self.a, self.b))
+
+    def test_a_missing_database_is_an_error(self):
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaises(autotune.AutotuneError) as e:
+                autotune.Database(f"{d}/none.db")
+            self.assertIn("opening", str(e.exception))
+
+
+class TorchCpu(unittest.TestCase):
+    def setUp(self):
+        try:
+            import torch  # noqa: F401
+        except ImportError:
+            self.skipTest("PyTorch is not installed")
+
+    def test_torch_cpu_tensors(self):
+        import torch
+        db = autotune.Database(DB)
+        k = db.lookup("gemm", "M=64,N=64,K=64", target="cpu")
+        a, b = torch.rand(64, 64) * 2 - 1, torch.rand(64, 64) * 2 - 1
+        c = k(a, b)
+        self.assertIsInstance(c, torch.Tensor)
+        torch.testing.assert_close(c, a @ b, rtol=1e-4, atol=1e-4)
+        with self.assertRaises(autotune.AutotuneError):
+            k(a.double(), b)
+
+
+if __name__ == "__main__":
+    DB = sys.argv.pop(1)
+    unittest.main(verbosity=2)
