@@ -1,0 +1,278 @@
+"""PyTorch models with autotune's kernels.
+
+    tasks = autotune.torch.tasks(model, (x,))            # the model's tunable layers, for `autotune tune --tasks`
+    json.dump(tasks, open("tasks.json", "w"))
+    #   autotune tune --tasks tasks.json --target cuda --db autotune.db
+    fast, report = autotune.torch.optimize(model, autotune.Database("autotune.db"), (x,))
+
+Tunable layers: nn.Conv2d (zero padding, the same stride, padding and dilation in both dimensions),
+nn.Linear, and torch.bmm / torch.matmul / @ of two 3-D or two 2-D tensors; a bias is fused, and so is
+the activation that follows (nn.ReLU, ReLU6, GELU, SiLU or their functional forms) when the layer's
+output goes to it alone. The model is traced with torch.fx at the example inputs' shapes; `optimize`
+replaces each layer the database has a kernel for (exactly, or with nearest=True a nearby shape's)
+by a module that calls it, and keeps PyTorch's computation for the others and for inputs of other
+shapes than the traced ones. The kernels are loaded (compiled) by `optimize`, so the model can be
+captured in a CUDA graph afterwards. For inference: a Linear's transposed weight is taken once."""
+import copy
+import math
+import operator
+from dataclasses import dataclass, field
+
+import torch
+import torch.fx
+import torch.nn.functional as F
+from torch import nn
+from torch.fx.passes.shape_prop import ShapeProp
+
+from ._library import AutotuneError
+
+_DTYPES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16"}
+_MATMULS = (torch.bmm, torch.matmul, operator.matmul)
+
+
+def _activation(gm, node):
+    """The epilogue part of an activation node ("relu", ...), else None."""
+    if node.op == "call_module":
+        m = gm.get_submodule(node.target)
+        if isinstance(m, nn.ReLU):
+            return "relu"
+        if isinstance(m, nn.ReLU6):
+            return "relu6"
+        if isinstance(m, nn.SiLU):
+            return "silu"
+        if isinstance(m, nn.GELU):
+            return "gelu_tanh" if m.approximate == "tanh" else "gelu"
+        return None
+    if node.op in ("call_function", "call_method"):
+        if node.target in (F.relu, torch.relu, "relu") and not node.kwargs.get("inplace"):
+            return "relu"
+        if node.target is F.relu6:
+            return "relu6"
+        if node.target in (F.silu, "silu"):
+            return "silu"
+        if node.target is F.gelu:
+            return "gelu_tanh" if node.kwargs.get("approximate") == "tanh" else "gelu"
+    return None
+
+
+@dataclass
+class Layer:
+    """One tunable layer of a traced model."""
+    name: str                # the module's qualified name, or the fx node's
+    op: str                  # autotune's operator
+    shape: dict              # its parameters
+    epilogue: list           # parts, in order
+    dtype: str
+    nodes: list = field(default_factory=list)  # the fx nodes it covers (the layer, then a fused activation)
+    module: object = None    # nn.Conv2d / nn.Linear, or None for a product
+    why_not: str = ""        # why it stays PyTorch's (set when untunable)
+
+    def shape_text(self):
+        return ",".join(f"{k}={v}" for k, v in self.shape.items())
+
+    def epilogue_text(self):
+        return ",".join(self.epilogue)
+
+
+def _meta(node):
+    m = node.meta.get("tensor_meta")
+    return m if m is not None and hasattr(m, "shape") else None
+
+
+def _pair(v, what):
+    if isinstance(v, str):
+        raise ValueError(f"padding='{v}'")
+    a, b = (v, v) if isinstance(v, int) else tuple(v)
+    if a != b:
+        raise ValueError(f"{what} {a}x{b} differs between the dimensions")
+    return a
+
+
+def _conv2d(gm, node, m, x):
+    layer = Layer(node.target, "conv2d", {}, [], _DTYPES.get(x.dtype, str(x.dtype)), [node], m)
+    try:
+        if m.padding_mode != "zeros":
+            raise ValueError(f"padding_mode '{m.padding_mode}'")
+        if len(x.shape) != 4:
+            raise ValueError("input not NCHW")
+        n, c, h, w = x.shape
+        layer.shape = {"N": n, "C": c, "H": h, "W": w, "K": m.out_channels, "R": m.kernel_size[0], "S": m.kernel_size[1],
+                       "stride": _pair(m.stride, "stride"), "pad": _pair(m.padding, "padding"),
+                       "dilation": _pair(m.dilation, "dilation"), "groups": m.groups}
+    except ValueError as e:
+        layer.why_not = f"not a conv2d autotune has: {e}"
+    if m.bias is not None:
+        layer.epilogue.append("bias")
+    return layer
+
+
+def _linear(gm, node, m, x):
+    rows = math.prod(x.shape[:-1])
+    layer = Layer(node.target, "gemm", {"M": rows, "N": m.out_features, "K": m.in_features}, [],
+                  _DTYPES.get(x.dtype, str(x.dtype)), [node], m)
+    if m.bias is not None:
+        layer.epilogue.append("bias")
+    return layer
+
+
+def _product(node, a, b):
+    dtype = _DTYPES.get(a.dtype, str(a.dtype))
+    if len(a.shape) == 3 and len(b.shape) == 3 and a.shape[0] == b.shape[0]:
+        return Layer(node.name, "batch_matmul", {"B": a.shape[0], "M": a.shape[1], "N": b.shape[2], "K": a.shape[2]}, [],
+                     dtype, [node])
+    if len(a.shape) == 2 and len(b.shape) == 2:
+        return Layer(node.name, "gemm", {"M": a.shape[0], "N": b.shape[1], "K": a.shape[1]}, [], dtype, [node])
+    return None
+
+
+def find_layers(model, example_inputs):
+    """The model traced (torch.fx, shapes propagated from example_inputs) and its tunable layers."""
+    gm = torch.fx.symbolic_trace(model)
+    ShapeProp(gm).propagate(*example_inputs)
+    layers = []
+    for node in gm.graph.nodes:
+        layer = None
+        if node.op == "call_module" and node.args and _meta(node.args[0]):
+            m = gm.get_submodule(node.target)
+            if isinstance(m, nn.Conv2d):
+                layer = _conv2d(gm, node, m, _meta(node.args[0]))
+            elif isinstance(m, nn.Linear):
+                layer = _linear(gm, node, m, _meta(node.args[0]))
+        elif node.op == "call_function" and node.target in _MATMULS and len(node.args) == 2:
+            a, b = (_meta(x) if isinstance(x, torch.fx.Node) else None for x in node.args)
+            if a and b:
+                layer = _product(node, a, b)
+        if layer is None:
+            continue
+        users = list(node.users)
+        if len(users) == 1 and _activation(gm, users[0]):
+            layer.epilogue.append(_activation(gm, users[0]))
+            layer.nodes.append(users[0])
+        if layer.dtype not in _DTYPES.values():
+            layer.why_not = layer.why_not or f"element type {layer.dtype}"
+        layers.append(layer)
+    return gm, layers
+
+
+def tasks(model, example_inputs, precision="ieee"):
+    """The model's tunable layers as `autotune tune --tasks` entries, one per distinct workload,
+    weighted by how often it occurs. precision: ieee, or tf32 / 3xtf32 for float32 products
+    (gemm and batch_matmul layers)."""
+    _, layers = find_layers(model, example_inputs)
+    out = {}
+    for layer in layers:
+        if layer.why_not:
+            continue
+        dtype = precision if precision != "ieee" and layer.op in ("gemm", "batch_matmul") and layer.dtype == "float32" else layer.dtype
+        key = (layer.op, layer.shape_text(), layer.epilogue_text(), dtype)
+        if key in out:
+            out[key]["weight"] += 1
+        else:
+            out[key] = {"op": layer.op, "shape": layer.shape_text(), "epilogue": layer.epilogue_text(), "dtype": dtype,
+                        "weight": 1, "name": layer.name}
+    return list(out.values())
+
+
+class TunedLayer(nn.Module):
+    """A layer that calls autotune's kernel for the traced input shape, and PyTorch's computation
+    (the original layer and activation) for any other input."""
+
+    def __init__(self, layer, kernel, original):
+        super().__init__()
+        self.kernel = kernel
+        self.op = layer.op
+        self.original = original  # a function of the layer's inputs: the PyTorch computation
+        self.module = layer.module
+        self.expected = tuple(t.shape for t in kernel.inputs[:2])
+        if isinstance(layer.module, nn.Linear):
+            self.register_buffer("weight_t", layer.module.weight.detach().t().contiguous(), persistent=False)
+
+    def _epilogue_inputs(self):
+        b = getattr(self.module, "bias", None)
+        return [b.detach()] if b is not None else []
+
+    def forward(self, *args):
+        if self.op == "conv2d":
+            x = args[0]
+            if tuple(x.shape) != self.expected[0]:
+                return self.original(*args)
+            return self.kernel(x, self.module.weight.detach(), *self._epilogue_inputs())
+        if isinstance(self.module, nn.Linear):
+            x = args[0]
+            rows = x.reshape(-1, x.shape[-1])
+            if tuple(rows.shape) != self.expected[0]:
+                return self.original(*args)
+            y = self.kernel(rows, self.weight_t, *self._epilogue_inputs())
+            return y.reshape(*x.shape[:-1], y.shape[-1])
+        a, b = args
+        if (tuple(a.shape), tuple(b.shape)) != self.expected:
+            return self.original(*args)
+        return self.kernel(a, b)
+
+
+def _original(gm, layer):
+    """The PyTorch computation a TunedLayer falls back to."""
+    node = layer.nodes[0]
+    first = gm.get_submodule(node.target) if node.op == "call_module" else node.target
+    act = layer.epilogue[-1] if layer.epilogue and layer.epilogue[-1] != "bias" else None
+    acts = {"relu": F.relu, "relu6": F.relu6, "silu": F.silu, "gelu": F.gelu,
+            "gelu_tanh": lambda y: F.gelu(y, approximate="tanh")}
+
+    def run(*args):
+        y = first(*args)
+        return acts[act](y) if act else y
+    return run
+
+
+@dataclass
+class SwapReport:
+    """What optimize did with each tunable layer."""
+    rows: list  # (layer, workload, "autotune (exact)" / "autotune (nearest: <measured>)" / "PyTorch: why")
+
+    def swapped(self):
+        return sum(1 for r in self.rows if r[2].startswith("autotune"))
+
+    def __str__(self):
+        lines = [f"{self.swapped()} of {len(self.rows)} tunable layers run autotune's kernels"]
+        lines += [f"  {name}: {workload}: {what}" for name, workload, what in self.rows]
+        return "\n".join(lines)
+
+
+def optimize(model, db, example_inputs, target=None, nearest=False, precision="ieee"):
+    """A copy of `model` whose tunable layers call the database's kernels, and a SwapReport.
+    target: "cuda" or "cpu" (default: where the example inputs are); precision as for tasks()."""
+    first = next(x for x in example_inputs if isinstance(x, torch.Tensor))
+    target = target or ("cuda" if first.device.type == "cuda" else "cpu")
+    gm, layers = find_layers(copy.deepcopy(model), example_inputs)
+    rows = []
+    for i, layer in enumerate(layers):
+        workload = f"{layer.op}[{layer.shape_text()}]" + (f"+{layer.epilogue_text()}" if layer.epilogue else "")
+        if layer.why_not:
+            rows.append((layer.name, workload, f"PyTorch: {layer.why_not}"))
+            continue
+        prec = precision if layer.op in ("gemm", "batch_matmul") and layer.dtype == "float32" else "ieee"
+        try:
+            kernel = db.lookup(layer.op, layer.shape_text(), layer.epilogue_text(), target, layer.dtype, prec, nearest)
+        except AutotuneError as e:
+            rows.append((layer.name, workload, f"PyTorch: {e}"))
+            continue
+        if kernel is None:
+            rows.append((layer.name, workload, "PyTorch: no kernel in the database"))
+            continue
+        try:
+            kernel._load()  # compile now, not inside a later CUDA graph capture
+        except AutotuneError as e:
+            rows.append((layer.name, workload, f"PyTorch: {e}"))
+            continue
+        name = f"autotune_{i}"
+        gm.add_submodule(name, TunedLayer(layer, kernel, _original(gm, layer)))
+        head, tail = layer.nodes[0], layer.nodes[-1]
+        with gm.graph.inserting_before(head):
+            new = gm.graph.call_module(name, tuple(head.args))
+        tail.replace_all_uses_with(new)
+        for n in reversed(layer.nodes):
+            gm.graph.erase_node(n)
+        rows.append((layer.name, workload, "autotune (exact)" if kernel.exact else f"autotune (nearest: {kernel.workload})"))
+    gm.graph.lint()
+    gm.recompile()
+    return gm, SwapReport(rows)
