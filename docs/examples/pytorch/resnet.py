@@ -134,8 +134,9 @@ def main():
     tune = [args.autotune, "tune", "--tasks", str(out / "tasks.json"), "--target", dev, "--trials", str(trials),
             "--db", str(db)]
     print("$", " ".join(tune), flush=True)
-    subprocess.run(tune, check=True)
-    print(f"tuned in {time.time() - t0:.0f} s")
+    with open(out / "tune.log", "w") as log:  # the tuner's progress and tables
+        subprocess.run(tune, check=True, stdout=log, stderr=subprocess.STDOUT)
+    print(f"tuned in {time.time() - t0:.0f} s ({out / 'tune.log'})")
 
     fast, report = at.optimize(model, autotune.Database(db), (x,))
     print(report)
@@ -143,16 +144,19 @@ def main():
         want, got = model(x), fast(x)
         err = ((got.double() - want.double()).abs().max() / want.double().abs().mean()).item()
         print(f"largest error against the model: {err:.2e} (relative to the mean output)")
-        rows = [("eager PyTorch", time_ms(lambda: model(x), dev)), ("with autotune's kernels", time_ms(lambda: fast(x), dev))]
+        runs = [("eager PyTorch", lambda: time_ms(lambda: model(x), dev)),
+                ("with autotune's kernels", lambda: time_ms(lambda: fast(x), dev))]
         if args.cuda_graph and dev == "cuda":
-            rows += [("eager PyTorch, CUDA graph", time_ms(lambda: model(x), dev, graph=True)),
-                     ("with autotune's kernels, CUDA graph", time_ms(lambda: fast(x), dev, graph=True))]
-        if args.compile:
-            compiled = torch.compile(model, mode="max-autotune")
-            compiled(x)
-            rows.append(("torch.compile(mode='max-autotune')", time_ms(lambda: compiled(x), dev)))
-    for name, ms in rows:
-        print(f"{name:40s} {ms:9.4f} ms")
+            runs += [("eager PyTorch, CUDA graph", lambda: time_ms(lambda: model(x), dev, graph=True)),
+                     ("with autotune's kernels, CUDA graph", lambda: time_ms(lambda: fast(x), dev, graph=True))]
+        if args.compile:  # last: its own autotuning takes many minutes
+            def compiled_ms():
+                compiled = torch.compile(model, mode="max-autotune")
+                compiled(x)
+                return time_ms(lambda: compiled(x), dev)
+            runs.append(("torch.compile(mode='max-autotune')", compiled_ms))
+        for name, run in runs:
+            print(f"{name:40s} {run():9.4f} ms", flush=True)
     return 0 if err < 1e-3 else 1
 
 
