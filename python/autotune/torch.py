@@ -6,9 +6,9 @@
     fast, report = autotune.torch.optimize(model, autotune.Database("autotune.db"), (x,))
 
 Tunable layers: nn.Conv2d (zero padding, the same stride, padding and dilation in both dimensions),
-nn.Linear, and torch.bmm / torch.matmul / @ of two 3-D or two 2-D tensors; a bias is fused, and so is
-the activation that follows (nn.ReLU, ReLU6, GELU, SiLU or their functional forms) when the layer's
-output goes to it alone. The model is traced with torch.fx at the example inputs' shapes; `optimize`
+nn.Linear, and torch.bmm / torch.matmul / @ of two 3-D or two 2-D tensors; a bias is fused, and so
+are a sum with another tensor of the output's shape (a shortcut: `residual`) and then the activation
+(nn.ReLU, ReLU6, GELU, SiLU or their functional forms) when each goes only to the next. The model is traced with torch.fx at the example inputs' shapes; `optimize`
 replaces each layer the database has a kernel for (exactly, or with nearest=True a nearby shape's)
 by a module that calls it, and keeps PyTorch's computation for the others and for inputs of other
 shapes than the traced ones. The kernels are loaded (compiled) by `optimize`, so the model can be
@@ -66,6 +66,7 @@ class Layer:
     nodes: list = field(default_factory=list)  # the fx nodes it covers (the layer, then a fused activation)
     module: object = None    # nn.Conv2d / nn.Linear, or None for a product
     why_not: str = ""        # why it stays PyTorch's (set when untunable)
+    residual: object = None  # the fx node added to the output (epilogue "residual")
 
     def shape_text(self):
         return ",".join(f"{k}={v}" for k, v in self.shape.items())
@@ -125,6 +126,27 @@ def _product(node, a, b):
     return None
 
 
+def _fuse_residual(layer, node):
+    """A sum with another tensor of the output's shape that the layer's output goes to alone (a
+    ResNet block's shortcut) joins the epilogue as `residual`."""
+    users = list(node.users)
+    if len(users) != 1:
+        return
+    add = users[0]
+    is_add = (add.op == "call_function" and add.target in (operator.add, torch.add)) or \
+             (add.op == "call_method" and add.target == "add")
+    if not is_add or len(add.args) != 2 or add.kwargs:
+        return
+    other = add.args[1] if add.args[0] is node else add.args[0]
+    mine, theirs = _meta(node), _meta(other) if isinstance(other, torch.fx.Node) else None
+    if other is node or theirs is None or mine is None or tuple(theirs.shape) != tuple(mine.shape) or \
+            theirs.dtype != mine.dtype:
+        return
+    layer.epilogue.append("residual")
+    layer.nodes.append(add)
+    layer.residual = other
+
+
 def find_layers(model, example_inputs):
     """The model traced (torch.fx, shapes propagated from example_inputs) and its tunable layers."""
     gm = torch.fx.symbolic_trace(model)
@@ -144,7 +166,8 @@ def find_layers(model, example_inputs):
                 layer = _product(node, a, b)
         if layer is None:
             continue
-        users = list(node.users)
+        _fuse_residual(layer, node)
+        users = list(layer.nodes[-1].users)
         if len(users) == 1 and _activation(gm, users[0]):
             layer.epilogue.append(_activation(gm, users[0]))
             layer.nodes.append(users[0])
@@ -184,6 +207,7 @@ class TunedLayer(nn.Module):
         self.original = original  # a function of the layer's inputs: the PyTorch computation
         self.module = layer.module
         self.expected = tuple(t.shape for t in kernel.inputs[:2])
+        self.has_residual = "residual" in layer.epilogue
         if isinstance(layer.module, nn.Linear):
             self.register_buffer("weight_t", layer.module.weight.detach().t().contiguous(), persistent=False)
 
@@ -192,34 +216,40 @@ class TunedLayer(nn.Module):
         return [b.detach()] if b is not None else []
 
     def forward(self, *args):
+        # args: the layer's inputs, then the residual when the epilogue has one.
+        layer_args, extra = (args[:-1], args[-1:]) if self.has_residual else (args, ())
         if self.op == "conv2d":
-            x = args[0]
+            x = layer_args[0]
             if tuple(x.shape) != self.expected[0]:
                 return self.original(*args)
-            return self.kernel(x, self.module.weight.detach(), *self._epilogue_inputs())
+            return self.kernel(x, self.module.weight.detach(), *self._epilogue_inputs(), *extra)
         if isinstance(self.module, nn.Linear):
-            x = args[0]
+            x = layer_args[0]
             rows = x.reshape(-1, x.shape[-1])
             if tuple(rows.shape) != self.expected[0]:
                 return self.original(*args)
-            y = self.kernel(rows, self.weight_t, *self._epilogue_inputs())
+            y = self.kernel(rows, self.weight_t, *self._epilogue_inputs(), *(r.reshape(rows.shape[0], -1) for r in extra))
             return y.reshape(*x.shape[:-1], y.shape[-1])
-        a, b = args
+        a, b = layer_args
         if (tuple(a.shape), tuple(b.shape)) != self.expected:
             return self.original(*args)
-        return self.kernel(a, b)
+        return self.kernel(a, b, *extra)
 
 
 def _original(gm, layer):
     """The PyTorch computation a TunedLayer falls back to."""
     node = layer.nodes[0]
     first = gm.get_submodule(node.target) if node.op == "call_module" else node.target
-    act = layer.epilogue[-1] if layer.epilogue and layer.epilogue[-1] != "bias" else None
+    act = layer.epilogue[-1] if layer.epilogue and layer.epilogue[-1] not in ("bias", "residual") else None
     acts = {"relu": F.relu, "relu6": F.relu6, "silu": F.silu, "gelu": F.gelu,
             "gelu_tanh": lambda y: F.gelu(y, approximate="tanh")}
 
+    residual = layer.residual is not None
+
     def run(*args):
-        y = first(*args)
+        y = first(*(args[:-1] if residual else args))
+        if residual:
+            y = y + args[-1]
         return acts[act](y) if act else y
     return run
 
@@ -267,8 +297,10 @@ def optimize(model, db, example_inputs, target=None, nearest=False, precision="i
         name = f"autotune_{i}"
         gm.add_submodule(name, TunedLayer(layer, kernel, _original(gm, layer)))
         head, tail = layer.nodes[0], layer.nodes[-1]
-        with gm.graph.inserting_before(head):
-            new = gm.graph.call_module(name, tuple(head.args))
+        # Before the last node it covers: a residual may be computed after the layer itself.
+        args = tuple(head.args) + ((layer.residual,) if layer.residual is not None else ())
+        with gm.graph.inserting_before(tail):
+            new = gm.graph.call_module(name, args)
         tail.replace_all_uses_with(new)
         for n in reversed(layer.nodes):
             gm.graph.erase_node(n)

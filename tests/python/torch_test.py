@@ -27,11 +27,13 @@ if torch is not None:
             self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
             self.conv2 = nn.Conv2d(8, 8, 3, stride=2, bias=False)
             self.conv3 = nn.Conv2d(8, 8, 3, padding=1, padding_mode="reflect")  # not autotune's
+            self.conv4 = nn.Conv2d(8, 8, 1)
             self.fc = nn.Linear(72, 16)
 
         def forward(self, x):
             y = torch.relu(self.conv1(x))
             y = self.conv3(self.conv2(y))
+            y = torch.relu(self.conv4(y) + y)  # a shortcut: conv4's bias, the sum and the relu fuse
             z = nn.functional.relu(self.fc(y.flatten(1)))
             z = z.reshape(-1, 4, 4)
             return torch.bmm(z, z.transpose(1, 2).contiguous())
@@ -64,6 +66,7 @@ class TorchCpu(unittest.TestCase):
         self.assertEqual(got, {
             ("conv2d", "N=1,C=3,H=8,W=8,K=8,R=3,S=3,stride=1,pad=1,dilation=1,groups=1", "bias,relu"),
             ("conv2d", "N=1,C=8,H=8,W=8,K=8,R=3,S=3,stride=2,pad=0,dilation=1,groups=1", ""),
+            ("conv2d", "N=1,C=8,H=3,W=3,K=8,R=1,S=1,stride=1,pad=0,dilation=1,groups=1", "bias,residual,relu"),
             ("gemm", "M=1,N=16,K=72", "bias,relu"),
             ("batch_matmul", "B=1,M=4,N=4,K=4", ""),
         })
@@ -73,7 +76,7 @@ class TorchCpu(unittest.TestCase):
         import autotune
         self.assertEqual(self.tune.returncode, 0, self.tune.stderr)
         fast, report = self.at.optimize(self.model, autotune.Database(self.db_path), (self.x,))
-        self.assertEqual(report.swapped(), 4, str(report))
+        self.assertEqual(report.swapped(), 5, str(report))
         self.assertIn("conv3: ", str(report))
         self.assertIn("padding_mode 'reflect'", str(report))
         with torch.no_grad():
