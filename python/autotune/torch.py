@@ -126,15 +126,15 @@ def _product(node, a, b):
     return None
 
 
-def _fuse_residual(layer, node):
+def _fuse_residual(layer, node, claimed):
     """A sum with another tensor of the output's shape that the layer's output goes to alone (a
-    ResNet block's shortcut) joins the epilogue as `residual`."""
+    ResNet block's shortcut) joins the epilogue as `residual`, unless an earlier layer took it."""
     users = list(node.users)
-    if len(users) != 1:
+    if len(users) != 1 or users[0] in claimed:
         return
     add = users[0]
-    is_add = (add.op == "call_function" and add.target in (operator.add, torch.add)) or \
-             (add.op == "call_method" and add.target == "add")
+    is_add = (add.op == "call_function" and add.target in (operator.add, operator.iadd, torch.add)) or \
+             (add.op == "call_method" and add.target in ("add", "add_"))
     if not is_add or len(add.args) != 2 or add.kwargs:
         return
     other = add.args[1] if add.args[0] is node else add.args[0]
@@ -152,6 +152,7 @@ def find_layers(model, example_inputs):
     gm = torch.fx.symbolic_trace(model)
     ShapeProp(gm).propagate(*example_inputs)
     layers = []
+    claimed = set()  # nodes a layer covers: each belongs to one
     for node in gm.graph.nodes:
         layer = None
         if node.op == "call_module" and node.args and _meta(node.args[0]):
@@ -166,11 +167,12 @@ def find_layers(model, example_inputs):
                 layer = _product(node, a, b)
         if layer is None:
             continue
-        _fuse_residual(layer, node)
+        _fuse_residual(layer, node, claimed)
         users = list(layer.nodes[-1].users)
-        if len(users) == 1 and _activation(gm, users[0]):
+        if len(users) == 1 and users[0] not in claimed and _activation(gm, users[0]):
             layer.epilogue.append(_activation(gm, users[0]))
             layer.nodes.append(users[0])
+        claimed.update(layer.nodes)
         if layer.dtype not in _DTYPES.values():
             layer.why_not = layer.why_not or f"element type {layer.dtype}"
         layers.append(layer)
@@ -275,6 +277,7 @@ def optimize(model, db, example_inputs, target=None, nearest=False, precision="i
     target = target or ("cuda" if first.device.type == "cuda" else "cpu")
     gm, layers = find_layers(copy.deepcopy(model), example_inputs)
     rows = []
+    replaced = {}  # a replaced layer's last node -> the node that computes it now
     for i, layer in enumerate(layers):
         workload = f"{layer.op}[{layer.shape_text()}]" + (f"+{layer.epilogue_text()}" if layer.epilogue else "")
         if layer.why_not:
@@ -298,10 +301,12 @@ def optimize(model, db, example_inputs, target=None, nearest=False, precision="i
         gm.add_submodule(name, TunedLayer(layer, kernel, _original(gm, layer)))
         head, tail = layer.nodes[0], layer.nodes[-1]
         # Before the last node it covers: a residual may be computed after the layer itself.
-        args = tuple(head.args) + ((layer.residual,) if layer.residual is not None else ())
+        residual = replaced.get(layer.residual, layer.residual)  # it may be an earlier layer's output
+        args = tuple(head.args) + ((residual,) if residual is not None else ())
         with gm.graph.inserting_before(tail):
             new = gm.graph.call_module(name, args)
         tail.replace_all_uses_with(new)
+        replaced[tail] = new
         for n in reversed(layer.nodes):
             gm.graph.erase_node(n)
         rows.append((layer.name, workload, "autotune (exact)" if kernel.exact else f"autotune (nearest: {kernel.workload})"))
