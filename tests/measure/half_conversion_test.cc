@@ -2,15 +2,11 @@
 // kernel rounds values that are exact ties, subnormal ones and random ones through float16 and
 // bfloat16, and every output must equal the host's exactly (every step is exact in float).
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <cmath>
-#include <filesystem>
 
-#include "measure/c_builder.h"
-#include "measure/cpu_runner.h"
 #include "support/half.h"
-#include "tests/measure/test_kernels.h"
+#include "tests/measure/exact_on_c_path.h"
 
 namespace autotune::measure {
 namespace {
@@ -66,19 +62,8 @@ tir::Workload RoundingWorkload() {
 }
 
 TEST(HalfConversionInC, RoundsAsTheHostAndTheGpu) {
-  std::string dir = (std::filesystem::temp_directory_path() / "half_conversion_test-XXXXXX").string();
-  ASSERT_NE(mkdtemp(dir.data()), nullptr);
-  const MeasureConfig c = QuickCpuConfig(dir, 1);
-  auto built = CBuilder(c).Build({BuildInput::FromFunc(RoundingKernel())});
-  ASSERT_TRUE(built[0].ok()) << built[0].error_message;
-  for (const char* helper : {"at_f32_to_f16(", "at_f16_to_f32(", "at_f32_to_bf16(", "at_bf16_to_f32("}) {
-    EXPECT_NE(built[0].source.find(helper), std::string::npos) << helper;
-  }
-  auto res = CpuRunner(c).Run(RoundingWorkload(), built);
-  EXPECT_TRUE(res[0].ok()) << res[0].error_message << "\n" << built[0].source;
-  EXPECT_TRUE(res[0].correct) << res[0].error_message;
-  EXPECT_EQ(res[0].max_rel_error, 0.0) << "every rounded value is exact";
-  std::filesystem::remove_all(dir);
+  ExpectExactOnCPath(RoundingKernel(), RoundingWorkload(),
+                     {"at_f32_to_f16(", "at_f16_to_f32(", "at_f32_to_bf16(", "at_bf16_to_f32("});
 }
 
 }  // namespace

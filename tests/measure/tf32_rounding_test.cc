@@ -2,14 +2,10 @@
 // between neighbouring TF32 values go away from zero, values just below a tie go down, random values
 // and the split of 3xtf32 (x - round(x), rounded) agree bit for bit.
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <cmath>
-#include <filesystem>
 
-#include "measure/c_builder.h"
-#include "measure/cpu_runner.h"
-#include "tests/measure/test_kernels.h"
+#include "tests/measure/exact_on_c_path.h"
 #include "tir/ops/precision.h"
 
 namespace autotune::measure {
@@ -59,17 +55,7 @@ tir::Workload TF32RoundingWorkload() {
 }
 
 TEST(TF32RoundingInC, RoundsAsTheHostAndTheGpu) {
-  std::string dir = (std::filesystem::temp_directory_path() / "tf32_rounding_test-XXXXXX").string();
-  ASSERT_NE(mkdtemp(dir.data()), nullptr);
-  const MeasureConfig c = QuickCpuConfig(dir, 1);
-  auto built = CBuilder(c).Build({BuildInput::FromFunc(TF32RoundingKernel())});
-  ASSERT_TRUE(built[0].ok()) << built[0].error_message;
-  EXPECT_NE(built[0].source.find("at_round_tf32_f32("), std::string::npos);
-  auto res = CpuRunner(c).Run(TF32RoundingWorkload(), built);
-  EXPECT_TRUE(res[0].ok()) << res[0].error_message << "\n" << built[0].source;
-  EXPECT_TRUE(res[0].correct) << res[0].error_message;
-  EXPECT_EQ(res[0].max_rel_error, 0.0) << "every rounded value is exact";
-  std::filesystem::remove_all(dir);
+  ExpectExactOnCPath(TF32RoundingKernel(), TF32RoundingWorkload(), {"at_round_tf32_f32("});
 }
 
 // The host rounding itself: nearest, ties away from zero, 13 low bits cleared, non-finite kept.
