@@ -6,7 +6,8 @@
     fast, report = autotune.torch.optimize(model, autotune.Database("autotune.db"), (x,))
 
 Tunable layers: nn.Conv2d (zero padding, the same stride, padding and dilation in both dimensions),
-nn.Linear, and torch.bmm / torch.matmul / @ of two 3-D or two 2-D tensors; a bias is fused, and so
+nn.Linear, and torch.bmm / torch.matmul / @ of two matrices or of two tensors with the same leading
+dimensions (flattened into a batch_matmul's batch: an attention's batch and heads); a bias is fused, and so
 are a sum with another tensor of the output's shape (a shortcut: `residual`) and then the activation
 (nn.ReLU, ReLU6, GELU, SiLU or their functional forms) when each goes only to the next. The model is traced with torch.fx at the example inputs' shapes; `optimize`
 replaces each layer the database has a kernel for (exactly, or with nearest=True a nearby shape's)
@@ -117,10 +118,12 @@ def _linear(gm, node, m, x):
 
 
 def _product(node, a, b):
+    """gemm of two matrices; batch_matmul of two tensors of 3 or more dimensions whose leading
+    dimensions agree (an attention's batch and heads), those dimensions flattened into the batch."""
     dtype = _DTYPES.get(a.dtype, str(a.dtype))
-    if len(a.shape) == 3 and len(b.shape) == 3 and a.shape[0] == b.shape[0]:
-        return Layer(node.name, "batch_matmul", {"B": a.shape[0], "M": a.shape[1], "N": b.shape[2], "K": a.shape[2]}, [],
-                     dtype, [node])
+    if len(a.shape) == len(b.shape) >= 3 and tuple(a.shape[:-2]) == tuple(b.shape[:-2]) and a.shape[-1] == b.shape[-2]:
+        return Layer(node.name, "batch_matmul", {"B": math.prod(a.shape[:-2]), "M": a.shape[-2], "N": b.shape[-1],
+                                                 "K": a.shape[-1]}, [], dtype, [node])
     if len(a.shape) == 2 and len(b.shape) == 2:
         return Layer(node.name, "gemm", {"M": a.shape[0], "N": b.shape[1], "K": a.shape[1]}, [], dtype, [node])
     return None
@@ -233,9 +236,12 @@ class TunedLayer(nn.Module):
             y = self.kernel(rows, self.weight_t, *self._epilogue_inputs(), *(r.reshape(rows.shape[0], -1) for r in extra))
             return y.reshape(*x.shape[:-1], y.shape[-1])
         a, b = layer_args
-        if (tuple(a.shape), tuple(b.shape)) != self.expected:
+        a3 = a.reshape(-1, *a.shape[-2:]) if a.dim() > 2 else a
+        b3 = b.reshape(-1, *b.shape[-2:]) if b.dim() > 2 else b
+        if (tuple(a3.shape), tuple(b3.shape)) != self.expected:
             return self.original(*args)
-        return self.kernel(a, b, *extra)
+        y = self.kernel(a3, b3, *(r.reshape(-1, *r.shape[-2:]) if r.dim() > 2 else r for r in extra))
+        return y.reshape(*a.shape[:-1], y.shape[-1])
 
 
 def _original(gm, layer):

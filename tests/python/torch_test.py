@@ -36,7 +36,9 @@ if torch is not None:
             y = torch.relu(self.conv4(y) + y)  # a shortcut: conv4's bias, the sum and the relu fuse
             z = nn.functional.relu(self.fc(y.flatten(1)))
             z = z.reshape(-1, 4, 4)
-            return torch.bmm(z, z.transpose(1, 2).contiguous())
+            z = torch.bmm(z, z.transpose(1, 2).contiguous())
+            heads = z.reshape(-1, 2, 2, 4)  # (batch, heads, rows, columns): flattened to a batch of 2
+            return heads @ heads.transpose(-1, -2)
 
 
 @unittest.skipIf(torch is None, "PyTorch is not installed: autotune.torch is not tested")
@@ -69,6 +71,7 @@ class TorchCpu(unittest.TestCase):
             ("conv2d", "N=1,C=8,H=3,W=3,K=8,R=1,S=1,stride=1,pad=0,dilation=1,groups=1", "bias,residual,relu"),
             ("gemm", "M=1,N=16,K=72", "bias,relu"),
             ("batch_matmul", "B=1,M=4,N=4,K=4", ""),
+            ("batch_matmul", "B=2,M=2,N=2,K=4", ""),
         })
         self.assertTrue(all(t["dtype"] == "float32" and t["weight"] == 1 for t in self.tasks))
 
@@ -76,7 +79,7 @@ class TorchCpu(unittest.TestCase):
         import autotune
         self.assertEqual(self.tune.returncode, 0, self.tune.stderr)
         fast, report = self.at.optimize(self.model, autotune.Database(self.db_path), (self.x,))
-        self.assertEqual(report.swapped(), 5, str(report))
+        self.assertEqual(report.swapped(), 6, str(report))
         self.assertIn("conv3: ", str(report))
         self.assertIn("padding_mode 'reflect'", str(report))
         with torch.no_grad():
