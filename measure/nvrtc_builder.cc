@@ -6,14 +6,12 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "measure/build_cache.h"
+#include "measure/cubin_cache.h"
 #include "measure/cuda_driver.h"
 #include "measure/nvrtc_compiler.h"
 #include "measure/parallel_build.h"
-#include "support/sha256.h"
 #include "measure/subprocess.h"
 
 #include "tir/analysis/gpu_validity.h"
@@ -30,30 +28,6 @@ using Clock = std::chrono::steady_clock;
 constexpr size_t kMaxErrorLog = 4000;  // NVRTC log kept in an error message
 constexpr size_t kMaxLog = 16000;      // log kept in a successful result (ptxas info of many kernels)
 
-
-std::optional<std::string> ReadFile(const fs::path& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return std::nullopt;
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-// Writes `text` to `dir/name` through a temporary file and a rename (atomic on one file system).
-bool WriteAtomically(const fs::path& dir, const std::string& name, const std::string& text) {
-  std::string tmpl = (dir / ("." + name + ".XXXXXX")).string();
-  const int fd = mkstemp(tmpl.data());
-  if (fd < 0) return false;
-  const bool written = WriteFully(fd, text.data(), text.size());
-  close(fd);
-  std::error_code ec;
-  if (written) fs::rename(tmpl, dir / name, ec);
-  if (!written || ec) {
-    fs::remove(tmpl, ec);
-    return false;
-  }
-  return true;
-}
 
 // The limits the validity check judges a program against: the GPU's own when it was read, else
 // those of the architecture (tir::GpuLimits' defaults are sm_90's; the opt-in shared memory per
@@ -112,8 +86,7 @@ const Result<NvrtcBuilder::Setup>& NvrtcBuilder::Prepare() {
     if (!normal) return normal.error();
     s.arch = *normal;
     s.options = NvrtcOptions(s.arch, config_);
-    s.identity = "nvrtc " + s.nvrtc->VersionText() + "\n";
-    for (const auto& o : s.options) s.identity += o + "\n";
+    s.identity = CubinIdentity(*s.nvrtc, s.options);
     return s;
   }();
   return *setup_;
@@ -199,19 +172,9 @@ BuildResult NvrtcBuilder::BuildOne(const BuildInput& input, const Setup& setup) 
   };
 
   // ---- the cache ----
-  const std::string key = Sha256Hex(setup.identity + "\n" + r.source);
-  const fs::path dir = cache_dir_;
-  const fs::path cubin_path = dir / (key + ".cubin");
-  std::error_code ec;
-  if (fs::exists(cubin_path, ec)) {
-    const auto size = fs::file_size(cubin_path, ec);
-    // A cubin without its log (left by an older autotune, or a cache cleaned by hand) is compiled
-    // again: the log carries the register and spill figures.
-    auto log = ReadFile(dir / (key + ".log"));
-    if (!ec && size > 0 && log && !log->empty()) {
-      TouchCacheEntry(cubin_path.string());
-      return finish(cubin_path.string(), static_cast<int64_t>(size), *log, /*cached=*/true);
-    }
+  const std::string key = CubinKey(setup.identity, r.source);
+  if (auto cached = FindCachedCubin(cache_dir_, key)) {
+    return finish(cached->path, cached->bytes, cached->log, /*cached=*/true);
   }
 
   // ---- compile ----
@@ -229,13 +192,11 @@ BuildResult NvrtcBuilder::BuildOne(const BuildInput& input, const Setup& setup) 
       r.log = TrimLog(out.log, kMaxLog);
       return fail(ErrorKind::kBuildError, TrimLog(out.message, kMaxErrorLog));
   }
-  fs::create_directories(dir, ec);
-  // The log and the source first: a cubin in the cache always has its log beside it.
-  if (!WriteAtomically(dir, key + ".log", out.log) || !WriteAtomically(dir, key + ".cu", r.source) ||
-      !WriteAtomically(dir, key + ".cubin", out.cubin)) {
+  if (!StoreCubin(cache_dir_, key, r.source, out.log, out.cubin)) {
     return fail(ErrorKind::kBuildError, "cannot write the cubin into the cache " + cache_dir_);
   }
-  return finish(cubin_path.string(), static_cast<int64_t>(out.cubin.size()), out.log, /*cached=*/false);
+  return finish((fs::path(cache_dir_) / (key + ".cubin")).string(), static_cast<int64_t>(out.cubin.size()), out.log,
+                /*cached=*/false);
 }
 
 std::unique_ptr<Builder> MakeNvrtcBuilder(const MeasureConfig& config) {

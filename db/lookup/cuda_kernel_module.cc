@@ -1,17 +1,16 @@
 #include "db/lookup/cuda_kernel_module.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "measure/build_cache.h"
+#include "measure/cubin_cache.h"
 #include "measure/cuda_driver.h"
 #include "measure/measure_config.h"
 #include "measure/nvrtc_compiler.h"
-#include "support/sha256.h"
 
 namespace autotune::db {
 namespace {
@@ -39,27 +38,24 @@ Result<std::pair<cu::Context, cu::Device>> CurrentContext(const CudaDriver& d) {
   return std::make_pair(ctx, dev);
 }
 
-// The cubin of `source` for `options`: from the cache, or compiled by NVRTC here and put there.
+// The cubin of `source` for `options`: from the cache the tuner's builder shares, or compiled by
+// NVRTC here and put there (a cache that cannot be written is no error).
 Result<std::string> Cubin(const measure::Nvrtc& nvrtc, const std::string& source, const std::vector<std::string>& options) {
-  std::string key_text = "nvrtc " + nvrtc.VersionText() + "\n";
-  for (const auto& o : options) key_text += o + " ";
   const std::string dir = measure::DefaultCacheDir("cuda");
-  const fs::path path = fs::path(dir) / (Sha256Hex(key_text + "\n" + source) + ".runtime.cubin");
-  std::error_code ec;
-  if (std::ifstream in{path, std::ios::binary}) {
-    measure::TouchCacheEntry(path.string());
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+  const std::string key = measure::CubinKey(measure::CubinIdentity(nvrtc, options), source);
+  if (auto cached = measure::FindCachedCubin(dir, key)) {
+    if (std::ifstream in{cached->path, std::ios::binary}) {
+      std::stringstream ss;
+      ss << in.rdbuf();
+      return ss.str();
+    }
   }
   const measure::NvrtcOutput out = measure::CompileToCubin(nvrtc, source, options);
   if (out.status != measure::NvrtcOutput::Status::kOk) {
     return MakeError("compiling the kernel with NVRTC: " + (out.message.empty() ? out.log : out.message));
   }
-  fs::create_directories(dir, ec);
   measure::TrimCache(dir, measure::CacheSizeLimitBytes());
-  const fs::path tmp = path.string() + fmt::format(".tmp{}", getpid());
-  if (std::ofstream f{tmp, std::ios::binary}; f << out.cubin) fs::rename(tmp, path, ec);  // a cache miss is no error
+  measure::StoreCubin(dir, key, source, out.log, out.cubin);
   return out.cubin;
 }
 
