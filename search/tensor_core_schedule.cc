@@ -6,6 +6,7 @@
 
 #include "search/rules/schedule_rule.h"
 #include "tir/analysis/tensor_intrinsics.h"
+#include "tir/buffer.h"
 #include "tir/te/operation.h"
 
 namespace autotune::search {
@@ -59,9 +60,8 @@ std::pair<int64_t, int64_t> RowAlignment(const MmaShape& s, bool matrix_a) {
   if (s.element_bytes == 2) return {16, 8};
   return matrix_a ? std::pair<int64_t, int64_t>{8, 4} : std::pair<int64_t, int64_t>{32, 8};
 }
-int64_t AlignedStride(int64_t extent, std::pair<int64_t, int64_t> align) {
-  const auto [factor, offset] = align;
-  return extent + ((offset - extent) % factor + factor) % factor;
+int64_t PaddedRow(int64_t extent, std::pair<int64_t, int64_t> align) {
+  return tir::AlignedStride(extent, align.first, align.second);
 }
 
 // The output stage: blocks of warps, each warp storing its accumulator tiles (store_16x8).
@@ -185,7 +185,7 @@ MmaShape PaddedShape(const MmaShape& s) {
 }
 
 int64_t ChunkSharedBytes(const MmaShape& s, int64_t bm, int64_t bn, int64_t bk) {
-  return s.element_bytes * (bm * AlignedStride(bk, RowAlignment(s, true)) + bk * AlignedStride(bn, RowAlignment(s, false)));
+  return s.element_bytes * (bm * PaddedRow(bk, RowAlignment(s, true)) + bk * PaddedRow(bn, RowAlignment(s, false)));
 }
 
 Result<void> ApplyTensorCoreTiling(tir::Schedule& sch, const SketchRoles& roles, const MmaShape& shape,

@@ -14,6 +14,12 @@ enum class Scope : uint8_t { kGlobal, kShared, kLocal };
 const char* ScopeName(Scope s);
 std::optional<Scope> ParseScope(std::string_view name);
 
+// The row stride storage_align(factor, offset) gives a row of `stride` elements: the smallest one at
+// least that long that is offset more than a multiple of factor.
+inline int64_t AlignedStride(int64_t stride, int64_t factor, int64_t offset) {
+  return (stride + factor - 1 - offset) / factor * factor + offset;
+}
+
 struct BufferNode {
   std::string name;
   DType dtype;

@@ -339,7 +339,7 @@ class NestBuilder {
       for (size_t d = extents.size() - 1; d-- > 0;) {
         s[d] = s[d + 1] * extents[d + 1];
         for (const auto& a : st.aligns) {
-          if (a.dim == static_cast<int>(d)) s[d] = (s[d] + a.factor - 1 - a.offset) / a.factor * a.factor + a.offset;
+          if (a.dim == static_cast<int>(d)) s[d] = AlignedStride(s[d], a.factor, a.offset);
         }
       }
       for (int64_t x : s) strides.push_back(IntImm(x));
