@@ -193,6 +193,68 @@ class Printer {
     }
   }
 
+  void PrintFor(const ForNode& op, int indent) {
+    Indent(indent);
+    out += "for (";
+    PrintExpr(op.var);
+    out += ": ";
+    out += DTypeName(op.var->dtype);
+    out += ", ";
+    PrintExpr(op.min);
+    out += ", ";
+    PrintExpr(op.extent);
+    out += ") ";
+    out += ForKindName(op.for_kind);
+    if (op.for_kind == ForKind::kThreadBinding) {
+      out += " \"";
+      out += ThreadTagName(op.tag);
+      out += "\"";
+    }
+    if (op.auto_unroll_max_step != 0) out += " auto_unroll_max_step=" + std::to_string(op.auto_unroll_max_step);
+    out += " {\n";
+    PrintStmt(op.body, indent + 1);
+    CloseBrace(indent);
+  }
+
+  void PrintAllocate(const AllocateNode& op, int indent) {
+    Indent(indent);
+    out += "allocate ";
+    out += buffers_.Name(op.buffer.get());
+    out += ": ";
+    out += DTypeName(op.buffer->dtype);
+    out += "[";
+    PrintList(op.buffer->shape);
+    out += "] ";
+    out += ScopeName(op.buffer->scope);
+    if (!op.buffer->strides.empty()) {
+      out += " strides=[";
+      PrintList(op.buffer->strides);
+      out += "]";
+    }
+    out += " {\n";
+    PrintStmt(op.body, indent + 1);
+    CloseBrace(indent);
+  }
+
+  void PrintIf(const IfThenElseNode& op, int indent) {
+    Indent(indent);
+    out += "if ";
+    // Infix conditions already carry their parentheses.
+    const auto* bin = As<BinaryNode>(op.cond);
+    bool parenthesized = bin && IsInfix(bin->op);
+    if (!parenthesized) out += "(";
+    PrintExpr(op.cond);
+    if (!parenthesized) out += ")";
+    out += " {\n";
+    PrintStmt(op.then_case, indent + 1);
+    if (op.else_case) {
+      Indent(indent);
+      out += "} else {\n";
+      PrintStmt(op.else_case, indent + 1);
+    }
+    CloseBrace(indent);
+  }
+
   void PrintStmt(const Stmt& s, int indent) {
     if (!s) {
       Indent(indent);
@@ -200,30 +262,9 @@ class Printer {
       return;
     }
     switch (s->kind) {
-      case StmtKind::kFor: {
-        const auto* op = static_cast<const ForNode*>(s.get());
-        Indent(indent);
-        out += "for (";
-        PrintExpr(op->var);
-        out += ": ";
-        out += DTypeName(op->var->dtype);
-        out += ", ";
-        PrintExpr(op->min);
-        out += ", ";
-        PrintExpr(op->extent);
-        out += ") ";
-        out += ForKindName(op->for_kind);
-        if (op->for_kind == ForKind::kThreadBinding) {
-          out += " \"";
-          out += ThreadTagName(op->tag);
-          out += "\"";
-        }
-        if (op->auto_unroll_max_step != 0) out += " auto_unroll_max_step=" + std::to_string(op->auto_unroll_max_step);
-        out += " {\n";
-        PrintStmt(op->body, indent + 1);
-        CloseBrace(indent);
+      case StmtKind::kFor:
+        PrintFor(*static_cast<const ForNode*>(s.get()), indent);
         return;
-      }
       case StmtKind::kBufferStore: {
         const auto* op = static_cast<const BufferStoreNode*>(s.get());
         Indent(indent);
@@ -233,47 +274,12 @@ class Printer {
         out += "\n";
         return;
       }
-      case StmtKind::kAllocate: {
-        const auto* op = static_cast<const AllocateNode*>(s.get());
-        Indent(indent);
-        out += "allocate ";
-        out += buffers_.Name(op->buffer.get());
-        out += ": ";
-        out += DTypeName(op->buffer->dtype);
-        out += "[";
-        PrintList(op->buffer->shape);
-        out += "] ";
-        out += ScopeName(op->buffer->scope);
-        if (!op->buffer->strides.empty()) {
-          out += " strides=[";
-          PrintList(op->buffer->strides);
-          out += "]";
-        }
-        out += " {\n";
-        PrintStmt(op->body, indent + 1);
-        CloseBrace(indent);
+      case StmtKind::kAllocate:
+        PrintAllocate(*static_cast<const AllocateNode*>(s.get()), indent);
         return;
-      }
-      case StmtKind::kIfThenElse: {
-        const auto* op = static_cast<const IfThenElseNode*>(s.get());
-        Indent(indent);
-        out += "if ";
-        // Infix conditions already carry their parentheses.
-        const auto* bin = As<BinaryNode>(op->cond);
-        bool parenthesized = bin && IsInfix(bin->op);
-        if (!parenthesized) out += "(";
-        PrintExpr(op->cond);
-        if (!parenthesized) out += ")";
-        out += " {\n";
-        PrintStmt(op->then_case, indent + 1);
-        if (op->else_case) {
-          Indent(indent);
-          out += "} else {\n";
-          PrintStmt(op->else_case, indent + 1);
-        }
-        CloseBrace(indent);
+      case StmtKind::kIfThenElse:
+        PrintIf(*static_cast<const IfThenElseNode*>(s.get()), indent);
         return;
-      }
       case StmtKind::kSeq:
         for (const auto& x : static_cast<const SeqNode*>(s.get())->stmts) PrintStmt(x, indent);
         return;

@@ -194,15 +194,106 @@ CommandRun AddTrain(CLI::App& parent) {
 
 // ---- eval ------------------------------------------------------------------------------------------
 
+struct EvalOptions : DataOptions {
+  std::string model;
+  std::string split = "workload";
+  int folds = 5;
+  int top_k = 10;
+  std::string json_file;
+};
+
+// One row of the eval table: a model (or objective) and how well it ranked the records.
+struct EvalRow {
+  std::string model, split;
+  int folds = 0;
+  costmodel::RankingMetrics m;
+};
+
+std::vector<costmodel::Objective> EvalObjectives(const std::string& name) {
+  if (name == "all") {
+    return {costmodel::Objective::kPairwise, costmodel::Objective::kRegression,
+            costmodel::Objective::kWeightedRegression};
+  }
+  return {ParseObjectiveOption(name)};
+}
+
+std::vector<EvalRow> CrossValidateEach(const EvalOptions& o, const std::vector<costmodel::Objective>& objectives,
+                                       const costmodel::TrainingSet& set, const db::TargetQuery& q) {
+  std::vector<EvalRow> rows;
+  for (auto objective : objectives) {
+    costmodel::CrossValidationConfig cv;
+    cv.split = o.split == "workload" ? costmodel::Split::kWorkload : costmodel::Split::kRandom;
+    cv.folds = o.folds;
+    cv.seed = o.seed;
+    cv.top_k = o.top_k;
+    cv.model = ModelConfig(o, objective, q);
+    const auto start = Clock::now();
+    auto r = Check(costmodel::CrossValidate(set, cv));
+    fmt::print(stderr, "autotune: {}: {} folds by {} in {:.1f} s\n", costmodel::ObjectiveName(objective), r.folds,
+               o.split, SecondsSince(start));
+    rows.push_back({costmodel::ObjectiveName(objective), o.split, r.folds, r.metrics});
+  }
+  return rows;
+}
+
+void WriteEvalJson(const EvalOptions& o, const std::vector<EvalRow>& rows, const costmodel::TrainingSet& set,
+                   const db::TargetQuery& q) {
+  json results = json::array();
+  for (const auto& r : rows) {
+    json j = MetricsJson(r.m);
+    j["model"] = r.model;
+    j["split"] = r.split;
+    j["folds"] = r.folds;
+    results.push_back(j);
+  }
+  const json report = {{"db", o.db}, {"target", q.Text()}, {"op", o.op}, {"feature_version", costmodel::kFeatureVersion},
+                       {"records", set.size()}, {"workloads", set.NumGroups()}, {"results", results}};
+  WriteOutput(o.json_file, report.dump(2) + "\n", "the JSON report");
+}
+
+void PrintEvalTable(const std::vector<EvalRow>& rows, int top_k) {
+  size_t width = 5;
+  for (const auto& r : rows) width = std::max(width, r.model.size());
+  fmt::print("{:<{}} {:<8} {:>5} {:>8} {:>9} {:>9} {:>9} {:>9}\n", "model", width, "split", "folds", "records", "pairs",
+             "pairwise", "spearman", fmt::format("top-{}", top_k));
+  for (const auto& r : rows) {
+    fmt::print("{:<{}} {:<8} {:>5} {:>8} {:>9} {:>9.3f} {:>9.3f} {:>9.3f}\n", r.model, width, r.split, r.folds,
+               r.m.records, r.m.pairs, r.m.pairwise_accuracy, r.m.spearman, r.m.top_k_recall);
+  }
+}
+
+int RunEval(const EvalOptions& o) {
+  if (o.split != "workload" && o.split != "random") {
+    throw UserError{fmt::format("unknown split '{}' (expected workload or random)", o.split)};
+  }
+  const std::vector<costmodel::Objective> objectives = EvalObjectives(o.objective);
+  auto database = OpenDatabase(o.db, db::OpenMode::kReadOnly);
+  const db::TargetQuery q = RecordsTarget(o.target, *database, o.db);
+  // A bad --model should fail before the records are read.
+  std::unique_ptr<costmodel::XGBoostCostModel> given;
+  costmodel::ModelInfo given_info;
+  if (!o.model.empty()) {
+    given = std::make_unique<costmodel::XGBoostCostModel>(ModelConfig(o, objectives[0], q));
+    given_info = LoadModel(o.model, *database, *given, q.kind);
+  }
+  const costmodel::TrainingSet set = ReadRecords(*database, o, q);
+  std::vector<EvalRow> rows;
+  if (given) {
+    rows.push_back({fmt::format("{} ({})", o.model, given_info.objective), "none", 0,
+                    costmodel::EvaluateRanking(given->PredictRows(set.rows), set.latencies_ms, set.groups, o.top_k)});
+  } else {
+    rows = CrossValidateEach(o, objectives, set, q);
+  }
+  if (!o.json_file.empty()) {
+    WriteEvalJson(o, rows, set, q);
+    if (o.json_file == "-") return 0;
+  }
+  PrintEvalTable(rows, o.top_k);
+  return 0;
+}
+
 CommandRun AddEval(CLI::App& parent) {
-  struct Options : DataOptions {
-    std::string model;
-    std::string split = "workload";
-    int folds = 5;
-    int top_k = 10;
-    std::string json_file;
-  };
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<EvalOptions>();
   auto* cmd = parent.add_subcommand(
       "eval",
       "How well the cost model ranks records it did not learn from: pairwise accuracy, Spearman correlation and "
@@ -225,77 +316,7 @@ CommandRun AddEval(CLI::App& parent) {
       "  autotune model eval --db autotune.db                     # cross-validated, held-out workloads\n"
       "  autotune model eval --db autotune.db --objective all     # compare the training objectives\n"
       "  autotune model eval --db other.db --model model.json     # a trained model on records it never saw");
-  return [o]() {
-    if (o->split != "workload" && o->split != "random") {
-      throw UserError{fmt::format("unknown split '{}' (expected workload or random)", o->split)};
-    }
-    std::vector<costmodel::Objective> objectives;
-    if (o->objective == "all") {
-      objectives = {costmodel::Objective::kPairwise, costmodel::Objective::kRegression,
-                    costmodel::Objective::kWeightedRegression};
-    } else {
-      objectives = {ParseObjectiveOption(o->objective)};
-    }
-    auto database = OpenDatabase(o->db, db::OpenMode::kReadOnly);
-    const db::TargetQuery q = RecordsTarget(o->target, *database, o->db);
-    // A bad --model should fail before the records are read.
-    std::unique_ptr<costmodel::XGBoostCostModel> given;
-    costmodel::ModelInfo given_info;
-    if (!o->model.empty()) {
-      given = std::make_unique<costmodel::XGBoostCostModel>(ModelConfig(*o, objectives[0], q));
-      given_info = LoadModel(o->model, *database, *given, q.kind);
-    }
-    const costmodel::TrainingSet set = ReadRecords(*database, *o, q);
-
-    struct Row {
-      std::string model, split;
-      int folds = 0;
-      costmodel::RankingMetrics m;
-    };
-    std::vector<Row> rows;
-    if (given) {
-      rows.push_back({fmt::format("{} ({})", o->model, given_info.objective), "none", 0,
-                      costmodel::EvaluateRanking(given->PredictRows(set.rows), set.latencies_ms, set.groups, o->top_k)});
-    } else {
-      for (auto objective : objectives) {
-        costmodel::CrossValidationConfig cv;
-        cv.split = o->split == "workload" ? costmodel::Split::kWorkload : costmodel::Split::kRandom;
-        cv.folds = o->folds;
-        cv.seed = o->seed;
-        cv.top_k = o->top_k;
-        cv.model = ModelConfig(*o, objective, q);
-        const auto start = Clock::now();
-        auto r = Check(costmodel::CrossValidate(set, cv));
-        fmt::print(stderr, "autotune: {}: {} folds by {} in {:.1f} s\n", costmodel::ObjectiveName(objective), r.folds,
-                   o->split, SecondsSince(start));
-        rows.push_back({costmodel::ObjectiveName(objective), o->split, r.folds, r.metrics});
-      }
-    }
-
-    if (!o->json_file.empty()) {
-      json results = json::array();
-      for (const auto& r : rows) {
-        json j = MetricsJson(r.m);
-        j["model"] = r.model;
-        j["split"] = r.split;
-        j["folds"] = r.folds;
-        results.push_back(j);
-      }
-      const json report = {{"db", o->db}, {"target", q.Text()}, {"op", o->op}, {"feature_version", costmodel::kFeatureVersion},
-                           {"records", set.size()}, {"workloads", set.NumGroups()}, {"results", results}};
-      WriteOutput(o->json_file, report.dump(2) + "\n", "the JSON report");
-      if (o->json_file == "-") return 0;
-    }
-    size_t width = 5;
-    for (const auto& r : rows) width = std::max(width, r.model.size());
-    fmt::print("{:<{}} {:<8} {:>5} {:>8} {:>9} {:>9} {:>9} {:>9}\n", "model", width, "split", "folds", "records", "pairs",
-               "pairwise", "spearman", fmt::format("top-{}", o->top_k));
-    for (const auto& r : rows) {
-      fmt::print("{:<{}} {:<8} {:>5} {:>8} {:>9} {:>9.3f} {:>9.3f} {:>9.3f}\n", r.model, width, r.split, r.folds,
-                 r.m.records, r.m.pairs, r.m.pairwise_accuracy, r.m.spearman, r.m.top_k_recall);
-    }
-    return 0;
-  };
+  return [o]() { return RunEval(*o); };
 }
 
 }  // namespace

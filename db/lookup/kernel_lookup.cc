@@ -110,101 +110,120 @@ std::shared_ptr<const KernelLookup::Entry> KernelLookup::Compute(const LookupQue
   return canonical_.emplace(canonical, std::move(entry)).first->second;
 }
 
-std::shared_ptr<const KernelLookup::Entry> KernelLookup::Answer(const tir::Workload& w, const TargetQuery& query_target,
+namespace {
+
+// The answer built from record r, replayed as sch on the queried workload w.
+std::unique_ptr<KernelLookup::Entry> AnswerFrom(const tir::Workload& w, const TuningRecord& r, const tir::Schedule& sch,
+                                                KernelSource source, bool exact) {
+  auto e = std::make_unique<KernelLookup::Entry>();
+  LookupAnswer& a = e->answer;
+  a.kernel = std::move(source);
+  a.exact = exact;
+  a.requested = w.CanonicalText();
+  a.tensors = w.inputs;
+  a.tensors.push_back(w.output);
+  a.measured = r.workload.CanonicalText();
+  a.target = r.target.Text();
+  a.latency_ms = r.median_ms;
+  a.gflops = r.gflops;
+  a.estimated_latency_ms = exact || r.gflops <= 0 ? r.median_ms : w.flops / (r.gflops * 1e6);
+  a.shape_distance = exact ? 0 : tir::ShapeDistance(w.shape, r.workload.shape);
+  a.trace_json = sch.trace().ToJson().dump();
+  return e;
+}
+
+tir::TargetKind KindOf(const TargetQuery& target) {
+  return target.kind == "cuda" ? tir::TargetKind::kCuda : tir::TargetKind::kCpu;
+}
+
+}  // namespace
+
+std::shared_ptr<const KernelLookup::Entry> KernelLookup::Answer(const tir::Workload& w, const TargetQuery& target,
                                                                 bool nearest) const {
-  const TargetQuery* target = &query_target;
-  const tir::TargetKind kind = target->kind == "cuda" ? tir::TargetKind::kCuda : tir::TargetKind::kCpu;
-
-  auto answer_from = [&](const TuningRecord& r, const tir::Schedule& sch, KernelSource source, bool exact) {
-    auto e = std::make_unique<Entry>();
-    LookupAnswer& a = e->answer;
-    a.kernel = std::move(source);
-    a.exact = exact;
-    a.requested = w.CanonicalText();
-    a.tensors = w.inputs;
-    a.tensors.push_back(w.output);
-    a.measured = r.workload.CanonicalText();
-    a.target = r.target.Text();
-    a.latency_ms = r.median_ms;
-    a.gflops = r.gflops;
-    a.estimated_latency_ms = exact || r.gflops <= 0 ? r.median_ms : w.flops / (r.gflops * 1e6);
-    a.shape_distance = exact ? 0 : tir::ShapeDistance(w.shape, r.workload.shape);
-    a.trace_json = sch.trace().ToJson().dump();
-    return e;
-  };
-
-  // Exact: the fastest record of this workload that still replays and generates code.
   std::string last_problem;
-  if (auto it = by_workload_.find(w.Key()); it != by_workload_.end()) {
-    for (size_t i : it->second) {
-      const TuningRecord& r = records_[i];
-      if (!target->Matches(r.target)) continue;
-      auto trace = ParseTrace(r);
-      if (!trace) {
-        last_problem = trace.error().message;
-        continue;
-      }
-      auto sch = tir::Schedule::Replay(w, kind, *trace);
-      if (!sch) {
-        last_problem = sch.error().message;
-        continue;
-      }
-      auto source = GenerateKernelSource(*sch);
-      if (!source) {
-        last_problem = source.error().message;
-        continue;
-      }
-      return answer_from(r, *sch, std::move(*source), true);
-    }
-  }
+  if (auto exact = ExactAnswer(w, target, last_problem)) return exact;
   const std::string missing = last_problem.empty()
-                                  ? fmt::format("no valid record of {} on {}", w.CanonicalText(), target->Text())
+                                  ? fmt::format("no valid record of {} on {}", w.CanonicalText(), target.Text())
                                   : fmt::format("no usable record of {} on {} (last problem: {})", w.CanonicalText(),
-                                                target->Text(), last_problem);
+                                                target.Text(), last_problem);
   if (!nearest) return Failure(LookupStatus::kNotFound, missing);
+  return NearestAnswer(w, target, missing);
+}
 
-  // Approximate: traces of the nearest shapes of this operator, epilogue and type, replayed here.
-  struct Neighbour {
-    double distance;
-    const std::vector<size_t>* records;
-  };
-  std::vector<Neighbour> neighbours;
-  if (auto ops = workloads_of_op_.find(w.op); ops != workloads_of_op_.end()) {
-    for (const std::string& key : ops->second) {
-      const auto& list = by_workload_.at(key);
-      const TuningRecord& first = records_[list.front()];
-      if (first.workload.epilogue != w.epilogue || first.workload.dtype != w.TypeName() ||
-          key == w.Key()) {
-        continue;
-      }
-      const bool on_target = std::any_of(list.begin(), list.end(), [&](size_t i) { return target->Matches(records_[i].target); });
-      if (on_target) neighbours.push_back({tir::ShapeDistance(w.shape, first.workload.shape), &list});
+// The fastest record of this workload that still replays and generates code; null (and why, in
+// last_problem) when none does.
+std::unique_ptr<KernelLookup::Entry> KernelLookup::ExactAnswer(const tir::Workload& w, const TargetQuery& target,
+                                                               std::string& last_problem) const {
+  auto it = by_workload_.find(w.Key());
+  if (it == by_workload_.end()) return nullptr;
+  for (size_t i : it->second) {
+    const TuningRecord& r = records_[i];
+    if (!target.Matches(r.target)) continue;
+    auto trace = ParseTrace(r);
+    if (!trace) {
+      last_problem = trace.error().message;
+      continue;
     }
+    auto sch = tir::Schedule::Replay(w, KindOf(target), *trace);
+    if (!sch) {
+      last_problem = sch.error().message;
+      continue;
+    }
+    auto source = GenerateKernelSource(*sch);
+    if (!source) {
+      last_problem = source.error().message;
+      continue;
+    }
+    return AnswerFrom(w, r, *sch, std::move(*source), true);
   }
-  std::sort(neighbours.begin(), neighbours.end(), [](const Neighbour& a, const Neighbour& b) { return a.distance < b.distance; });
-  if (neighbours.size() > kNearestShapes) neighbours.resize(kNearestShapes);
+  return nullptr;
+}
 
+// The kNearestShapes other shapes of this operator, epilogue and type that have records on the target,
+// nearest first.
+std::vector<KernelLookup::Neighbour> KernelLookup::NearestShapes(const tir::Workload& w,
+                                                                 const TargetQuery& target) const {
+  std::vector<Neighbour> neighbours;
+  auto ops = workloads_of_op_.find(w.op);
+  if (ops == workloads_of_op_.end()) return neighbours;
+  for (const std::string& key : ops->second) {
+    const auto& list = by_workload_.at(key);
+    const TuningRecord& first = records_[list.front()];
+    if (first.workload.epilogue != w.epilogue || first.workload.dtype != w.TypeName() || key == w.Key()) continue;
+    const bool on_target =
+        std::any_of(list.begin(), list.end(), [&](size_t i) { return target.Matches(records_[i].target); });
+    if (on_target) neighbours.push_back({tir::ShapeDistance(w.shape, first.workload.shape), &list});
+  }
+  std::sort(neighbours.begin(), neighbours.end(),
+            [](const Neighbour& a, const Neighbour& b) { return a.distance < b.distance; });
+  if (neighbours.size() > kNearestShapes) neighbours.resize(kNearestShapes);
+  return neighbours;
+}
+
+// Traces of the nearest shapes replayed on this one: the nearest shape that has a trace that applies,
+// and among its records the fastest.
+std::unique_ptr<KernelLookup::Entry> KernelLookup::NearestAnswer(const tir::Workload& w, const TargetQuery& target,
+                                                                 const std::string& missing) const {
+  const std::vector<Neighbour> neighbours = NearestShapes(w, target);
   std::unique_ptr<Entry> best;
   int tried = 0;
   for (const Neighbour& n : neighbours) {
     for (size_t i : *n.records) {
       const TuningRecord& r = records_[i];
-      if (!target->Matches(r.target)) continue;
+      if (!target.Matches(r.target)) continue;
       ++tried;
       auto trace = ParseTrace(r);
       if (!trace) continue;
-      auto sch = tir::ReplayOnShape(w, kind, *trace);
+      auto sch = tir::ReplayOnShape(w, KindOf(target), *trace);
       if (!sch) continue;
       auto source = GenerateKernelSource(*sch);
       if (!source) continue;
-      // The nearest shape first (neighbours are sorted); among its records, the fastest.
       if (!best || (n.distance == best->answer.shape_distance && r.gflops > best->answer.gflops)) {
-        best = answer_from(r, *sch, std::move(*source), false);
+        best = AnswerFrom(w, r, *sch, std::move(*source), false);
       }
     }
-    if (best) break;  // farther shapes are weaker evidence
+    if (best) return best;  // farther shapes are weaker evidence
   }
-  if (best) return best;
   if (neighbours.empty()) {
     return Failure(LookupStatus::kNotFound,
                    fmt::format("{}, and no other {} shape with epilogue '{}' has one", missing, w.op, w.epilogue));

@@ -81,6 +81,15 @@ class KernelLookup {
   KernelLookup() = default;
   std::shared_ptr<const Entry> Compute(const LookupQuery& query);
   std::shared_ptr<const Entry> Answer(const tir::Workload& w, const TargetQuery& target, bool nearest) const;
+  std::unique_ptr<Entry> ExactAnswer(const tir::Workload& w, const TargetQuery& target,
+                                     std::string& last_problem) const;
+  struct Neighbour {
+    double distance;
+    const std::vector<size_t>* records;  // into by_workload_
+  };
+  std::vector<Neighbour> NearestShapes(const tir::Workload& w, const TargetQuery& target) const;
+  std::unique_ptr<Entry> NearestAnswer(const tir::Workload& w, const TargetQuery& target,
+                                       const std::string& missing) const;
 
   std::vector<TuningRecord> records_;
   // workload key -> indices into records_, fastest first
