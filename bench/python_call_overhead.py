@@ -30,6 +30,8 @@ def main(db_path):
     if k is None:
         sys.exit(f"{db_path} holds no cuda kernel of gemm M=N=K=16 (see the docstring)")
     a, b, out = (torch.rand(16, 16, device="cuda") for _ in range(3))
+    torch.testing.assert_close(k(a, b), a @ b, rtol=1e-4, atol=1e-4)  # the first call loads the kernel
+    torch.testing.assert_close(k(a, b, out=out), a @ b, rtol=1e-4, atol=1e-4)
     module = k._load()
     args = (ctypes.c_void_p * 3)(a.data_ptr(), b.data_ptr(), out.data_ptr())
     stream = torch.cuda.current_stream().cuda_stream

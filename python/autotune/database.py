@@ -1,5 +1,6 @@
 """A tuning database and the kernels it holds, callable on numpy arrays and torch tensors."""
 import ctypes
+import sys
 
 from . import _library
 from ._library import AutotuneError, check
@@ -8,6 +9,32 @@ from .tensors import Arguments, TensorSpec, is_torch
 
 def _text(b):
     return b.decode() if b is not None else None
+
+
+def _current_stream(torch, device):
+    """The raw handle of the current CUDA stream of a device: torch's internal call where it has one
+    (a tenth of the public one's cost), else the public one."""
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    return raw(device) if raw is not None else torch.cuda.current_stream(device).cuda_stream
+
+
+def _as_taken(torch, t, spec, on_gpu, device, alignment):
+    """Whether tensor t is exactly as the kernel takes it: spec's (torch dtype, torch.Size), on the
+    kernel's device, contiguous and aligned."""
+    dtype, shape = spec
+    return (isinstance(t, torch.Tensor) and t.dtype is dtype and t.shape == shape and t.is_cuda is on_gpu
+            and (not on_gpu or t.get_device() == device) and t.is_contiguous() and t.data_ptr() % alignment == 0)
+
+
+def _torch_with_cuda(workload):
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is None or not torch.cuda.is_available():
+        raise AutotuneError(f"{workload} is a CUDA kernel: it runs on torch tensors of a CUDA device, and "
+                            "PyTorch with a usable GPU is not here")
+    return torch
 
 
 class Kernel:
@@ -29,6 +56,7 @@ class Kernel:
         self.source = _text(lib.autotune_kernel_source(handle))
         self.trace = _text(lib.autotune_kernel_trace(handle))
         self.alignment = lib.autotune_kernel_pointer_alignment(handle)
+        self._launch = lib.autotune_module_launch
         self.tensors = []
         for i in range(lib.autotune_kernel_num_params(handle)):
             rank = lib.autotune_kernel_tensor_rank(handle, i)
@@ -36,7 +64,9 @@ class Kernel:
                                            _text(lib.autotune_kernel_tensor_dtype(handle, i)),
                                            tuple(lib.autotune_kernel_tensor_dim(handle, i, d) for d in range(rank))))
         self._module = None
+        self._device = None  # the CUDA device the module was loaded on
         self._args = (ctypes.c_void_p * len(self.tensors))()
+        self._torch_specs = None  # (torch dtype, torch.Size) of each tensor, once torch is in use
 
     @property
     def inputs(self):
@@ -46,11 +76,25 @@ class Kernel:
     def output(self):
         return self.tensors[-1]
 
-    def _load(self):
+    def _load(self, cuda_device=None):
+        """The kernel's module, compiled and loaded at the first call. A CUDA module belongs to one
+        device (torch's context for it: `cuda_device`, else the current device); calls with tensors
+        on another fail."""
         if self._module is None:
             module = ctypes.c_void_p()
-            check(_library.lib().autotune_module_load(self._k, ctypes.byref(module)), f"loading {self.workload}")
-            self._module = module
+            if self.language == "cuda":
+                torch = _torch_with_cuda(self.workload)
+                cuda_device = torch.cuda.current_device() if cuda_device is None else cuda_device
+                with torch.cuda.device(cuda_device):
+                    torch.cuda.current_stream()  # makes torch's context for the device current
+                    status = _library.lib().autotune_module_load(self._k, ctypes.byref(module))
+            else:
+                status = _library.lib().autotune_module_load(self._k, ctypes.byref(module))
+            check(status, f"loading {self.workload}")
+            self._module, self._device = module, cuda_device
+        elif cuda_device is not None and cuda_device != self._device:
+            raise AutotuneError(f"{self.workload}: this kernel was loaded on cuda:{self._device}, the tensors are on "
+                                f"cuda:{cuda_device} (look the kernel up again for another device)")
         return self._module
 
     @property
@@ -59,6 +103,38 @@ class Kernel:
         return _text(_library.lib().autotune_module_build_options(self._load()))
 
     def __call__(self, *inputs, out=None):
+        result = self._call_in_place(inputs, out)
+        return result if result is not None else self._call_checked(inputs, out)
+
+    def _call_in_place(self, inputs, out):
+        """The call when every tensor is a torch tensor exactly as the kernel takes it (type, shape,
+        device, contiguous, aligned) and the kernel is loaded: one pass of checks, no copies. None
+        otherwise: the checked path then explains the mismatch or makes the copies."""
+        torch = sys.modules.get("torch")
+        if torch is None or self._module is None or len(inputs) != len(self.tensors) - 1:
+            return None
+        specs = self._torch_specs
+        if specs is None:
+            specs = self._torch_specs = tuple((getattr(torch, t.dtype), torch.Size(t.shape)) for t in self.tensors)
+        args, align, device = self._args, self.alignment, self._device
+        on_gpu = device is not None
+        for i, t in enumerate(inputs):
+            if not _as_taken(torch, t, specs[i], on_gpu, device, align):
+                return None
+            args[i] = t.data_ptr()
+        if out is None:
+            dtype, shape = specs[-1]
+            out = torch.empty(shape, dtype=dtype, device=inputs[0].device if inputs else None)
+            if out.data_ptr() % align:
+                return None
+        elif not _as_taken(torch, out, specs[-1], on_gpu, device, align):
+            return None
+        args[len(inputs)] = out.data_ptr()
+        stream = _current_stream(torch, device) if on_gpu else None
+        check(self._launch(self._module, args, len(self.tensors), stream), f"running {self.workload}")
+        return out
+
+    def _call_checked(self, inputs, out):
         if len(inputs) != len(self.inputs):
             names = ", ".join(t.name for t in self.inputs)
             raise AutotuneError(f"{self.workload} takes {len(self.inputs)} inputs ({names}), not {len(inputs)}")
@@ -71,10 +147,12 @@ class Kernel:
         stream = None
         if self.language == "cuda":
             import torch
-            stream = torch.cuda.current_stream(device).cuda_stream
-        module = self._load()
-        check(_library.lib().autotune_module_launch(module, self._args, len(self.tensors), stream),
-              f"running {self.workload}")
+            index = args.device
+            module = self._load(index)
+            stream = _current_stream(torch, index)
+        else:
+            module = self._load()
+        check(self._launch(module, self._args, len(self.tensors), stream), f"running {self.workload}")
         args.finish()
         return out
 

@@ -59,6 +59,7 @@ class Arguments:
         self.kernel_name, self.specs, self.language, self.alignment = kernel_name, specs, language, alignment
         self.keep = []          # arrays that must live until the launch returns
         self.copy_back = None   # (temporary output, the caller's out)
+        self.device = None      # the CUDA device index every tensor is on
 
     def _check(self, value, spec, role):
         shape = tuple(value.shape)
@@ -71,6 +72,11 @@ class Arguments:
             if on_gpu != (self.language == "cuda"):
                 where = "a CUDA device" if self.language == "cuda" else "the CPU"
                 raise AutotuneError(f"{self.kernel_name}: {role} {spec.name} is on {value.device}; the kernel runs on {where}")
+            if on_gpu:
+                if self.device is not None and value.get_device() != self.device:
+                    raise AutotuneError(f"{self.kernel_name}: {role} {spec.name} is on {value.device}, an earlier tensor "
+                                        f"on cuda:{self.device}; one call's tensors share a device")
+                self.device = value.get_device()
         else:
             if self.language == "cuda":
                 raise AutotuneError(f"{self.kernel_name}: a CUDA kernel takes torch tensors on the GPU, not {type(value).__name__}")
@@ -98,7 +104,7 @@ class Arguments:
         self._check(value, spec, "input")
         if not self._ready(value):
             warnings.warn(f"{self.kernel_name}: input {spec.name} copied: it is not contiguous and "
-                          f"{self.alignment}-byte aligned, as the kernel was measured with", stacklevel=3)
+                          f"{self.alignment}-byte aligned, as the kernel was measured with", stacklevel=4)
             value = self._copy(value)
         self.keep.append(value)
         return self._pointer(value)
@@ -113,7 +119,7 @@ class Arguments:
         target = out
         if not self._ready(out):
             warnings.warn(f"{self.kernel_name}: output {spec.name} goes through an aligned copy: it is not "
-                          f"contiguous and {self.alignment}-byte aligned", stacklevel=3)
+                          f"contiguous and {self.alignment}-byte aligned", stacklevel=4)
             target = self._copy(out)
             self.copy_back = (target, out)
         self.keep.append(target)

@@ -118,6 +118,32 @@ class TorchCpu(unittest.TestCase):
         with self.assertRaises(autotune.AutotuneError):
             k(a.double(), b)
 
+    def test_tensors_as_the_kernel_takes_them_skip_the_checked_path(self):
+        import torch
+        k = autotune.Database(DB).lookup("gemm", "M=64,N=64,K=64", target="cpu")
+        a, b = torch.rand(64, 64) * 2 - 1, torch.rand(64, 64) * 2 - 1
+        k(a, b)  # loads the kernel
+        checked = k._call_checked
+        k._call_checked = lambda *args: self.fail("the checked path ran for tensors the kernel takes as they are")
+        out = torch.empty(64, 64)
+        self.assertIs(k(a, b, out=out), out)
+        torch.testing.assert_close(out, a @ b, rtol=1e-4, atol=1e-4)
+        torch.testing.assert_close(k(a, b), a @ b, rtol=1e-4, atol=1e-4)
+        # Anything else goes the checked way: errors stay one sentence, copies warn at the caller's line.
+        k._call_checked = checked
+        for call, text in [(lambda: k(a.double(), b), "input A is torch.float64"),
+                           (lambda: k(a, b[:32]), "input B has shape (32, 64)"),
+                           (lambda: k(a, b, out=torch.empty(64, 64, dtype=torch.float16)), "output C is torch.float16"),
+                           (lambda: k(a), "takes 2 inputs")]:
+            with self.assertRaises(autotune.AutotuneError) as e:
+                call()
+            self.assertIn(text, str(e.exception))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            c = k(a.t().contiguous().t(), b)
+        torch.testing.assert_close(c, a @ b, rtol=1e-4, atol=1e-4)
+        self.assertEqual([w.filename for w in caught], [__file__], [str(w.message) for w in caught])
+
 
 if __name__ == "__main__":
     DB = sys.argv.pop(1)

@@ -46,6 +46,16 @@ def time_ms(fn, device, graph=False, repeats=20, min_ms=50):
     return statistics.median(times)
 
 
+def tune_model(args, tasks, db, dev, trials):
+    t0 = time.time()
+    tune = [args.autotune, "tune", "--tasks", str(tasks), "--target", dev, "--trials", str(trials), "--db", str(db)]
+    print("$", " ".join(tune), flush=True)
+    log = db.parent / "tune.log"
+    with open(log, "w") as f:  # the tuner's progress and tables
+        subprocess.run(tune, check=True, stdout=f, stderr=subprocess.STDOUT)
+    print(f"tuned in {time.time() - t0:.0f} s ({log})")
+
+
 def main(doc, make_model, make_inputs, default_size):
     """Runs the example: make_model() -> (model, description), make_inputs(size, device) -> inputs."""
     ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -56,6 +66,7 @@ def main(doc, make_model, make_inputs, default_size):
     ap.add_argument("--autotune", default=os.environ.get("AUTOTUNE", "autotune"), help="the autotune CLI")
     ap.add_argument("--cuda-graph", action="store_true", help="also time both models as CUDA graphs")
     ap.add_argument("--compile", action="store_true", help="also time torch.compile(mode='max-autotune')")
+    ap.add_argument("--no-tune", action="store_true", help="use the database already in --out as it is")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -73,14 +84,8 @@ def main(doc, make_model, make_inputs, default_size):
     print(f"{what}: {len(tasks)} distinct tunable layers ({sum(t['weight'] for t in tasks)} in all), {out / 'tasks.json'}")
 
     db = out / "autotune.db"
-    t0 = time.time()
-    tune = [args.autotune, "tune", "--tasks", str(out / "tasks.json"), "--target", dev, "--trials", str(trials),
-            "--db", str(db)]
-    print("$", " ".join(tune), flush=True)
-    with open(out / "tune.log", "w") as log:  # the tuner's progress and tables
-        subprocess.run(tune, check=True, stdout=log, stderr=subprocess.STDOUT)
-    print(f"tuned in {time.time() - t0:.0f} s ({out / 'tune.log'})")
-
+    if not args.no_tune:
+        tune_model(args, out / "tasks.json", db, dev, trials)
     fast, report = at.optimize(model, autotune.Database(db), inputs)
     print(report)
     with torch.no_grad():
