@@ -22,7 +22,8 @@ using testing::RunCli;
 using testing::StartCli;
 using testing::WorkerProcess;
 
-const std::string kJob = " --op gemm --shape M=32,N=32,K=32 --target cpu --repeats 1 --min-repeat-ms 1";
+// A small search (--population 128): these tests are about the workers, not the search.
+const std::string kJob = " --op gemm --shape M=32,N=32,K=32 --target cpu --repeats 1 --min-repeat-ms 1 --population 128";
 
 class RemoteTune : public ::testing::Test {
  protected:
@@ -193,7 +194,7 @@ TEST_F(RemoteTune, AWorkerStoppedWithSigtermMidJobFinishesItsCallAndTheJobGoesOn
   const std::string db = dir_ + "sigterm.db";
   // Larger kernels than kJob's, so that a batch takes a while and the signal comes during one.
   const pid_t tune = StartTune(" --op gemm --shape M=96,N=96,K=96 --target cpu --repeats 1 --min-repeat-ms 1"
-                               " --trials 96 --batch-size 16 --db " + db + " --workers " + a.Address() + "," + b.Address());
+                               " --population 128 --trials 96 --batch-size 16 --db " + db + " --workers " + a.Address() + "," + b.Address());
   ASSERT_GT(tune, 0);
   ASSERT_TRUE(WaitFor([&] { return b.Batches() >= 1; }, 120)) << Log();
   kill(b.pid, SIGTERM);
