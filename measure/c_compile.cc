@@ -32,6 +32,11 @@ CCompiler::CCompiler(const std::string& cc, const std::vector<std::string>& extr
   TrimCache(cache_dir_, CacheSizeLimitBytes());
   command_ = {cc, "-O3", "-march=native", "-fopenmp", "-fPIC", "-shared", "-std=c11", "-fno-math-errno",
               "-ffp-contract=fast"};
+#if defined(__x86_64__)
+  // GCC vectorizes for 256-bit registers on AVX-512 hosts unless told otherwise: a register-tiled gemm
+  // 512^3 ran at 200 GFLOP/s so and at 324 with 512-bit vectors (2 cores). No effect without AVX-512.
+  command_.push_back("-mprefer-vector-width=512");
+#endif
   command_.insert(command_.end(), extra_flags.begin(), extra_flags.end());
   // What -march=native means on this host is part of the identity: the CPU model.
   identity_ = CCompilerVersion(cc) + "\n" + HostCpuModel();

@@ -170,9 +170,15 @@ SketchDecisions DefaultDecisionsShrunk(TargetKind target, int shrink) {
     d.mma_k_steps = LargestUpTo(2);
     d.mma_stages = LargestUpTo(3);
   } else {
-    // Levels: spatial [parallel, outer, register block, vector]; reduce [outer, inner].
+    // Levels: spatial [parallel, outer, register block, vector]; reduce [outer, inner]. cpu.registers
+    // asks for spatial [parallel, outer, register]: a register tile of 8 rows of 32 (16 AVX-512
+    // registers), where the extents allow.
     d.tiles = [](const TileRequest& r) -> std::optional<std::vector<int64_t>> {
       if (r.reduce) return Fill(r.extent, {r.axis == 0 ? 4 : 7}, r.levels);
+      if (r.levels == 3) {
+        const int64_t register_cap = r.axis == r.num_axes - 1 ? 32 : r.axis == r.num_axes - 2 ? 8 : 1;
+        return Fill(r.extent, {register_cap, 1}, r.levels);
+      }
       if (r.axis == r.num_axes - 1) return Fill(r.extent, {16, 1, 1}, r.levels);
       if (r.axis == r.num_axes - 2) return Fill(r.extent, {1, 4, 1}, r.levels);
       return Fill(r.extent, {}, r.levels);

@@ -58,6 +58,8 @@ const std::vector<SketchSpec>& BuiltinSketches() {
        {"cache_write_local", "inline_padding", "inline_epilogue", "multi_level_tiling_gpu", "auto_unroll"},
        true,
        ReductionFitsAWindow},
+      {"cpu.registers", TargetKind::kCpu,
+       {"cache_write_local", "inline_padding", "inline_epilogue", "register_tiling_cpu", "auto_unroll"}},
       {"cpu.tiled", TargetKind::kCpu,
        {"inline_padding", "multi_level_tiling_cpu", "epilogue_at_outer_tile", "auto_unroll"}},
       {"cuda.rows_split", TargetKind::kCuda, {"split_rows", "rows_gpu"}, true, nullptr, true},
@@ -115,22 +117,30 @@ std::string BuiltinSketchNames() {
 const SketchSpec* SketchOfTrace(const Trace& trace, TargetKind target) {
   std::set<std::string_view> kinds;
   for (const Instruction& inst : trace.instructions()) kinds.insert(inst.kind);
-  // The marks of each sketch; the trace's are the kinds among those of every sketch that it holds.
-  auto marks_of = [](const SketchSpec& s) {
+  // The marks of each sketch (and those its traces may hold besides); the trace's are the kinds among
+  // the marks of every sketch that it holds. It is of the sketch whose marks it holds, and no others
+  // but the sketch's optional ones.
+  auto marks_of = [](const SketchSpec& s, bool optional) {
     std::set<std::string_view> marks;
     for (const std::string& name : s.rules) {
-      for (std::string_view mark : FindScheduleRule(name)->Marks()) marks.insert(mark);
+      const ScheduleRule* rule = FindScheduleRule(name);
+      for (std::string_view mark : optional ? rule->OptionalMarks() : rule->Marks()) marks.insert(mark);
     }
     return marks;
   };
   std::set<std::string_view> in_trace;
   for (const auto& s : BuiltinSketches()) {
-    for (std::string_view mark : marks_of(s)) {
+    for (std::string_view mark : marks_of(s, false)) {
       if (kinds.count(mark)) in_trace.insert(mark);
     }
   }
   for (const auto& s : BuiltinSketches()) {
-    if (s.target == target && marks_of(s) == in_trace) return &s;
+    if (s.target != target) continue;
+    const std::set<std::string_view> marks = marks_of(s, false), optional = marks_of(s, true);
+    const bool has_marks = std::includes(in_trace.begin(), in_trace.end(), marks.begin(), marks.end());
+    const bool nothing_else = std::all_of(in_trace.begin(), in_trace.end(),
+                                          [&](std::string_view k) { return marks.count(k) || optional.count(k); });
+    if (has_marks && nothing_else) return &s;
   }
   return nullptr;
 }

@@ -21,6 +21,7 @@ const std::vector<std::unique_ptr<ScheduleRule>>& Rules() {
     r->push_back(MakeAutoUnrollRule());
     r->push_back(MakeCombinePartialsRule());
     r->push_back(MakeMultiLevelTilingCpuRule());
+    r->push_back(MakeRegisterTilingCpuRule());
     r->push_back(MakeEpilogueAtOuterTileRule());
     r->push_back(MakeRowsGpuRule());
     r->push_back(MakeRowsCpuRule());

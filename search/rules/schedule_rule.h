@@ -51,7 +51,7 @@ struct SketchContext {
   SketchRoles roles;
   int block_only_axes = 0;               // leading spatial axes of roles.main tiled only at block level
   tir::StageRV main_stage;               // a handle to roles.main, once a rule has looked it up
-  tir::StageRV accumulator;              // cuda: the stage that accumulates in registers (cache_write_local)
+  tir::StageRV accumulator;              // the stage that accumulates in registers (cache_write_local)
   std::vector<tir::StageRV> shared;      // shared-memory copies of the accumulator's inputs
   tir::LoopRV block_loop;                // the tiled stage's outermost loop (blockIdx on cuda, parallel on cpu)
   std::vector<tir::LoopRV> reduce_outer_loops;  // cuda: the accumulator's outer reduction loops (R of R R S R S)
@@ -75,6 +75,9 @@ class ScheduleRule {
   // Instruction kinds that this rule always puts into a trace (none: empty). A sketch is known by
   // the set of its rules' marks, so that a stored trace tells which sketch made it (SketchOfTrace).
   virtual std::vector<std::string_view> Marks() const { return {}; }
+  // Other sketches' marks that this rule puts into some of its traces only: they do not tell its
+  // sketch's traces from others (tensor_core_tiling: cache_write, where no epilogue stage takes the tile).
+  virtual std::vector<std::string_view> OptionalMarks() const { return {}; }
 };
 
 // A rule that applies to one target only.

@@ -57,7 +57,7 @@ TEST(Sketches, TableNamesOnlyRegisteredRules) {
     EXPECT_TRUE(any) << tir::TargetKindName(t);
   }
   EXPECT_EQ(FindScheduleRule("no_such_rule"), nullptr);
-  EXPECT_EQ(ScheduleRuleNames().size(), 16u);
+  EXPECT_EQ(ScheduleRuleNames().size(), 17u);
 }
 
 // Row operators get the row sketches and nothing else; contractions never get them.
@@ -73,7 +73,8 @@ TEST(Sketches, RowOperatorsHaveTheirOwnSketches) {
   EXPECT_EQ(DefaultSketch(tir::Schedule(Make("norm", "B=1,M=1024,N=1024"), TargetKind::kCuda)),
             FindSketch("cuda.rows_split"));
   EXPECT_EQ(Offered(Make("softmax", "M=1,N=100000"), TargetKind::kCuda), (std::vector<std::string>{"cuda.rows"}));
-  EXPECT_EQ(Offered(Make("gemm", "M=64,N=64,K=64"), TargetKind::kCpu), (std::vector<std::string>{"cpu.tiled"}));
+  EXPECT_EQ(Offered(Make("gemm", "M=64,N=64,K=64"), TargetKind::kCpu),
+            (std::vector<std::string>{"cpu.registers", "cpu.tiled"}));
 }
 
 TEST(Sketches, DirectIsOfferedForReductionsOfAtMostAWindow) {
@@ -90,7 +91,7 @@ TEST(Sketches, DirectIsOfferedForReductionsOfAtMostAWindow) {
   EXPECT_EQ(Offered(Make("batch_matmul", "B=12,M=128,N=128,K=64"), TargetKind::kCuda),
             (std::vector<std::string>{"cuda.tiled"}));
   EXPECT_EQ(Offered(Make("conv2d", "N=1,C=32,H=112,W=112,K=32,R=3,S=3,pad=1,groups=32"), TargetKind::kCpu),
-            (std::vector<std::string>{"cpu.tiled"}));
+            (std::vector<std::string>{"cpu.registers", "cpu.tiled"}));
 }
 
 // Its schedules read no input through shared memory, and its hand-picked one fits the GPU.
@@ -135,7 +136,8 @@ TEST(Sketches, SplitKIsOfferedForSmallOutputsWithLongReductionsOnly) {
   EXPECT_EQ(Offered(Make("gemm", "M=8,N=8,K=64"), TargetKind::kCuda), (std::vector<std::string>{"cuda.tiled"}));
   // A prime reduction extent has no part count.
   EXPECT_EQ(Offered(Make("gemm", "M=8,N=8,K=521"), TargetKind::kCuda), (std::vector<std::string>{"cuda.tiled"}));
-  EXPECT_EQ(Offered(Make("conv2d", kLateConv), TargetKind::kCpu), (std::vector<std::string>{"cpu.tiled"}));
+  EXPECT_EQ(Offered(Make("conv2d", kLateConv), TargetKind::kCpu),
+            (std::vector<std::string>{"cpu.registers", "cpu.tiled"}));
 }
 
 // im2col only when named, and only where the reduction reads through a window: not for gemms, 1x1
@@ -154,7 +156,8 @@ TEST(Sketches, Im2colIsOfferedWhenNamedForWindowedConvolutionsOnly) {
   EXPECT_FALSE(has_im2col(Make("conv2d", "N=1,C=32,H=112,W=112,K=32,R=3,S=3,pad=1,groups=32")));
   EXPECT_FALSE(has_im2col(Make("gemm", "M=512,N=768,K=768")));
   EXPECT_FALSE(has_im2col(Make("batch_matmul", "B=12,M=128,N=128,K=64")));
-  EXPECT_EQ(Offered(Make("conv2d", kLateConv), TargetKind::kCpu), (std::vector<std::string>{"cpu.tiled"}));
+  EXPECT_EQ(Offered(Make("conv2d", kLateConv), TargetKind::kCpu),
+            (std::vector<std::string>{"cpu.registers", "cpu.tiled"}));
 }
 
 TEST(Sketches, BadSketchesAreErrors) {
@@ -192,7 +195,7 @@ TEST(Sketches, DefaultSchedulesCoverEveryOfferedSketch) {
   auto usage = tir::CheckGpuValidity(*f);
   ASSERT_TRUE(usage) << usage.error().message;
   EXPECT_EQ(usage->kernels, 2);  // the partial sums, then their sum
-  EXPECT_EQ(DefaultSchedules(conv, TargetKind::kCpu).size(), 1u);
+  EXPECT_EQ(DefaultSchedules(conv, TargetKind::kCpu).size(), 2u);  // cpu.registers and cpu.tiled
   EXPECT_EQ(DefaultSchedules(Make("gemm", "M=2048,N=1024,K=1024"), TargetKind::kCuda).size(), 1u);
 }
 
@@ -316,8 +319,8 @@ TEST(Sketches, EveryScheduleIsKnownAsTheSketchThatMadeIt) {
         }
       }
     }
-    // No copy to shared memory (no cache_read): on cuda that is the direct sketch's structure.
-    EXPECT_EQ(SketchOfTrace(tir::Trace(), target), FindSketch(target == TargetKind::kCuda ? "cuda.direct" : "cpu.tiled"));
+    // No accumulator stage (cache_write) and no copy: no cuda sketch's, and cpu.tiled's structure.
+    EXPECT_EQ(SketchOfTrace(tir::Trace(), target), target == TargetKind::kCuda ? nullptr : FindSketch("cpu.tiled"));
   }
   EXPECT_EQ(seen.size(), BuiltinSketches().size());  // every sketch was checked
 }
