@@ -105,10 +105,32 @@ SketchDecisions DefaultRowSplitDecisions(const Schedule& fresh) {
   return d;
 }
 
+// cpu.registers: where the output's rows are over 2 KB apart (as those of the operand read along
+// them), the operand is copied per parallel tile and the tile takes 8 register tiles down the rows,
+// which share the copy. Default schedules on 2 cores: gemm 1024^3 9.2 ms so against 16.3 without the
+// copy, M=512,N=768,K=768 2.4 against 3.9; gemm 512^3 (2 KB rows) 0.81 without it against 2.1.
+SketchDecisions DefaultRegisterTileDecisions(const Schedule& fresh) {
+  constexpr int64_t kCopyAboveRowBytes = 2048, kTilesPerCopy = 8;
+  SketchDecisions d = DefaultDecisions(TargetKind::kCpu);
+  auto roles = FindSketchRoles(fresh.state());
+  if (!roles) return d;
+  const Stage& main = fresh.state().stages[fresh.state().FindStage(roles->main)];
+  const StageShape shape = ShapeOf(main);
+  if (shape.spatial.empty() || shape.spatial.back() * BytesOf(main.op->dtype) <= kCopyAboveRowBytes) return d;
+  auto plain = d.tiles;
+  d.tiles = [plain](const TileRequest& r) -> std::optional<std::vector<int64_t>> {
+    if (r.reduce || r.levels != 3 || r.axis != r.num_axes - 2) return plain(r);
+    return Fill(r.extent, {8, kTilesPerCopy}, r.levels);
+  };
+  d.copy_operand = [](const std::vector<int64_t>&) -> std::optional<int64_t> { return 1; };
+  return d;
+}
+
 }  // namespace
 
 SketchDecisions DefaultDecisions(const Schedule& fresh, const SketchSpec& sketch) {
   if (sketch.name == "cuda.rows_split") return DefaultRowSplitDecisions(fresh);
+  if (sketch.name == "cpu.registers") return DefaultRegisterTileDecisions(fresh);
   if (sketch.name != "cuda.split_k") return DefaultDecisions(sketch.target);
   SketchDecisions d = DefaultDecisions(TargetKind::kCuda);
   auto roles = FindSketchRoles(fresh.state());
@@ -185,6 +207,7 @@ SketchDecisions DefaultDecisionsShrunk(TargetKind target, int shrink) {
     };
     d.unroll = [](const std::vector<int64_t>& c) -> std::optional<int64_t> { return c.size() > 2 ? 2 : 0; };
     d.vector = [](const std::vector<int64_t>& c) -> std::optional<int64_t> { return c.size() - 1; };  // rows' width
+    d.copy_operand = [](const std::vector<int64_t>&) -> std::optional<int64_t> { return 0; };
   }
   return d;
 }

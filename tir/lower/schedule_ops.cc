@@ -173,6 +173,8 @@ class NestBuilder {
       for (int reader : state_.Consumers(sid)) {
         if (reader != host && ComputedInside(state_, reader, host, st.attach_iter)) {
           for (auto& idx : ReadsThrough(sid, reader, hs, host_roots)) accesses.push_back(std::move(idx));
+          // The reader's whole reduction runs inside the attach loop: its reads cover every step.
+          for (const auto& r : state_.stages[reader].op->reduce_axis) loops[r.var.get()] = LoopRange{r.var, r.extent, true};
           continue;
         }
         if (reader != host && !ComputedAlongside(state_, reader, sid, host, st.attach_iter)) {
