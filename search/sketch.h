@@ -36,7 +36,8 @@
 //    blocks (rfactor: a partial-sums kernel), then cuda.rows on the parts (split_rows.cc).
 //  - cpu.registers: the output tile in vector registers across the whole reduction (an accumulator
 //    stage, as cuda.tiled's, computed per outer tile; register_tiling_cpu.cc), parallel outer tiles,
-//    padding and the epilogue inlined; the default for contractions.
+//    the operand read along the tile's vectors copied per parallel tile where decided
+//    (copy_operand_cpu.cc), padding and the epilogue inlined; the default for contractions.
 //  - cpu.tiled: SSRSRS: padding inlined, outer spatial tiles fused and parallel, innermost spatial
 //    loop vectorized, the epilogue computed per outer tile, an unroll pragma.
 #pragma once

@@ -20,6 +20,7 @@ std::unique_ptr<ScheduleRule> MakeAutoUnrollRule();
 std::unique_ptr<ScheduleRule> MakeCombinePartialsRule();
 std::unique_ptr<ScheduleRule> MakeMultiLevelTilingCpuRule();
 std::unique_ptr<ScheduleRule> MakeRegisterTilingCpuRule();
+std::unique_ptr<ScheduleRule> MakeCopyOperandCpuRule();
 std::unique_ptr<ScheduleRule> MakeEpilogueAtOuterTileRule();
 std::unique_ptr<ScheduleRule> MakeRowsGpuRule();
 std::unique_ptr<ScheduleRule> MakeRowsCpuRule();

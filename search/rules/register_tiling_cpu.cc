@@ -5,17 +5,13 @@
 // register tile, whose innermost loop is vectorized. The C compiler unrolls the tile's other loops
 // and keeps the tile in registers: a gemm 512^3 kernel so made ran at 339 GFLOP/s on 2 AVX-512
 // cores against 74 for the same tile accumulated in the output (docs/BENCHMARKS.md, "CPU"). The
-// input the tile reads along its vectorized loop (gemm's B) may be copied per parallel tile
-// (decided): its rows then lie one after the other, where B's own rows of a wide gemm are a page
-// apart each, past what the hardware prefetches.
+// operand copy of copy_operand_cpu, where there is one, is computed per parallel tile.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <optional>
 
 #include "search/rules/builtin_rules.h"
 #include "search/rules/rule_util.h"
-#include "tir/analysis/expr_uses.h"
 #include "tir/schedule/perfect_tile.h"
 
 namespace autotune::search {
@@ -65,25 +61,9 @@ Result<std::vector<std::vector<int64_t>>> SpatialTiles(tir::Schedule& sch, const
   return MakeError(fmt::format("no register tile of at most {} elements drawn (last: {})", kMaxRegisterTile, elements));
 }
 
-// The input (a kernel parameter) whose last index moves with `axis`: the operand that a vectorized
-// loop over it reads contiguously; none when no input, or several, are read so.
-std::optional<std::string> VectorOperand(const tir::Stage& st, const tir::VarNode* axis) {
-  std::optional<std::string> found;
-  for (const tir::BufferLoadNode* load : tir::LoadsIn(st.op->body)) {
-    if (load->indices.empty()) continue;
-    const auto vars = tir::VarsIn(load->indices.back());
-    if (std::find(vars.begin(), vars.end(), axis) == vars.end()) continue;
-    if (found && *found != load->buffer->name) return std::nullopt;
-    found = load->buffer->name;
-  }
-  return found;
-}
-
 class RegisterTilingCpu final : public CpuRule {
  public:
   std::string_view Name() const override { return "register_tiling_cpu"; }
-  // The operand copy is a cache_read (a cuda sketch's mark) in some of its traces.
-  std::vector<std::string_view> OptionalMarks() const override { return {"cache_read"}; }
   Result<void> Apply(tir::Schedule& sch, SketchContext& ctx) const override {
     using tir::LoopRV;
     AT_TRY(out_loops, sch.GetLoops(ctx.main_stage));
@@ -111,30 +91,14 @@ class RegisterTilingCpu final : public CpuRule {
     acc_order.insert(acc_order.end(), acc_loops.begin(), acc_loops.begin() + ns);
     AT_TRY_VOID(sch.Reorder(acc_order));
     AT_TRY_VOID(sch.Vectorize(acc_loops[ns - 1]));
-    AT_TRY_VOID(CopyVectorOperand(sch, ctx, fused));
+    if (ctx.operand_copy) {  // copy_operand_cpu's copy, per parallel tile
+      AT_TRY_VOID(sch.ComputeAt(*ctx.operand_copy, fused));
+      AT_TRY(copy_loops, sch.GetLoops(*ctx.operand_copy));
+      AT_TRY_VOID(sch.Vectorize(copy_loops.back()));
+    }
     ctx.block_loop = fused;
     ctx.tiled = true;
     return {};
-  }
-
- private:
-  // The input read along the vectorized loop, copied (decided) per parallel tile, the copy's last loop
-  // vectorized. Only an input of the kernel: a padded or reindexed stage stays inlined.
-  static Result<void> CopyVectorOperand(tir::Schedule& sch, SketchContext& ctx, tir::LoopRV parallel) {
-    AT_TRY(sid, sch.Resolve(ctx.accumulator));
-    const tir::Stage& acc = sch.state().stages[sid];
-    const auto operand = VectorOperand(acc, acc.op->axis.back().var.get());
-    const auto& inputs = sch.state().inputs;
-    const bool is_input = operand && std::any_of(inputs.begin(), inputs.end(),
-                                                 [&](const tir::te::Operation& in) { return in->name == *operand; });
-    if (!is_input) return {};
-    AT_TRY(choice, SampleChoice(sch, {0, 1}, ctx.decisions.copy_operand));
-    AT_TRY(copy, sch.Resolve(choice));
-    if (copy == 0) return {};
-    AT_TRY(cached, sch.CacheReadInput(*operand, tir::Scope::kLocal, {ctx.accumulator}));
-    AT_TRY_VOID(sch.ComputeAt(cached, parallel));
-    AT_TRY(loops, sch.GetLoops(cached));
-    return sch.Vectorize(loops.back());
   }
 };
 

@@ -22,6 +22,7 @@ const std::vector<std::unique_ptr<ScheduleRule>>& Rules() {
     r->push_back(MakeCombinePartialsRule());
     r->push_back(MakeMultiLevelTilingCpuRule());
     r->push_back(MakeRegisterTilingCpuRule());
+    r->push_back(MakeCopyOperandCpuRule());
     r->push_back(MakeEpilogueAtOuterTileRule());
     r->push_back(MakeRowsGpuRule());
     r->push_back(MakeRowsCpuRule());
