@@ -33,6 +33,10 @@ int64_t DivisorAtMost(int64_t n, int64_t cap) {
   return 1;
 }
 
+// cpu.registers' register rows: gemm's and batch_matmul's M (the axis before the vectorized one); a
+// convolution's output channels (axis 1 of N, K, ...), which share each input vector loaded.
+int RegisterRowsAxis(int num_axes) { return num_axes >= 4 ? 1 : num_axes - 2; }
+
 // Fills levels from the innermost outward with the given caps; the outermost level takes the rest.
 std::vector<int64_t> Fill(int64_t extent, const std::vector<int64_t>& caps_inner_first, int levels) {
   std::vector<int64_t> t(levels, 1);
@@ -119,7 +123,7 @@ SketchDecisions DefaultRegisterTileDecisions(const Schedule& fresh) {
   if (shape.spatial.empty() || shape.spatial.back() * BytesOf(main.op->dtype) <= kCopyAboveRowBytes) return d;
   auto plain = d.tiles;
   d.tiles = [plain](const TileRequest& r) -> std::optional<std::vector<int64_t>> {
-    if (r.reduce || r.levels != 3 || r.axis != (r.num_axes >= 4 ? 1 : r.num_axes - 2)) return plain(r);
+    if (r.reduce || r.levels != 3 || r.axis != RegisterRowsAxis(r.num_axes)) return plain(r);
     return Fill(r.extent, {8, kTilesPerCopy}, r.levels);
   };
   d.copy_operand = [](const std::vector<int64_t>&) -> std::optional<int64_t> { return 1; };
@@ -198,10 +202,7 @@ SketchDecisions DefaultDecisionsShrunk(TargetKind target, int shrink) {
     d.tiles = [](const TileRequest& r) -> std::optional<std::vector<int64_t>> {
       if (r.reduce) return Fill(r.extent, {r.axis == 0 ? 4 : 7}, r.levels);
       if (r.levels == 3) {
-        // The tile's rows: gemm's and batch_matmul's M (the axis before the vectorized one); a
-        // convolution's output channels (axis 1 of N, K, ...), which share each input vector loaded.
-        const int rows_axis = r.num_axes >= 4 ? 1 : r.num_axes - 2;
-        const int64_t register_cap = r.axis == r.num_axes - 1 ? 32 : r.axis == rows_axis ? 8 : 1;
+        const int64_t register_cap = r.axis == r.num_axes - 1 ? 32 : r.axis == RegisterRowsAxis(r.num_axes) ? 8 : 1;
         return Fill(r.extent, {register_cap, 1}, r.levels);
       }
       if (r.axis == r.num_axes - 1) return Fill(r.extent, {16, 1, 1}, r.levels);

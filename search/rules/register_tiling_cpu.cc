@@ -3,7 +3,7 @@
 // outer, register]; the parallel level is fused and runs in parallel; the accumulator (cache_write
 // _local) is computed at the last outer loop, so its loops are the reduction loops around the
 // register tile, whose innermost loop is vectorized. The C compiler unrolls the tile's other loops
-// and keeps the tile in registers: a gemm 512^3 kernel so made ran at 339 GFLOP/s on 2 AVX-512
+// and keeps the tile in registers: a gemm 512^3 kernel so made ran at 324 GFLOP/s on 2 AVX-512
 // cores against 74 for the same tile accumulated in the output (docs/BENCHMARKS.md, "CPU"). The
 // operand copy of copy_operand_cpu, where there is one, is computed per parallel tile.
 #include <fmt/format.h>
@@ -26,11 +26,18 @@ constexpr int64_t kMaxVectorExtent = 64, kMaxUnrolledExtent = 8;
 constexpr int64_t kLanes = 8;
 constexpr int kJointDraws = 256;
 
-bool FitsRegisters(const std::vector<std::vector<int64_t>>& tiles, const std::vector<int64_t>& extents) {
+// The register tile's largest extent on axis `a` of `ns`.
+int64_t MaxRegisterExtent(int a, int ns) { return a == ns - 1 ? kMaxVectorExtent : kMaxUnrolledExtent; }
+
+int64_t RegisterElements(const std::vector<std::vector<int64_t>>& tiles) {
   int64_t elements = 1;
   for (const auto& t : tiles) elements *= t.back();
+  return elements;
+}
+
+bool FitsRegisters(const std::vector<std::vector<int64_t>>& tiles, const std::vector<int64_t>& extents) {
   const int64_t vector = tiles.back().back();
-  return elements <= kMaxRegisterTile && (vector % kLanes == 0 || extents.back() % kLanes != 0);
+  return RegisterElements(tiles) <= kMaxRegisterTile && (vector % kLanes == 0 || extents.back() % kLanes != 0);
 }
 
 // Tiles [parallel, outer, register] of every spatial axis: the decider's where it decides; the others
@@ -45,20 +52,17 @@ Result<std::vector<std::vector<int64_t>>> SpatialTiles(tir::Schedule& sch, const
   for (int a = 0; a < ns; ++a) {
     AT_TRY(extent, LoopExtent(sch, loops[a]));
     extents[a] = extent;
-    const int64_t max_inner = a == ns - 1 ? kMaxVectorExtent : kMaxUnrolledExtent;
-    decided[a] = d.tiles(TileRequest{false, a, ns, extent, 3, max_inner});
+    decided[a] = d.tiles(TileRequest{false, a, ns, extent, 3, MaxRegisterExtent(a, ns)});
     any_random = any_random || !decided[a];
   }
   for (int draw = 0; draw < (any_random ? kJointDraws : 1); ++draw) {
     for (int a = 0; a < ns; ++a) {
-      const int64_t max_inner = a == ns - 1 ? kMaxVectorExtent : kMaxUnrolledExtent;
-      tiles[a] = decided[a] ? *decided[a] : tir::RandomPerfectTile(sch.rng(), extents[a], 3, max_inner);
+      tiles[a] = decided[a] ? *decided[a] : tir::RandomPerfectTile(sch.rng(), extents[a], 3, MaxRegisterExtent(a, ns));
     }
     if (!any_random || FitsRegisters(tiles, extents)) return tiles;
   }
-  int64_t elements = 1;
-  for (const auto& t : tiles) elements *= t.back();
-  return MakeError(fmt::format("no register tile of at most {} elements drawn (last: {})", kMaxRegisterTile, elements));
+  return MakeError(fmt::format("no register tile of at most {} elements drawn (last: {})", kMaxRegisterTile,
+                               RegisterElements(tiles)));
 }
 
 class RegisterTilingCpu final : public CpuRule {
@@ -71,7 +75,7 @@ class RegisterTilingCpu final : public CpuRule {
     AT_TRY(tiles, SpatialTiles(sch, out_loops, ctx.decisions));
     std::vector<LoopRV> parallel, outer, registers;
     for (int a = 0; a < ns; ++a) {
-      AT_TRY(t, sch.SamplePerfectTile(out_loops[a], 3, a == ns - 1 ? kMaxVectorExtent : kMaxUnrolledExtent, tiles[a]));
+      AT_TRY(t, sch.SamplePerfectTile(out_loops[a], 3, MaxRegisterExtent(a, ns), tiles[a]));
       AT_TRY(parts, sch.Split(out_loops[a], std::vector<tir::FactorArg>(t.begin(), t.end())));
       parallel.push_back(parts[0]);
       outer.push_back(parts[1]);
