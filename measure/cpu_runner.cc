@@ -25,6 +25,7 @@
 
 #include "measure/io_dump.h"
 #include "measure/c_call.h"
+#include "measure/cpu_timing.h"
 #include "measure/reference_check.h"
 
 namespace autotune::measure {
@@ -42,16 +43,6 @@ struct ChildReport {
   double max_rel_error = 0;
   char message[1024] = {};
 };
-
-volatile uint64_t flush_sink;
-
-// Reads one byte per cache line of a buffer larger than the last-level cache: evicts the kernel's
-// data (reading suffices, and it does not copy the parent's pages as writing would).
-void FlushCaches(const char* buf, int64_t bytes) {
-  uint64_t s = 0;
-  for (int64_t i = 0; i < bytes; i += 64) s += static_cast<unsigned char>(buf[i]);
-  flush_sink = s;
-}
 
 void WriteToPipe(int fd, const void* p, size_t n) {
   const char* c = static_cast<const char*>(p);
@@ -135,53 +126,19 @@ void SetKernelThreads(void* kernel_lib, int threads) {
                   OutputTolerance(cfg.rtol, a.out_dtype) + a.extra_rtol);
   if (!check.correct) Report(fd, ErrorKind::kWrongAnswer, check.Describe(out.size()), check.max_rel_error, {});
 
-  // The checked run was the first warm-up; a kernel that alone outlasts a repeat is warm after it.
-  for (int i = 0; i < cfg.warmup && one_ms < cfg.min_repeat_ms; ++i) {
-    t0 = Clock::now();
-    call(fn, args.data());
-    one_ms = Ms(Clock::now() - t0);
-  }
-  const double want = std::ceil(cfg.min_repeat_ms / std::max(one_ms, 1e-6));
-  const int64_t number = static_cast<int64_t>(std::clamp(want, 1.0, 1e9));
-  std::vector<double> latencies;
-  for (int r = 0; r < cfg.repeats; ++r) {
-    if (a.flush) FlushCaches(a.flush, a.flush_bytes);
-    t0 = Clock::now();
-    for (int64_t k = 0; k < number; ++k) call(fn, args.data());
-    latencies.push_back(Ms(Clock::now() - t0) / static_cast<double>(number));
-    if (RepeatScreen::StopAfter(latencies, a.stop_above_ms)) break;
-  }
+  // The checked run was the first call.
+  CpuTimingPlan plan{cfg.warmup, cfg.repeats, cfg.min_repeat_ms, a.flush, a.flush_bytes, a.stop_above_ms};
+  const std::vector<double> latencies = TimeRepeats([&] { call(fn, args.data()); }, one_ms, plan);
   Report(fd, ErrorKind::kNone, "", check.max_rel_error, latencies);
 }
 
 }  // namespace
 
-int64_t LastLevelCacheBytes() {
-  int64_t best = 0;
-  for (int i = 0; i < 16; ++i) {
-    std::ifstream f(fmt::format("/sys/devices/system/cpu/cpu0/cache/index{}/size", i));
-    if (!f) continue;
-    std::string s;
-    f >> s;
-    if (s.empty()) continue;
-    int64_t v = std::atoll(s.c_str());
-    const char unit = s.back();
-    if (unit == 'K') v <<= 10;
-    if (unit == 'M') v <<= 20;
-    best = std::max(best, v);
-  }
-  return best > 0 ? best : int64_t{32} << 20;
-}
-
 CpuRunner::CpuRunner(MeasureConfig config) : config_(std::move(config)), screen_(config_.screen_ratio) {}
 
 const char* CpuRunner::FlushBuffer() {
   if (!flush_.data()) {
-    int64_t bytes = config_.flush_bytes > 0 ? config_.flush_bytes
-                                            : std::max<int64_t>(LastLevelCacheBytes() * 3 / 2, int64_t{8} << 20);
-    flush_ = AlignedFloats((bytes + 3) / 4);
-    // Written once here so the pages are real: untouched pages all map the one zero page.
-    std::fill(flush_.data(), flush_.data() + flush_.size(), 1.0f);
+    flush_ = MakeFlushBuffer(config_.flush_bytes);
   }
   return reinterpret_cast<const char*>(flush_.data());
 }

@@ -43,7 +43,4 @@ class CpuRunner : public Runner {
 
 std::unique_ptr<Runner> MakeCpuRunner(const MeasureConfig& config);
 
-// Size of the largest CPU cache (bytes), from sysfs; 32 MiB when unknown.
-int64_t LastLevelCacheBytes();
-
 }  // namespace autotune::measure

@@ -197,7 +197,15 @@ class CpuFlow(unittest.TestCase):
         self.assertTrue(1 <= r["trials_to_90"] <= 4)
         self.assertEqual(r["flops"], 2 * 8 * 8 * 8)
         self.assertEqual(r["min_bytes"], 4 * 3 * 64)
-        self.assertIn("pytorch_note", r)  # no PyTorch comparison on the cpu target
+        self.assertNotIn("pytorch_ms", r)  # no PyTorch comparison on the cpu target: the CPU library's
+        if (Path(AUTOTUNE).parent / "autotune-cpu-peer").is_file():
+            self.assertTrue(r["answers_match"], r)
+            self.assertIn("OpenBLAS", r["peer"])
+            self.assertGreater(r["peer_ms"], 0)
+            self.assertAlmostEqual(r["speed_vs_peer"], r["peer_ms"] / r["best_ms"])
+            self.assertTrue((self.out / "cases" / "gemm-M=8,N=8,K=8" / "peer.json").is_file())
+        else:
+            self.assertIn("peer_note", r)
         io = self.out / "cases" / "gemm-M=8,N=8,K=8" / "io"
         for f in ("input0.npy", "input1.npy", "output.npy", "io.json"):
             self.assertTrue((io / f).is_file(), f)

@@ -9,16 +9,13 @@
 
 namespace autotune::tir {
 
-namespace {
-
-constexpr double kInvSqrt2 = 0.70710678118654752440;
-constexpr double kSqrt2OverPi = 0.79788456080286535588;
-constexpr double kGeluTanhCubic = 0.044715;
-
 bool TakesInput(EpiloguePart p) {
   return p == EpiloguePart::kBias || p == EpiloguePart::kScale || p == EpiloguePart::kShift ||
          p == EpiloguePart::kResidual;
 }
+
+namespace {
+
 
 // An activation of x, in float32.
 Expr Activation(EpiloguePart p, const Expr& x) {
@@ -33,17 +30,6 @@ Expr Activation(EpiloguePart p, const Expr& x) {
       return Mul(Mul(half, x), Add(one, Call(DType::kFloat32, "tanh", {inner})));
     }
     case EpiloguePart::kSilu: return Mul(x, Call(DType::kFloat32, "sigmoid", {x}));
-    default: return x;
-  }
-}
-
-double ActivationReference(EpiloguePart p, double x) {
-  switch (p) {
-    case EpiloguePart::kRelu: return std::max(x, 0.0);
-    case EpiloguePart::kRelu6: return std::min(std::max(x, 0.0), 6.0);
-    case EpiloguePart::kGelu: return 0.5 * x * (1 + std::erf(x * kInvSqrt2));
-    case EpiloguePart::kGeluTanh: return 0.5 * x * (1 + std::tanh(kSqrt2OverPi * (x + kGeluTanhCubic * x * x * x)));
-    case EpiloguePart::kSilu: return x / (1 + std::exp(-x));
     default: return x;
   }
 }
@@ -151,7 +137,7 @@ void ApplyEpilogueReference(const Epilogue& epilogue, const std::vector<int64_t>
       } else if (TakesInput(p)) {
         x += (*in++)[c];
       } else {
-        x = ActivationReference(p, x);
+        x = ApplyActivation(p, x);
       }
     }
     out[i] = static_cast<float>(x);

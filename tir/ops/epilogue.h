@@ -2,6 +2,8 @@
 // applied in order (tir/ops/operator.h: bias, scale, shift, residual and activations).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -9,6 +11,28 @@
 #include "tir/te/operation.h"
 
 namespace autotune::tir {
+
+inline constexpr double kInvSqrt2 = 0.70710678118654752440;
+inline constexpr double kSqrt2OverPi = 0.79788456080286535588;
+inline constexpr double kGeluTanhCubic = 0.044715;
+
+// Whether the part reads an input (bias, scale, shift: per channel; residual: of the output's shape).
+bool TakesInput(EpiloguePart p);
+
+// An activation part applied to x in T (the reference's double, a peer's float); x for other parts.
+template <class T>
+T ApplyActivation(EpiloguePart p, T x) {
+  const T zero = 0, one = 1, half = 0.5;
+  switch (p) {
+    case EpiloguePart::kRelu: return std::max(x, zero);
+    case EpiloguePart::kRelu6: return std::min(std::max(x, zero), T(6));
+    case EpiloguePart::kGelu: return half * x * (one + std::erf(x * T(kInvSqrt2)));
+    case EpiloguePart::kGeluTanh:
+      return half * x * (one + std::tanh(T(kSqrt2OverPi) * (x + T(kGeluTanhCubic) * x * x * x)));
+    case EpiloguePart::kSilu: return x / (one + std::exp(-x));
+    default: return x;
+  }
+}
 
 // Adds the epilogue stage after `main` (a float32 stage) if the epilogue has any part or the output
 // type is not float32: it applies the parts in float32 and rounds once to `dtype`. `channel_dim` is

@@ -1,0 +1,157 @@
+// autotune-cpu-peer: times a CPU library's operator on the inputs `autotune measure --save-io DIR`
+// saved, with the CPU runner's method (measure/cpu_timing.h), and compares its answer with autotune's
+// saved output: the peer of `scripts/bench --target cpu`. OpenBLAS runs gemm and batch_matmul, oneDNN
+// the convolutions. Prints one JSON object; exit 1 when the answers differ, 2 on bad input.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+#include <limits>
+
+#include "measure/cpu_timing.h"
+#include "measure/measure_result.h"
+#include "measure/reference_check.h"
+#include "tir/ops/epilogue.h"
+#include "tools/cpu_peer/peer_kernel.h"
+
+// Weak: each is there only where its library is (oneDNN brings OpenMP's runtime).
+extern "C" void omp_set_num_threads(int) __attribute__((weak));
+extern "C" void openblas_set_num_threads(int) __attribute__((weak));
+
+namespace {
+
+using namespace autotune;
+
+struct Options {
+  std::string inputs;
+  int repeats = 10, warmup = 1, threads = 0;
+  double min_repeat_ms = 50, rtol = 1e-4;
+};
+
+[[noreturn]] void Fail(const std::string& msg, int status = 2) {
+  std::fprintf(stderr, "autotune-cpu-peer: %s\n", msg.c_str());
+  std::exit(status);
+}
+
+cpu_peer::SavedWorkload Load(const std::string& dir) {
+  cpu_peer::SavedWorkload w;
+  std::ifstream f(dir + "/" + measure::kIoManifestFile);
+  if (!f) Fail(fmt::format("no {} in '{}' (make it with `autotune measure --save-io DIR`)", measure::kIoManifestFile, dir));
+  w.manifest = nlohmann::json::parse(f, nullptr, false);
+  if (w.manifest.is_discarded() || !w.manifest.contains("tensors")) Fail("'" + dir + "/io.json' is not an io manifest");
+  if (w.manifest.value("dtype", "float32") != "float32" || w.manifest.value("precision", "ieee") != "ieee") {
+    Fail("the CPU peers compare float32 workloads in IEEE precision only");
+  }
+  auto epilogue = tir::ParseEpilogue(w.manifest.value("epilogue", ""));
+  if (!epilogue) Fail(epilogue.error().message);
+  w.epilogue = *epilogue;
+  for (const auto& t : w.manifest["tensors"]) {
+    if (t.value("role", "") == "output") {
+      w.out_shape = t.at("shape").get<std::vector<int64_t>>();
+      continue;
+    }
+    auto a = measure::ReadNpy(dir + "/" + t.at("file").get<std::string>());
+    if (!a) Fail(a.error().message);
+    w.inputs.push_back(std::move(*a));
+  }
+  if (w.inputs.empty() || w.out_shape.empty()) Fail("'" + dir + "/io.json' lists no operator's tensors");
+  return w;
+}
+
+Result<cpu_peer::PeerKernel> MakePeer(const cpu_peer::SavedWorkload& w, float* out) {
+  const std::string op = w.manifest.at("op");
+  const bool blas = op == "gemm" || op == "batch_matmul";
+  if (!blas && op != "conv1d" && op != "conv2d" && op != "conv3d") {
+    return MakeError("no CPU peer for " + op + " (OpenBLAS: gemm, batch_matmul; oneDNN: conv1d, conv2d, conv3d)");
+  }
+  size_t epilogue_inputs = 0;
+  for (auto p : w.epilogue.parts) epilogue_inputs += tir::TakesInput(p) ? 1 : 0;
+  if (w.inputs.size() != 2 + epilogue_inputs) {
+    return MakeError(fmt::format("io.json lists {} inputs; {} with epilogue '{}' takes {}", w.inputs.size(), op,
+                                 w.epilogue.Text(), 2 + epilogue_inputs));
+  }
+  return blas ? cpu_peer::MakeOpenBlasKernel(w, out) : cpu_peer::MakeOneDnnKernel(w, out);
+}
+
+// One variant, timed: its result (median, spread), or an error when its answer is not autotune's.
+nlohmann::json TimeVariant(const cpu_peer::PeerVariant& v, const Options& o, const measure::AlignedFloats& flush,
+                           const measure::NpyArray* autotune_out, measure::AlignedFloats& out) {
+  std::fill(out.data(), out.data() + out.size(), std::numeric_limits<float>::quiet_NaN());
+  const auto t0 = std::chrono::steady_clock::now();
+  v.call();
+  const double first_ms = measure::MsSince(t0);
+  nlohmann::json r = {{"variant", v.name}};
+  if (autotune_out) {
+    const double scale = measure::ReferenceScale(out.data(), out.size());
+    const auto check = measure::CheckOutput(autotune_out->data.data(), out.data(), out.size(), scale, o.rtol);
+    r["max_rel_error"] = check.max_rel_error;
+    r["answers_match"] = check.correct;
+    if (!check.correct) return r;
+  }
+  measure::CpuTimingPlan plan{o.warmup, o.repeats, o.min_repeat_ms, reinterpret_cast<const char*>(flush.data()),
+                              static_cast<int64_t>(flush.size()) * 4};
+  measure::MeasureResult m;
+  m.latencies_ms = measure::TimeRepeats(v.call, first_ms, plan);
+  measure::Summarize(m);
+  r.update({{"latency_ms", m.median_ms}, {"latencies_ms", m.latencies_ms}, {"spread", m.spread}});
+  return r;
+}
+
+int Run(const Options& o) {
+  if (o.threads > 0) {
+    if (omp_set_num_threads) omp_set_num_threads(o.threads);
+    if (openblas_set_num_threads) openblas_set_num_threads(o.threads);
+  }
+  const cpu_peer::SavedWorkload w = Load(o.inputs);
+  int64_t n = 1;
+  for (int64_t d : w.out_shape) n *= d;
+  measure::AlignedFloats out(n);
+  auto peer = MakePeer(w, out.data());
+  if (!peer) Fail(peer.error().message);
+  std::optional<measure::NpyArray> autotune_out;
+  if (auto a = measure::ReadNpy(o.inputs + "/" + measure::kSavedOutputFile)) autotune_out = std::move(*a);
+  if (autotune_out && static_cast<int64_t>(autotune_out->data.size()) != n) Fail("output.npy has the wrong size");
+  const measure::AlignedFloats flush = measure::MakeFlushBuffer(0);
+
+  nlohmann::json variants = nlohmann::json::array(), best;
+  for (const auto& v : peer->variants) {
+    nlohmann::json r = TimeVariant(v, o, flush, autotune_out ? &*autotune_out : nullptr, out);
+    if (r.contains("latency_ms") && (best.is_null() || r["latency_ms"] < best["latency_ms"])) best = r;
+    variants.push_back(std::move(r));
+  }
+  nlohmann::json report = {{"peer", peer->library}, {"workload", w.manifest.value("workload", "")},
+                           {"variants", variants}, {"rtol", o.rtol}};
+  const double flops = w.manifest.value("flops", 0.0);
+  if (!best.is_null()) {
+    report.update(best);
+    report["gflops"] = flops / (best["latency_ms"].get<double>() * 1e6);
+  } else {
+    report["answers_match"] = false;  // every variant's answer differed from autotune's
+  }
+  std::printf("%s\n", report.dump().c_str());
+  return report.value("answers_match", true) ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"autotune-cpu-peer: a CPU library's operator (OpenBLAS: gemm, batch_matmul; oneDNN: conv1d, conv2d, "
+               "conv3d) on the inputs `autotune measure --save-io DIR` saved, timed as autotune times its cpu "
+               "kernels, its answer compared with autotune's output; one JSON object on stdout",
+               "autotune-cpu-peer"};
+  Options o;
+  app.add_option("--inputs", o.inputs, "directory written by `autotune measure --save-io`")->required();
+  app.add_option("--repeats", o.repeats, "timed repeats (the median is the figure)")->check(CLI::Range(1, 1000));
+  app.add_option("--min-repeat-ms", o.min_repeat_ms, "each repeat lasts at least this long")->check(CLI::Range(0.0, 1e4));
+  app.add_option("--warmup", o.warmup, "untimed calls after the first")->check(CLI::Range(0, 1000));
+  app.add_option("--threads", o.threads, "threads of the library (0: all cores)")->check(CLI::Range(0, 4096));
+  app.add_option("--rtol", o.rtol, "tolerance of the answer check (autotune's reference-check rule)")->check(CLI::Range(0.0, 1.0));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);
+    Fail(e.what());
+  }
+  return Run(o);
+}
