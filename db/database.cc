@@ -443,6 +443,33 @@ Result<int> TuningDatabase::CommitBatch(const std::vector<TuningRecord>& records
   return inserted;
 }
 
+Result<bool> TuningDatabase::ReplaceMeasurement(const TuningRecord& r) {
+  std::lock_guard lock(impl_->mu);
+  if (read_only()) return MakeError(fmt::format("{}: opened read-only", impl_->path));
+  if (auto checked = CheckRecord(r, 0); !checked) return checked.error();
+  auto& conn = impl_->conn;
+  auto fail = [&](const Error& e) { return MakeError(fmt::format("{}: re-measuring a record: {}", impl_->path, e.message)); };
+  auto s = conn.Prepare(R"sql(
+    UPDATE records SET latencies_json = ?1, median_ms = ?2, gflops = ?3, correct = ?4, max_rel_error = ?5,
+                       error_kind = ?6, error_message = ?7, measured_at = ?8, autotune_version = ?9, info_json = ?10
+    WHERE trace_hash = ?11 AND workload_id = (SELECT id FROM workloads WHERE key = ?12)
+      AND target_id = (SELECT id FROM targets WHERE kind = ?13 AND arch = ?14 AND device = ?15 AND driver = ?16
+                                                AND toolkit = ?17))sql");
+  if (!s) return fail(s.error());
+  s->Bind(1, LatenciesToJson(r.latencies_ms)).Bind(2, r.median_ms).Bind(3, r.gflops).Bind(4, r.correct ? 1 : 0);
+  if (r.max_rel_error) {
+    s->Bind(5, *r.max_rel_error);
+  } else {
+    s->BindNull(5);
+  }
+  s->Bind(6, r.error_kind).Bind(7, r.error_message).Bind(8, r.measured_at).Bind(9, r.autotune_version);
+  s->Bind(10, r.info_json).Bind(11, r.trace_hash).Bind(12, r.workload.key);
+  const TargetInfo& t = r.target;
+  s->Bind(13, t.kind).Bind(14, t.arch).Bind(15, t.device).Bind(16, t.driver).Bind(17, t.toolkit);
+  if (auto run = s->Run(); !run) return fail(run.error());
+  return conn.Changes() > 0;
+}
+
 Result<void> TuningDatabase::SaveCostModel(const StoredCostModel& model) {
   std::lock_guard lock(impl_->mu);
   if (read_only()) return MakeError(fmt::format("{}: opened read-only", impl_->path));

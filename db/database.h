@@ -77,6 +77,11 @@ class TuningDatabase {
   // trace hash, unknown error kind text is accepted as-is).
   Result<int> CommitBatch(const std::vector<TuningRecord>& records);
 
+  // Replaces the measurement of the stored record with the same (workload, target, trace hash) by
+  // `record`'s (latencies, median, GFLOP/s, correctness, error, time, version, info): a re-measured
+  // record. False, changing nothing, when no such record is stored.
+  Result<bool> ReplaceMeasurement(const TuningRecord& record);
+
   // The trace hashes measured for a workload on targets with the same kind, arch and device as
   // `target` (any driver/toolkit): the search loads this once per task and never measures them again.
   Result<std::unordered_set<std::string>> MeasuredTraceHashes(const std::string& workload_key, const TargetInfo& target);

@@ -26,6 +26,7 @@
 #include "measure/io_dump.h"
 #include "measure/c_call.h"
 #include "measure/cpu_timing.h"
+#include "measure/thread_pinning.h"
 #include "measure/reference_check.h"
 
 namespace autotune::measure {
@@ -103,6 +104,7 @@ void SetKernelThreads(void* kernel_lib, int threads) {
   void* fn = dlsym(lib, a.build->entry.c_str());
   if (!fn) Report(fd, ErrorKind::kRunError, "entry " + a.build->entry + " not found in the kernel", 0, {});
   SetKernelThreads(lib, cfg.num_threads);
+  if (cfg.pin_threads) PinOpenMpThreads(lib);
 
   KernelTensor kernel_out(a.out_dtype, a.out_elements);
   kernel_out.FillNaN();

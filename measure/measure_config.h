@@ -30,6 +30,7 @@ struct MeasureConfig {
   // ---- cpu target ----
   int build_threads = 0;     // compilers run at once (cpu and cuda); 0: number of hardware threads
   int num_threads = 0;       // OpenMP threads of a cpu kernel; 0: OpenMP's default (all cores)
+  bool pin_threads = true;   // pin a cpu kernel's threads, one per allowed CPU (measure/thread_pinning.h)
   std::string cache_dir;     // built artifacts by hash; "": measure::DefaultCacheDir (build_cache.h)
   std::string cc = "cc";     // the C compiler
   std::vector<std::string> extra_cflags;

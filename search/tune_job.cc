@@ -120,6 +120,9 @@ Result<std::vector<TaskReport>> Tuner::Job::Run() {
     if (*ahead) LaunchRound(std::move(**ahead));
     if (auto r = FillPipeline(); !r) return r.error();
   }
+  if (!interrupted_ && !stop_.load()) {
+    if (auto r = RemeasureBest(); !r) return r.error();
+  }
   return std::move(reports_);
 }
 
@@ -213,14 +216,19 @@ void Tuner::Job::TakeStoredBest(size_t i, const db::TuningRecord& rec) {
 
 Result<void> Tuner::Job::ReportStoredBest() {
   for (size_t i = 0; i < states_.size(); ++i) {
-    auto stored = tuner_.db_.Best(states_[i].key, query_, 0);  // fastest first
-    if (!stored) return MakeError(fmt::format("reading '{}': {}", tuner_.db_.path(), stored.error().message));
-    for (const db::TuningRecord& rec : *stored) {
-      if (rec.target.device != config_.target_info.device) continue;
-      if (ReplayStoredTrace(rec.trace_json, states_[i].workload, config_.target)) {
-        TakeStoredBest(i, rec);
-        break;
-      }
+    if (auto r = TakeStoredBestOf(i); !r) return r;
+  }
+  return {};
+}
+
+Result<void> Tuner::Job::TakeStoredBestOf(size_t i) {
+  auto stored = tuner_.db_.Best(states_[i].key, query_, 0);  // fastest first
+  if (!stored) return MakeError(fmt::format("reading '{}': {}", tuner_.db_.path(), stored.error().message));
+  for (const db::TuningRecord& rec : *stored) {
+    if (rec.target.device != config_.target_info.device) continue;
+    if (ReplayStoredTrace(rec.trace_json, states_[i].workload, config_.target)) {
+      TakeStoredBest(i, rec);
+      break;
     }
   }
   return {};

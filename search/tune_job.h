@@ -8,6 +8,7 @@
 //     ProposeAhead        with overlap_rounds, the next round while the oldest is measured
 //     JoinOldestRound     waits for the oldest round and finishes it (FinishRound: store the results,
 //                         teach the model, account), then reports progress
+//   RemeasureBest       unless stopped: each task's fastest records measured again (search/remeasure_best.cc)
 //
 // Rounds go through a pipeline of three stages: proposing (the job's thread), building (in round
 // order; a round may start compiling while the previous one finishes, measure::BuildOrder) and
@@ -108,6 +109,8 @@ class Tuner::Job {
   Result<void> FindTransferSeeds(size_t i);
   // A job with nothing left to measure reports each task's stored best on this device.
   Result<void> ReportStoredBest();
+  // Task i's fastest stored record on this device (that replays) as its best, when faster.
+  Result<void> TakeStoredBestOf(size_t i);
   // `rec` (of this device) as task i's best, when faster than the best so far.
   void TakeStoredBest(size_t i, const db::TuningRecord& rec);
 
@@ -136,6 +139,16 @@ class Tuner::Job {
   void Account(TaskState& st, TaskReport& report, const Candidate& c, const measure::BuildResult& build,
                const measure::MeasureResult& r, const std::string& trace_json);
   void ReportProgress(int task) const;
+
+  // ---- re-measuring the best (search/remeasure_best.cc) ----
+  Result<void> RemeasureBest();
+  // One pass over task i: its fastest TuneConfig::remeasure_best valid records on this device that
+  // `done` does not hold, measured again and stored; false when there were none.
+  Result<bool> RemeasurePass(size_t i, std::unordered_set<std::string>& done);
+  // The stored record of `old` with this measurement, the first one kept in its info.
+  Result<void> StoreRemeasurement(const tir::Workload& workload, const db::TuningRecord& old,
+                                  const tir::Schedule& schedule, const measure::MeasureResult& r,
+                                  const measure::BuildResult& build);
 
   Tuner& tuner_;
   const TuneConfig& config_;

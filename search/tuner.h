@@ -45,6 +45,18 @@ struct TuneConfig {
   // the fastest traces of the nearest shapes of the same operator stored in the database, replayed on
   // the task's shape, for a task with no valid record of its own on this target yet. 0: none.
   int transfer = 16;
+  // At the end of a job that was not stopped: each task's fastest few records on this device measured
+  // again, back to back, until the fastest this many are all of this job's re-measurements (at most
+  // three passes): a first figure that was a lucky outlier does not stay the best. 0: off.
+  int remeasure_best = 3;
+};
+
+// One record measured again at the end of a job (TuneConfig::remeasure_best).
+struct Remeasurement {
+  std::string trace_hash;
+  double first_ms = 0;  // the stored median before
+  double again_ms = 0;  // the new median; 0 when it failed (its error is stored)
+  double spread = 0;    // of the new repeats
 };
 
 // Per task, what `autotune tune --json` reports.
@@ -72,6 +84,7 @@ struct TaskReport {
   std::vector<std::string> transferred_from;  // the shapes they came from (canonical text, nearest first)
   std::string best_trace_json;   // "" when nothing valid
   std::vector<double> curve;     // best-so-far latency (ms) after each measured batch of this job
+  std::vector<Remeasurement> remeasured;  // the end of the job's re-measurements, in order
 };
 
 // What the loop tells its observer after every batch (progress display, log lines).

@@ -66,6 +66,7 @@ struct TuneOptions {
   int population = search::EvolutionConfig{}.population;
   int min_per_sketch = search::EvolutionConfig{}.min_per_sketch;
   int transfer = search::TuneConfig{}.transfer;
+  int remeasure_best = search::TuneConfig{}.remeasure_best;
   std::vector<std::string> sketches;  // --sketches (split at commas by CLI11); empty: the default set
   std::string db_file = "autotune.db";
   // The learned model by default: on the GPU suite, random ranking ended behind PyTorch far more often.
@@ -189,6 +190,28 @@ double WeightedLatency(const std::vector<search::TaskReport>& reports) {
   return total;
 }
 
+json RemeasuredJson(const std::vector<search::Remeasurement>& remeasured) {
+  json out = json::array();
+  for (const auto& m : remeasured) {
+    out.push_back({{"trace_hash", m.trace_hash}, {"first_ms", m.first_ms}, {"again_ms", NullIfZero(m.again_ms)},
+                   {"spread", m.spread}});
+  }
+  return out;
+}
+
+// "re-measured: 1.3400 -> 2.2100 ms (spread 3%), ..." for the tasks whose best few were measured again.
+void PrintRemeasured(std::FILE* to, const std::vector<search::TaskReport>& reports) {
+  for (const auto& r : reports) {
+    if (r.remeasured.empty()) continue;
+    std::vector<std::string> parts;
+    for (const auto& m : r.remeasured) {
+      parts.push_back(m.again_ms > 0 ? fmt::format("{:.4f} -> {:.4f} ms ({:.0f}%)", m.first_ms, m.again_ms, 100 * m.spread)
+                                     : fmt::format("{:.4f} -> failed", m.first_ms));
+    }
+    fmt::print(to, "re-measured {} (median before -> again, spread): {}\n", r.workload, fmt::join(parts, ", "));
+  }
+}
+
 void PrintTable(std::FILE* to, const std::vector<search::TaskReport>& reports) {
   size_t width = 4;
   for (const auto& r : reports) width = std::max(width, r.workload.size());
@@ -214,6 +237,7 @@ void PrintTable(std::FILE* to, const std::vector<search::TaskReport>& reports) {
     fmt::print(to, "({} of the trials of {} task{} were the best schedules of nearby shapes in the database, adapted: "
                "--transfer)\n", transferred, tasks_transferred, tasks_transferred == 1 ? "" : "s");
   }
+  PrintRemeasured(to, reports);
 }
 
 // DIR/<op>_<first 12 hex digits of the key>.cu|.c for every task with a valid schedule; returns the
@@ -274,7 +298,8 @@ json Report(const TuneOptions& o, const MeasureTarget& target, const std::vector
               {"transferred", r.transferred},
               {"transferred_from", r.transferred_from},
               {"best_trace", r.best_trace_json.empty() ? json(nullptr) : json::parse(r.best_trace_json)},
-              {"curve", curve}};
+              {"curve", curve},
+              {"remeasured", RemeasuredJson(r.remeasured)}};
     if (!r.spec.name.empty()) t["name"] = r.spec.name;
     if (i < kernel_files.size() && !kernel_files[i].empty()) t["kernel_file"] = kernel_files[i];
     tasks.push_back(std::move(t));
@@ -293,6 +318,7 @@ json Report(const TuneOptions& o, const MeasureTarget& target, const std::vector
           {"batch_size", o.batch_size},
           {"min_per_sketch", o.min_per_sketch},
           {"transfer", o.transfer},
+          {"remeasure_best", o.remeasure_best},
           {"sketches", o.sketches.empty() ? json(nullptr) : json(fmt::format("{}", fmt::join(o.sketches, ",")))},
           {"screen_ratio", o.config.screen_ratio},
           {"interrupted", interrupted},
@@ -369,6 +395,12 @@ void AddTuneOptions(CLI::App& cmd, TuneOptions& o) {
                  "many of the best schedules of the nearest other shapes of its operator in --db, adapted to its "
                  "shape (0: none)")
       ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
+  cmd.add_option("--remeasure-best", o.remeasure_best,
+                 "at the end of a job not stopped, each task's fastest this many records measured again, back to "
+                 "back, until the fastest this many are all re-measured (at most three passes): a first figure that "
+                 "was a lucky outlier does not stay the best; the first figure stays in the record's info (0: off)")
+      ->check(CLI::Range(0, 1000))
       ->capture_default_str();
   std::string sketch_names;
   for (const auto& s : search::BuiltinSketches()) {
@@ -490,6 +522,7 @@ search::TuneConfig MakeTuneConfig(const TuneOptions& o, const MeasureTarget& tar
   tc.evolution.population = o.population;
   tc.evolution.min_per_sketch = o.min_per_sketch;
   tc.transfer = o.transfer;
+  tc.remeasure_best = o.remeasure_best;
   return tc;
 }
 

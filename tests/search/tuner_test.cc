@@ -5,6 +5,7 @@
 // rounds one at a time and overlapped (the next round built while this one is measured).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <utility>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -119,6 +121,8 @@ class FakeRunner : public measure::Runner {
         r.correct = true;
         r.max_rel_error = 1e-7;
       }
+      const int nth = ++times_measured[h];
+      if (nth > 1 && again) r = again(r, nth);
       r.build_cpu_seconds = b.build_cpu_seconds;
       r.timed_seconds = r.ok() ? 0.01 : 0;
       calls.push_back({h, r});
@@ -133,6 +137,10 @@ class FakeRunner : public measure::Runner {
   std::function<void(int)> on_run;      // after each Run, with the number of runs so far
   std::function<void(int)> during_run;  // at the start of each Run (the runs so far, this one counted)
   std::function<void(const measure::BuildResult&)> on_candidate;  // before measuring each candidate
+  // A program measured again (the end of a job): its scripted result and the how-manieth measurement
+  // this is, to the result returned; none: the same as the first.
+  std::function<measure::MeasureResult(const measure::MeasureResult&, int)> again;
+  std::map<uint64_t, int> times_measured;
 };
 
 db::TargetInfo TestTarget() { return {"cpu", "x86_64", "Test CPU", "", "cc (test) 12.2"}; }
@@ -158,6 +166,7 @@ TuneConfig Config(uint64_t seed, int trials, int batch_size) {
   c.seed = seed;
   c.evolution.population = 24;
   c.evolution.generations = 2;
+  c.remeasure_best = 0;  // the tests of the end's re-measurement turn it on
   return c;
 }
 
@@ -304,6 +313,73 @@ TEST(Tuner, FailedCandidatesNeverBecomeTheBest) {
   EXPECT_TRUE((*best)[0].valid());
   EXPECT_EQ((*best)[0].trace_json, r.best_trace_json);
   EXPECT_NEAR(r.best_gflops, w->flops / (best_valid * 1e6), 1e-9);
+}
+
+// The valid records of kGemm in the database, fastest first.
+std::vector<db::TuningRecord> BestRecords(const std::string& path) {
+  auto w = tir::MakeWorkload(kGemm.op, kGemm.shape);
+  auto db = OpenDb(path);
+  auto best = db->Best(w->Key(), db::TargetQuery{"cpu", "x86_64"}, 0);
+  EXPECT_TRUE(best);
+  return best ? *best : std::vector<db::TuningRecord>{};
+}
+
+TEST(Tuner, TheEndOfAJobMeasuresTheFastestFewAgainAndALuckyFigureDoesNotStay) {
+  const std::string path = TempDb("remeasure");
+  Job job;
+  // Measured again, every program is 10x slower than its first figure, and the first one measured
+  // again (the fastest) is a wrong answer: each pass's contenders drop out, and the next pass takes
+  // the next fastest, three passes in all.
+  job.runner.again = [&, first = true](const measure::MeasureResult& r, int) mutable {
+    measure::MeasureResult out = r;
+    if (std::exchange(first, false)) return measure::MeasureResult::Error(measure::ErrorKind::kWrongAnswer, "flaky");
+    for (double& ms : out.latencies_ms) ms *= 10;
+    out.median_ms *= 10;
+    return out;
+  };
+  TuneConfig config = Config(7, 30, 10);
+  config.remeasure_best = 3;
+  const auto before = [&] {
+    Job plain;
+    RunJob(plain, TempDb("remeasure_plain"), Config(7, 30, 10), {kGemm});
+    return plain.reports[0];
+  }();
+  RunJob(job, path, config, {kGemm});
+  const TaskReport& r = job.reports[0];
+  EXPECT_EQ(r.trials, 30) << "re-measurements are not trials";
+  ASSERT_EQ(r.remeasured.size(), 9u);
+  ASSERT_EQ(job.runner.calls.size(), 39u);
+  EXPECT_EQ(r.remeasured[0].first_ms, before.best_latency_ms);
+  EXPECT_EQ(r.remeasured[0].again_ms, 0) << "the failed re-measurement";
+  for (size_t k = 1; k < r.remeasured.size(); ++k) EXPECT_DOUBLE_EQ(r.remeasured[k].again_ms, 10 * r.remeasured[k].first_ms);
+
+  const auto records = Records(path);
+  EXPECT_EQ(records.size(), 30u) << "a re-measurement replaces its record's figures";
+  const auto best = BestRecords(path);
+  ASSERT_FALSE(best.empty());
+  EXPECT_EQ(r.best_latency_ms, best[0].median_ms) << "the best is the database's after the re-measurements";
+  EXPECT_EQ(r.best_trace_json, best[0].trace_json);
+  EXPECT_GT(r.best_latency_ms, before.best_latency_ms);
+  for (const auto& rec : records) {
+    const auto info = nlohmann::json::parse(rec.info_json);
+    if (rec.trace_hash != r.remeasured[0].trace_hash) continue;
+    EXPECT_FALSE(rec.valid()) << "a wrong answer when measured again makes the record invalid";
+    EXPECT_EQ(info["first_measurement"]["median_ms"].get<double>(), before.best_latency_ms) << "the first figure is kept";
+  }
+}
+
+TEST(Tuner, FiguresThatHoldTakeOnePassOfReMeasurements) {
+  const std::string path = TempDb("remeasure_same");
+  Job job;
+  TuneConfig config = Config(7, 30, 10);
+  config.remeasure_best = 3;
+  RunJob(job, path, config, {kGemm});
+  const TaskReport& r = job.reports[0];
+  ASSERT_EQ(r.remeasured.size(), 3u);
+  EXPECT_EQ(job.runner.calls.size(), 33u);
+  for (const auto& m : r.remeasured) EXPECT_EQ(m.again_ms, m.first_ms);
+  EXPECT_EQ(r.best_latency_ms, r.remeasured[0].again_ms);
+  EXPECT_EQ(Records(path).size(), 30u);
 }
 
 TEST(Tuner, ResumingNeverMeasuresATraceAgain) {

@@ -22,8 +22,10 @@ using testing::RunCli;
 using testing::StartCli;
 using testing::WorkerProcess;
 
-// A small search (--population 128): these tests are about the workers, not the search.
-const std::string kJob = " --op gemm --shape M=32,N=32,K=32 --target cpu --repeats 1 --min-repeat-ms 1 --population 128";
+// A small search (--population 128) and no re-measurement at its end: these tests are about the
+// workers (the batches they took), not the search.
+const std::string kJob =
+    " --op gemm --shape M=32,N=32,K=32 --target cpu --repeats 1 --min-repeat-ms 1 --population 128 --remeasure-best 0";
 
 class RemoteTune : public ::testing::Test {
  protected:
