@@ -4,7 +4,7 @@ import sys
 
 from . import _library
 from ._library import AutotuneError, check
-from .tensors import Arguments, TensorSpec, is_torch
+from .tensors import Arguments, TensorSpec, is_torch, torch_dtype
 
 
 def _text(b):
@@ -115,7 +115,7 @@ class Kernel:
             return None
         specs = self._torch_specs
         if specs is None:
-            specs = self._torch_specs = tuple((getattr(torch, t.dtype), torch.Size(t.shape)) for t in self.tensors)
+            specs = self._torch_specs = tuple((torch_dtype(t.dtype), torch.Size(t.shape)) for t in self.tensors)
         args, align, device = self._args, self.alignment, self._device
         on_gpu = device is not None
         for i, t in enumerate(inputs):

@@ -9,10 +9,14 @@ from dataclasses import dataclass
 from ._library import AutotuneError
 
 
+# The element types of kernels' tensors, by the names that numpy and torch give them too.
+DTYPE_NAMES = ("float32", "float16", "bfloat16")
+
+
 @dataclass(frozen=True)
 class TensorSpec:
     name: str
-    dtype: str  # "float32", "float16", "bfloat16"
+    dtype: str  # one of DTYPE_NAMES
     shape: tuple
 
 
@@ -37,7 +41,7 @@ def _np_dtype(name):
     return np.dtype(name)
 
 
-def _torch_dtype(name):
+def torch_dtype(name):
     return getattr(_torch(), name)
 
 
@@ -66,7 +70,7 @@ class Arguments:
         if shape != spec.shape:
             raise AutotuneError(f"{self.kernel_name}: {role} {spec.name} has shape {shape}, the kernel takes {spec.shape}")
         if is_torch(value):
-            if value.dtype != _torch_dtype(spec.dtype):
+            if value.dtype != torch_dtype(spec.dtype):
                 raise AutotuneError(f"{self.kernel_name}: {role} {spec.name} is {value.dtype}, the kernel takes {spec.dtype}")
             on_gpu = value.device.type == "cuda"
             if on_gpu != (self.language == "cuda"):
@@ -112,7 +116,7 @@ class Arguments:
     def output(self, out, spec, like_torch, device):
         if out is None:
             if like_torch:
-                out = _torch().empty(spec.shape, dtype=_torch_dtype(spec.dtype), device=device)
+                out = _torch().empty(spec.shape, dtype=torch_dtype(spec.dtype), device=device)
             else:
                 out = _aligned_numpy(spec.shape, _np_dtype(spec.dtype), self.alignment)
         self._check(out, spec, "output")

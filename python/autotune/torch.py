@@ -26,8 +26,9 @@ from torch import nn
 from torch.fx.passes.shape_prop import ShapeProp
 
 from ._library import AutotuneError
+from .tensors import DTYPE_NAMES
 
-_DTYPES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16"}
+_DTYPES = {getattr(torch, name): name for name in DTYPE_NAMES}
 _MATMULS = (torch.bmm, torch.matmul, operator.matmul)
 
 
