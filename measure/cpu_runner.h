@@ -28,6 +28,7 @@ class CpuRunner : public Runner {
  public:
   explicit CpuRunner(MeasureConfig config);
   std::vector<MeasureResult> Run(const tir::Workload& workload, const std::vector<BuildResult>& builds) override;
+  void SetScreening(bool on) override { screen_.Enable(on); }
 
  private:
   // stop_above_ms: the screen's limit for this candidate (measure/repeat_screen.h).

@@ -33,6 +33,7 @@ class CudaRunner : public Runner {
  public:
   explicit CudaRunner(MeasureConfig config);
   std::vector<MeasureResult> Run(const tir::Workload& workload, const std::vector<BuildResult>& builds) override;
+  void SetScreening(bool on) override { screen_.Enable(on); }
 
   // The GPU the kernels run on (starts the executor), or why there is none.
   Result<CudaDeviceInfo> Device() { return executor_.Start(); }

@@ -24,8 +24,12 @@ class RepeatScreen {
   // only; 0: every repeat (screening off, or nothing timed yet).
   double StopAboveMs(const std::string& workload) const {
     auto it = best_ms_.find(workload);
-    return ratio_ > 0 && it != best_ms_.end() ? ratio_ * it->second : 0;
+    return enabled_ && ratio_ > 0 && it != best_ms_.end() ? ratio_ * it->second : 0;
   }
+
+  // Off: every candidate gets all its repeats (a re-measurement of the best, which must not be cut
+  // short by one noisy repeat); the bests recorded meanwhile still count when it is on again.
+  void Enable(bool on) { enabled_ = on; }
 
   // A correct candidate's median (screened ones too: they cannot lower the best).
   void Record(const std::string& workload, double median_ms) {
@@ -41,6 +45,7 @@ class RepeatScreen {
 
  private:
   double ratio_;
+  bool enabled_ = true;
   std::map<std::string, double> best_ms_;
 };
 

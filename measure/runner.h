@@ -24,6 +24,9 @@ class Runner {
   // Run calls it takes at once from different threads. A remote runner takes two, so that a worker
   // compiles the next batch while it runs this one; a local runner owns one device process: one.
   virtual int ConcurrentRuns() const { return 1; }
+  // Screening (measure/repeat_screen.h) on or off for the Runs that follow. A remote runner's
+  // workers screen by the job's ratio whatever this says.
+  virtual void SetScreening(bool /*on*/) {}
 };
 
 }  // namespace autotune::measure

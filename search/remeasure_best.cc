@@ -29,6 +29,12 @@ nlohmann::json FirstMeasurement(const db::TuningRecord& old) {
 
 Result<void> Tuner::Job::RemeasureBest() {
   if (config_.remeasure_best <= 0) return {};
+  // Every repeat of a contender counts: screening would cut one short after one noisy repeat.
+  tuner_.runner_.SetScreening(false);
+  struct ScreenAgain {
+    measure::Runner& runner;
+    ~ScreenAgain() { runner.SetScreening(true); }
+  } screen_again{tuner_.runner_};
   for (size_t i = 0; i < states_.size(); ++i) {
     if (!states_[i].started) continue;
     std::unordered_set<std::string> done;

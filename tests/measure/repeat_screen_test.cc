@@ -26,6 +26,16 @@ TEST(RepeatScreen, RatioZeroNeverStops) {
   EXPECT_EQ(screen.StopAboveMs("gemm"), 0);
 }
 
+TEST(RepeatScreen, TurnedOffEveryCandidateGetsEveryRepeatAndTheBestStillCounts) {
+  RepeatScreen screen(1.5);
+  screen.Record("gemm", 2.0);
+  screen.Enable(false);
+  EXPECT_EQ(screen.StopAboveMs("gemm"), 0);
+  screen.Record("gemm", 1.0);
+  screen.Enable(true);
+  EXPECT_DOUBLE_EQ(screen.StopAboveMs("gemm"), 1.5);
+}
+
 TEST(RepeatScreen, OnlyAFirstRepeatAboveTheLimitStops) {
   EXPECT_TRUE(RepeatScreen::StopAfter({3.5}, 3.0));
   EXPECT_FALSE(RepeatScreen::StopAfter({2.5}, 3.0));

@@ -122,7 +122,10 @@ class FakeRunner : public measure::Runner {
         r.max_rel_error = 1e-7;
       }
       const int nth = ++times_measured[h];
-      if (nth > 1 && again) r = again(r, nth);
+      if (nth > 1) {
+        if (screening) ++screened_again;
+        if (again) r = again(r, nth);
+      }
       r.build_cpu_seconds = b.build_cpu_seconds;
       r.timed_seconds = r.ok() ? 0.01 : 0;
       calls.push_back({h, r});
@@ -141,6 +144,9 @@ class FakeRunner : public measure::Runner {
   // this is, to the result returned; none: the same as the first.
   std::function<measure::MeasureResult(const measure::MeasureResult&, int)> again;
   std::map<uint64_t, int> times_measured;
+  void SetScreening(bool on) override { screening = on; }
+  bool screening = true;
+  int screened_again = 0;  // programs measured again while screening was on
 };
 
 db::TargetInfo TestTarget() { return {"cpu", "x86_64", "Test CPU", "", "cc (test) 12.2"}; }
@@ -380,6 +386,8 @@ TEST(Tuner, FiguresThatHoldTakeOnePassOfReMeasurements) {
   for (const auto& m : r.remeasured) EXPECT_EQ(m.again_ms, m.first_ms);
   EXPECT_EQ(r.best_latency_ms, r.remeasured[0].again_ms);
   EXPECT_EQ(Records(path).size(), 30u);
+  EXPECT_EQ(job.runner.screened_again, 0) << "re-measurements get every repeat";
+  EXPECT_TRUE(job.runner.screening) << "and screening is on again after them";
 }
 
 TEST(Tuner, ResumingNeverMeasuresATraceAgain) {
