@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "search/rules/builtin_rules.h"
+#include "search/rules/joint_tiles.h"
 #include "search/rules/rule_util.h"
 #include "tir/analysis/gpu_validity.h"
 #include "tir/schedule/perfect_tile.h"
@@ -60,38 +61,29 @@ std::pair<int64_t, int64_t> ThreadsAndAccumulators(const std::vector<std::vector
 Result<std::vector<std::vector<int64_t>>> SpatialTiles(tir::Schedule& sch, const std::vector<tir::LoopRV>& loops,
                                                        int whole, const SketchDecisions& d) {
   const int ns = static_cast<int>(loops.size());
-  std::vector<std::vector<int64_t>> tiles(ns - whole);
-  std::vector<std::optional<std::vector<int64_t>>> decided(ns - whole);
-  std::vector<int64_t> extents(ns - whole);
+  JointTiling j{{}, {}, 5, std::vector<int64_t>(ns - whole, kMaxInnermostSpatial)};
   for (int a = whole; a < ns; ++a) {
     AT_TRY(extent, LoopExtent(sch, loops[a]));
-    extents[a - whole] = extent;
-    decided[a - whole] = d.tiles(TileRequest{false, a, ns, extent, 5, kMaxInnermostSpatial});
+    j.extents.push_back(extent);
+    j.decided.push_back(d.tiles(TileRequest{false, a, ns, extent, 5, kMaxInnermostSpatial}));
   }
-  bool any_random = false;
-  for (const auto& x : decided) any_random = any_random || !x;
   // The block size class this sample aims at (see kBlockClassUpper); the first valid draw when no
-  // draw lands in it (a small workload has no large blocks).
+  // draw lands in it (a small workload has no large blocks). Decided tiles are taken as given (tests
+  // probe the validity check so).
   const int64_t cls = sch.rng().UniformInt(0, static_cast<int64_t>(kBlockClassUpper.size()) - 1);
   const int64_t lower = cls == 0 ? 1 : kBlockClassUpper[cls - 1];
-  if (!any_random) {  // decided tiles are taken as given (tests probe the validity check so)
-    for (size_t i = 0; i < tiles.size(); ++i) tiles[i] = *decided[i];
-    return tiles;
-  }
-  std::optional<std::vector<std::vector<int64_t>>> first_valid;
-  for (int draw = 0; draw < kJointDraws; ++draw) {
-    for (size_t i = 0; i < tiles.size(); ++i) {
-      tiles[i] = decided[i] ? *decided[i] : tir::RandomPerfectTile(sch.rng(), extents[i], 5, kMaxInnermostSpatial);
-    }
-    const auto [threads, accumulators] = ThreadsAndAccumulators(tiles);
-    if (threads <= kMaxThreadsPerBlock && accumulators <= kMaxOutputsPerThread &&
-        accumulators + tir::kRegisterOverhead <= RegisterBudget(threads)) {
-      if (threads >= lower && threads < kBlockClassUpper[cls]) return tiles;
-      if (!first_valid) first_valid = tiles;
-    }
-  }
-  if (first_valid) return *first_valid;
-  const auto [threads, accumulators] = ThreadsAndAccumulators(tiles);
+  auto valid = [](const AxisTiles& t) {
+    const auto [threads, accumulators] = ThreadsAndAccumulators(t);
+    return threads <= kMaxThreadsPerBlock && accumulators <= kMaxOutputsPerThread &&
+           accumulators + tir::kRegisterOverhead <= RegisterBudget(threads);
+  };
+  auto in_class = [&](const AxisTiles& t) {
+    const int64_t threads = ThreadsAndAccumulators(t).first;
+    return threads >= lower && threads < kBlockClassUpper[cls];
+  };
+  AxisTiles last;
+  if (auto tiles = DrawJointTiles(sch.rng(), j, kJointDraws, valid, in_class, &last)) return *tiles;
+  const auto [threads, accumulators] = ThreadsAndAccumulators(last);
   // Rejected before anything is lowered: the validity check would refuse these anyway.
   if (threads > kMaxThreadsPerBlock) {
     return MakeError(fmt::format("{} threads per block exceed {}", threads, kMaxThreadsPerBlock));

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "search/rules/builtin_rules.h"
+#include "search/rules/joint_tiles.h"
 #include "search/rules/rule_util.h"
 #include "tir/schedule/perfect_tile.h"
 
@@ -45,24 +46,18 @@ bool FitsRegisters(const std::vector<std::vector<int64_t>>& tiles, const std::ve
 Result<std::vector<std::vector<int64_t>>> SpatialTiles(tir::Schedule& sch, const std::vector<tir::LoopRV>& loops,
                                                        const SketchDecisions& d) {
   const int ns = static_cast<int>(loops.size());
-  std::vector<std::vector<int64_t>> tiles(ns);
-  std::vector<std::optional<std::vector<int64_t>>> decided(ns);
-  std::vector<int64_t> extents(ns);
-  bool any_random = false;
+  JointTiling j{{}, {}, 3, {}};
   for (int a = 0; a < ns; ++a) {
     AT_TRY(extent, LoopExtent(sch, loops[a]));
-    extents[a] = extent;
-    decided[a] = d.tiles(TileRequest{false, a, ns, extent, 3, MaxRegisterExtent(a, ns)});
-    any_random = any_random || !decided[a];
+    j.extents.push_back(extent);
+    j.max_innermost.push_back(MaxRegisterExtent(a, ns));
+    j.decided.push_back(d.tiles(TileRequest{false, a, ns, extent, 3, MaxRegisterExtent(a, ns)}));
   }
-  for (int draw = 0; draw < (any_random ? kJointDraws : 1); ++draw) {
-    for (int a = 0; a < ns; ++a) {
-      tiles[a] = decided[a] ? *decided[a] : tir::RandomPerfectTile(sch.rng(), extents[a], 3, MaxRegisterExtent(a, ns));
-    }
-    if (!any_random || FitsRegisters(tiles, extents)) return tiles;
-  }
+  AxisTiles last;
+  auto fits = [&](const AxisTiles& t) { return FitsRegisters(t, j.extents); };
+  if (auto tiles = DrawJointTiles(sch.rng(), j, kJointDraws, fits, {}, &last)) return *tiles;
   return MakeError(fmt::format("no register tile of at most {} elements drawn (last: {})", kMaxRegisterTile,
-                               RegisterElements(tiles)));
+                               RegisterElements(last)));
 }
 
 class RegisterTilingCpu final : public CpuRule {
