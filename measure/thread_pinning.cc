@@ -30,8 +30,12 @@ bool PinOpenMpThreads(void* kernel_lib) {
   using Parallel = void (*)(void (*)(void*), void*, unsigned, unsigned);
   auto parallel = reinterpret_cast<Parallel>(dlsym(kernel_lib, "GOMP_parallel"));
   auto thread_num = reinterpret_cast<int (*)()>(dlsym(kernel_lib, "omp_get_thread_num"));
+  auto max_threads = reinterpret_cast<int (*)()>(dlsym(kernel_lib, "omp_get_max_threads"));
   cpu_set_t allowed;
-  if (!parallel || !thread_num || sched_getaffinity(0, sizeof allowed, &allowed) != 0) return false;
+  if (!parallel || !thread_num || !max_threads || sched_getaffinity(0, sizeof allowed, &allowed) != 0) return false;
+  // A team smaller than the CPUs allowed (--threads) leaves the choice of CPUs to the scheduler: two
+  // such jobs side by side would otherwise both take the first CPUs.
+  if (max_threads() < CPU_COUNT(&allowed)) return false;
   PinContext ctx;
   ctx.thread_num = thread_num;
   for (int c = 0; c < CPU_SETSIZE; ++c) {

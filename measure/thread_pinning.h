@@ -9,7 +9,8 @@ namespace autotune::measure {
 // Runs one parallel region of the kernel library's OpenMP runtime (GCC's libgomp entry point, which
 // LLVM's runtime also provides) in which thread i pins itself to the i-th allowed CPU; the runtime
 // keeps its threads for the kernel's regions of the same size. False where the library has no
-// OpenMP runtime or the affinity cannot be set (the kernel then runs unpinned).
+// OpenMP runtime, its team has fewer threads than the CPUs allowed (which of them to take is the
+// scheduler's choice then), or the affinity cannot be set: the kernel then runs unpinned.
 bool PinOpenMpThreads(void* kernel_lib);
 
 }  // namespace autotune::measure

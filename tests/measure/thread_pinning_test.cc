@@ -66,6 +66,26 @@ TEST(ThreadPinning, EachThreadOfTheKernelsRegionsGetsItsOwnCpu) {
     used.insert(firsts[t]);
   }
   EXPECT_EQ(static_cast<int>(used.size()), std::min(threads, cpus));
+  sched_setaffinity(0, sizeof allowed, &allowed);  // this thread (thread 0 of the team) as it was
+}
+
+TEST(ThreadPinning, AKernelOnFewerThreadsThanCpusIsLeftToTheScheduler) {
+  cpu_set_t allowed;
+  ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  if (CPU_COUNT(&allowed) < 2) GTEST_SKIP() << "one CPU: every team covers it";
+  const CCompiler cc("cc", {}, testing::TestTempPath("thread_pinning", "cache_few"), 60);
+  const auto out = cc.Compile(kProbe);
+  ASSERT_TRUE(out.ok) << out.error;
+  void* lib = dlopen(out.artifact.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(lib, nullptr) << dlerror();
+  auto set_threads = reinterpret_cast<void (*)(int)>(dlsym(lib, "omp_set_num_threads"));
+  ASSERT_NE(set_threads, nullptr);
+  set_threads(1);
+  EXPECT_FALSE(PinOpenMpThreads(lib));
+  std::vector<int> counts(4, 0), firsts(4, -1);
+  auto probe = reinterpret_cast<int (*)(int*, int*, int)>(dlsym(lib, "probe"));
+  ASSERT_EQ(probe(counts.data(), firsts.data(), 4), 1);
+  EXPECT_EQ(counts[0], CPU_COUNT(&allowed));
 }
 
 }  // namespace
