@@ -89,6 +89,18 @@ class CpuPeer(unittest.TestCase, support.OneLineErrors):
         self.one_line(run_peer(io)[0], "no CPU peer for softmax")
         self.one_line(run_peer(io, "--repeats", "0")[0], "--repeats")
 
+    def test_inputs_that_are_not_the_workloads_are_one_line(self):
+        io = self.tmp / "hostile"
+        save_io("gemm", "M=7,N=13,K=5", "bias", io)
+        shutil.copy(io / "input0.npy", io / "input1.npy")  # A's 7 x 5 where B's 5 x 13 belongs
+        self.one_line(run_peer(io)[0], "input 1 (B) is not of")
+        manifest = json.loads((io / "io.json").read_text())
+        manifest["tensors"] = manifest["tensors"][1:]
+        (io / "io.json").write_text(json.dumps(manifest))
+        self.one_line(run_peer(io)[0], "lists 2 inputs")
+        (io / "io.json").write_text(json.dumps({"tensors": [{"role": "input"}]}))
+        self.one_line(run_peer(io)[0], "is not an io manifest")
+
 
 if __name__ == "__main__":
     support.main(globals(), "CpuPeer")

@@ -12,7 +12,7 @@
 #include "measure/cpu_timing.h"
 #include "measure/measure_result.h"
 #include "measure/reference_check.h"
-#include "tir/ops/epilogue.h"
+#include "tir/ops/operator.h"
 #include "tools/cpu_peer/peer_kernel.h"
 
 // Weak: each is there only where its library is (oneDNN brings OpenMP's runtime).
@@ -34,7 +34,26 @@ struct Options {
   std::exit(status);
 }
 
-cpu_peer::SavedWorkload Load(const std::string& dir) {
+// The tensors io.json lists must be the workload's own (made again from its op, shape and epilogue),
+// and each .npy of the shape it says: a peer reads exactly that many elements.
+void CheckTensors(const cpu_peer::SavedWorkload& w, const std::string& dir) {
+  auto workload = tir::MakeWorkload(w.manifest.at("op").get<std::string>(),
+                                    w.manifest.at("shape_text").get<std::string>(), w.epilogue.Text());
+  if (!workload) Fail("'" + dir + "/io.json': " + workload.error().message);
+  if (w.inputs.size() != workload->inputs.size()) {
+    Fail(fmt::format("'{}/io.json' lists {} inputs; {} takes {}", dir, w.inputs.size(), workload->CanonicalText(),
+                     workload->inputs.size()));
+  }
+  for (size_t i = 0; i < w.inputs.size(); ++i) {
+    if (w.inputs[i].shape != workload->inputs[i].shape) {
+      Fail(fmt::format("'{}': input {} ({}) is not of {}'s shape", dir, i, workload->inputs[i].name,
+                       workload->CanonicalText()));
+    }
+  }
+  if (w.out_shape != workload->output.shape) Fail(fmt::format("'{}/io.json': the output is not of the workload's shape", dir));
+}
+
+cpu_peer::SavedWorkload ReadSaved(const std::string& dir) {
   cpu_peer::SavedWorkload w;
   std::ifstream f(dir + "/" + measure::kIoManifestFile);
   if (!f) Fail(fmt::format("no {} in '{}' (make it with `autotune measure --save-io DIR`)", measure::kIoManifestFile, dir));
@@ -46,7 +65,7 @@ cpu_peer::SavedWorkload Load(const std::string& dir) {
   auto epilogue = tir::ParseEpilogue(w.manifest.value("epilogue", ""));
   if (!epilogue) Fail(epilogue.error().message);
   w.epilogue = *epilogue;
-  for (const auto& t : w.manifest["tensors"]) {
+  for (const auto& t : w.manifest.at("tensors")) {
     if (t.value("role", "") == "output") {
       w.out_shape = t.at("shape").get<std::vector<int64_t>>();
       continue;
@@ -55,8 +74,17 @@ cpu_peer::SavedWorkload Load(const std::string& dir) {
     if (!a) Fail(a.error().message);
     w.inputs.push_back(std::move(*a));
   }
-  if (w.inputs.empty() || w.out_shape.empty()) Fail("'" + dir + "/io.json' lists no operator's tensors");
   return w;
+}
+
+cpu_peer::SavedWorkload Load(const std::string& dir) {
+  try {
+    cpu_peer::SavedWorkload w = ReadSaved(dir);
+    CheckTensors(w, dir);
+    return w;
+  } catch (const nlohmann::json::exception& e) {
+    Fail(fmt::format("'{}/io.json' is not an io manifest: {}", dir, e.what()));
+  }
 }
 
 Result<cpu_peer::PeerKernel> MakePeer(const cpu_peer::SavedWorkload& w, float* out) {
@@ -64,12 +92,6 @@ Result<cpu_peer::PeerKernel> MakePeer(const cpu_peer::SavedWorkload& w, float* o
   const bool blas = op == "gemm" || op == "batch_matmul";
   if (!blas && op != "conv1d" && op != "conv2d" && op != "conv3d") {
     return MakeError("no CPU peer for " + op + " (OpenBLAS: gemm, batch_matmul; oneDNN: conv1d, conv2d, conv3d)");
-  }
-  size_t epilogue_inputs = 0;
-  for (auto p : w.epilogue.parts) epilogue_inputs += tir::TakesInput(p) ? 1 : 0;
-  if (w.inputs.size() != 2 + epilogue_inputs) {
-    return MakeError(fmt::format("io.json lists {} inputs; {} with epilogue '{}' takes {}", w.inputs.size(), op,
-                                 w.epilogue.Text(), 2 + epilogue_inputs));
   }
   return blas ? cpu_peer::MakeOpenBlasKernel(w, out) : cpu_peer::MakeOneDnnKernel(w, out);
 }
