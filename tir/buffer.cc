@@ -2,6 +2,8 @@
 
 #include "support/check.h"
 
+#include <algorithm>
+
 namespace autotune::tir {
 
 const char* ScopeName(Scope s) {
@@ -36,7 +38,17 @@ Buffer WithFlagsOf(const Buffer& b, const BufferNode& from) {
 
 Expr BufferElemCount(const Buffer& b) {
   if (b->shape.empty()) return IntImm(1);
-  if (!b->strides.empty()) return b->strides[0] * b->shape[0];
+  if (!b->strides.empty()) {
+    // The largest stride's span (a reordered storage's outermost dimension need not be the first).
+    int64_t count = 0;
+    for (size_t d = 0; d < b->shape.size(); ++d) {
+      const int64_t* s = AsConstInt(b->strides[d]);
+      const int64_t* n = AsConstInt(b->shape[d]);
+      if (!s || !n) return b->strides[0] * b->shape[0];
+      count = std::max(count, *s * *n);
+    }
+    return IntImm(count);
+  }
   Expr n = b->shape[0];
   for (size_t i = 1; i < b->shape.size(); ++i) n = n * b->shape[i];
   return n;

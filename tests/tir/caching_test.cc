@@ -1,11 +1,13 @@
-// The caching primitives (cache_read, cache_write, storage_align, double_buffer, pipeline, reindex): each is
-// recorded in the trace, the trace replays to the same lowered IR, and misuse is an error value.
+// The caching primitives (cache_read, cache_write, storage_align, reorder_storage, double_buffer, pipeline,
+// reindex): each is recorded in the trace, the trace replays to the same lowered IR, and misuse is an
+// error value.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
+#include "tests/tir/lowering_test_util.h"
 #include "tests/tir/schedule_test_util.h"
 #include "tir/lower/lower.h"
 #include "tir/printer.h"
@@ -58,6 +60,44 @@ TEST(SchedulePrimitives, CacheReadCacheWriteComputeAtStorageAlign) {
     auto Bl = OK(s.CacheReadInput("B", Scope::kLocal, {local}));
     OKV(s.ComputeAt(Bl, ll[2]));
   }, "storage_align");
+}
+
+// A gemm's output in 4x4 tiles, each accumulated in a local buffer laid out column by column.
+void TileWithColumnMajorAccumulator(Schedule& s) {
+  auto C = OK(s.GetStage("C"));
+  auto local = OK(s.CacheWrite(C, Scope::kLocal));
+  auto l = OK(s.GetLoops(C));
+  auto i = OK(s.Split(l[0], {std::monostate{}, int64_t{4}}));
+  auto j = OK(s.Split(l[1], {std::monostate{}, int64_t{4}}));
+  OKV(s.Reorder({i[0], j[0], i[1], j[1]}));
+  OKV(s.ComputeAt(local, j[0]));
+  OKV(s.ReorderStorage(local, {1, 0}));
+}
+
+TEST(SchedulePrimitives, ReorderStorageLaysOutTheBufferInTheGivenOrder) {
+  CheckRoundTrip("gemm", kGemm, "", TargetKind::kCpu, TileWithColumnMajorAccumulator, "reorder_storage");
+  Workload w = Make("gemm", "M=8,N=8,K=8");  // what RunGemm computes
+  Schedule s(w, TargetKind::kCpu);
+  TileWithColumnMajorAccumulator(s);
+  auto f = Lower(s.state());
+  ASSERT_TRUE(f) << f.error().message;
+  ExpectNear(RunGemm(*f), ReferenceGemm());
+  // Element (i, j) of the 4x4 tile is at j * 4 + i: the rows' index is the one with stride 1.
+  const std::string text = ToString(f->body);
+  EXPECT_NE(text.find("= C_local[(i_1 + (j_1 * 4))]"), std::string::npos) << text;
+}
+
+TEST(SchedulePrimitives, ReorderStorageNeedsAnOrderOfAnIntermediateBuffersDimensions) {
+  Workload w = Make("gemm", kGemm);
+  Schedule s(w, TargetKind::kCpu);
+  auto C = OK(s.GetStage("C"));
+  auto local = OK(s.CacheWrite(C, Scope::kLocal));
+  EXPECT_FALSE(s.ReorderStorage(local, {0, 0}));
+  EXPECT_FALSE(s.ReorderStorage(local, {1}));
+  EXPECT_FALSE(s.ReorderStorage(local, {2, 0}));
+  EXPECT_FALSE(s.ReorderStorage(C, {1, 0})) << "the output's layout is the caller's";
+  OKV(s.StorageAlign(local, 0, 8, 1));
+  EXPECT_FALSE(s.ReorderStorage(local, {1, 0})) << "not with storage_align";
 }
 
 // A double-buffered shared copy: the trace replays it, and lowering pipelines its refill loop.

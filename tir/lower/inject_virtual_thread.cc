@@ -175,11 +175,7 @@ class VThreadInjector {
     shape.insert(shape.end(), b->shape.begin(), b->shape.end());
     std::vector<Expr> strides;
     if (!b->strides.empty()) {
-      Expr outer = b->strides[0] * b->shape[0];
-      const int64_t* s0 = AsConstInt(b->strides[0]);
-      const int64_t* d0 = AsConstInt(b->shape[0]);
-      if (s0 && d0) outer = IntImm(*s0 * *d0, b->strides[0]->dtype);
-      strides.push_back(outer);
+      strides.push_back(BufferElemCount(b));
       strides.insert(strides.end(), b->strides.begin(), b->strides.end());
     }
     return WithFlagsOf(MakeBuffer(b->name, b->dtype, std::move(shape), b->scope, std::move(strides)), *b);

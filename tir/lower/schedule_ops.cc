@@ -325,6 +325,17 @@ class NestBuilder {
     return map;
   }
 
+  // Dense strides with the dimensions laid out in `order` (outermost first).
+  static std::vector<Expr> OrderedStrides(const std::vector<int64_t>& extents, const std::vector<int64_t>& order) {
+    std::vector<Expr> strides(extents.size());
+    int64_t stride = 1;
+    for (size_t i = order.size(); i-- > 0;) {
+      strides[order[i]] = IntImm(stride);
+      stride *= extents[order[i]];
+    }
+    return strides;
+  }
+
   void Place(int sid, const StageInfo& info) {
     const Stage& st = state_.stages[sid];
     if (st.is_output) return;
@@ -336,6 +347,7 @@ class NestBuilder {
       mins.push_back(info.dom[d].min);
     }
     std::vector<Expr> strides;
+    if (!st.storage_order.empty()) strides = OrderedStrides(extents, st.storage_order);
     if (!st.aligns.empty()) {
       std::vector<int64_t> s(extents.size(), 1);
       for (size_t d = extents.size() - 1; d-- > 0;) {

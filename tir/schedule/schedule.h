@@ -82,6 +82,8 @@ class Schedule {
   Result<void> ComputeInline(StageRV stage);
   Result<void> ReverseComputeInline(StageRV stage);
   Result<void> StorageAlign(StageRV stage, int dim, int64_t factor, int64_t offset);
+  // The order of the buffer's dimensions in memory, outermost first (a permutation of 0..rank-1).
+  Result<void> ReorderStorage(StageRV stage, const std::vector<int64_t>& order);
   Result<void> SetScope(StageRV stage, Scope scope);
   static constexpr int64_t kMaxPipelineStages = 4;
   Result<void> DoubleBuffer(StageRV stage, FactorArg enable);  // 0: off, 1: on (pipeline of 2 stages)

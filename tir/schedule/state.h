@@ -57,6 +57,7 @@ struct Stage {
   int attach_iter = -1;   // the loop (iter id of attach_stage) the stage is computed in
   Scope scope = Scope::kGlobal;
   std::vector<StorageAlignment> aligns;
+  std::vector<int64_t> storage_order;  // reorder_storage: dimensions in memory, outermost first; empty: as declared
   int64_t pipeline_stages = 1;  // see BufferNode::pipeline_stages
   bool is_output = false;
 

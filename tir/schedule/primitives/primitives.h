@@ -24,6 +24,7 @@ InstructionKind ComputeRootInstruction();
 InstructionKind ComputeInlineInstruction();
 InstructionKind ReverseComputeInlineInstruction();
 InstructionKind StorageAlignInstruction();
+InstructionKind ReorderStorageInstruction();
 InstructionKind SetScopeInstruction();
 InstructionKind DoubleBufferInstruction();
 InstructionKind PipelineInstruction();

@@ -46,6 +46,7 @@ void RegisterBuiltinInstructions(InstructionRegistry& r) {
   r.Register(ComputeInlineInstruction());
   r.Register(ReverseComputeInlineInstruction());
   r.Register(StorageAlignInstruction());
+  r.Register(ReorderStorageInstruction());
   r.Register(SetScopeInstruction());
   r.Register(DoubleBufferInstruction());
   r.Register(PipelineInstruction());

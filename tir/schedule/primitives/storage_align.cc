@@ -17,6 +17,7 @@ Result<void> Schedule::StorageAlign(StageRV stage, int dim, int64_t factor, int6
   }
   if (factor < 1 || offset < 0 || offset >= factor) return MakeError("storage_align needs factor >= 1 and 0 <= offset < factor");
   if (st.is_output || st.scope == Scope::kGlobal) return MakeError("storage_align applies to shared or local buffers");
+  if (!st.storage_order.empty()) return MakeError(fmt::format("storage_align: {} has its storage reordered", st.name()));
   for (auto& a : st.aligns) {
     if (a.dim == dim) return MakeError(fmt::format("dimension {} of {} is aligned already", dim, st.name()));
   }
