@@ -212,6 +212,7 @@ SketchDecisions DefaultDecisionsShrunk(TargetKind target, int shrink) {
     d.unroll = [](const std::vector<int64_t>& c) -> std::optional<int64_t> { return c.size() > 2 ? 2 : 0; };
     d.vector = [](const std::vector<int64_t>& c) -> std::optional<int64_t> { return c.size() - 1; };  // rows' width
     d.copy_operand = [](const std::vector<int64_t>&) -> std::optional<int64_t> { return 0; };
+    d.channel_vectors = [](const std::vector<int64_t>&) -> std::optional<int64_t> { return 0; };
   }
   return d;
 }

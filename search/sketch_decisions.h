@@ -35,6 +35,8 @@ struct SketchDecisions {
   ChoiceDecider rows_per_block = [](const std::vector<int64_t>&) { return std::nullopt; };  // rows per block
   ChoiceDecider double_buffer = [](const std::vector<int64_t>&) { return std::nullopt; };    // shared copies: 0 off, 1 on
   ChoiceDecider copy_operand = [](const std::vector<int64_t>&) { return std::nullopt; };  // cpu.registers: 0 off, 1 on
+  // cpu.registers on a convolution: 0 vectors along the output's rows, 1 along its output channels.
+  ChoiceDecider channel_vectors = [](const std::vector<int64_t>&) { return std::nullopt; };
   // Tensor cores (cuda.tensor_core): warps of a block per output axis, 16x8 mma tiles of a warp per
   // axis, 16-deep mma steps per shared-memory chunk of the reduction, pipeline stages of the copies.
   ChoiceDecider mma_warps = [](const std::vector<int64_t>&) { return std::nullopt; };

@@ -3,6 +3,12 @@
 // computes per parallel tile. Its rows then lie one after the other (a row of a 1024-wide B is a
 // page, past what the hardware prefetches), and a padded input's bounds are tested in the copy, not
 // in the innermost loop (inline_padding folds the padding into the copy).
+//
+// On a convolution whose weights alone are read along the output channels, it first decides where
+// the register tile's vectors go: along the output's rows (as a gemm's), or along its output
+// channels (as oneDNN's kernels: each input value broadcast against a vector of channels). With
+// channel vectors the operand is the weights, and their copy is laid out channels last
+// (reorder_storage), so a vector's weights lie side by side.
 #include <algorithm>
 #include <optional>
 
@@ -27,6 +33,52 @@ std::optional<std::string> VectorOperand(const tir::Stage& st, const tir::VarNod
   return found;
 }
 
+// The convolution's weights: the one buffer whose reads use the output-channel axis (axis 1), and
+// only in their first index; none for a gemm (2-D output) or a grouped convolution (its input's
+// channel depends on the group too).
+std::optional<std::string> ChannelOperand(const tir::Stage& st) {
+  if (st.op->axis.size() < 3) return std::nullopt;
+  const tir::VarNode* channel = st.op->axis[1].var.get();
+  std::optional<std::string> found;
+  for (const tir::BufferLoadNode* load : tir::LoadsIn(st.op->body)) {
+    for (size_t d = 0; d < load->indices.size(); ++d) {
+      const auto vars = tir::VarsIn(load->indices[d]);
+      if (std::find(vars.begin(), vars.end(), channel) == vars.end()) continue;
+      if (d != 0 || (found && *found != load->buffer->name)) return std::nullopt;
+      found = load->buffer->name;
+    }
+  }
+  return found;
+}
+
+// The rank of input `name`.
+size_t WeightRank(const tir::Schedule& sch, const std::string& name) {
+  for (const auto& in : sch.state().inputs) {
+    if (in->name == name) return in->shape.size();
+  }
+  return 0;
+}
+
+// The order of a rank-n buffer's dimensions with the first (the channels) last.
+std::vector<int64_t> ChannelsLast(size_t n) {
+  std::vector<int64_t> order;
+  for (size_t d = 1; d < n; ++d) order.push_back(static_cast<int64_t>(d));
+  order.push_back(0);
+  return order;
+}
+
+// Whether the register tile vectors go along the output channels (the decision, where it is one).
+Result<bool> ChannelVectors(tir::Schedule& sch, const tir::Stage& acc, SketchContext& ctx) {
+  const auto weights = ChannelOperand(acc);
+  const auto& inputs = sch.state().inputs;
+  if (!weights || std::none_of(inputs.begin(), inputs.end(), [&](const auto& in) { return in->name == *weights; })) {
+    return false;
+  }
+  AT_TRY(choice, SampleChoice(sch, {0, 1}, ctx.decisions.channel_vectors));
+  AT_TRY(on, sch.Resolve(choice));
+  return on == 1;
+}
+
 class CopyOperandCpu final : public CpuRule {
  public:
   std::string_view Name() const override { return "copy_operand_cpu"; }
@@ -35,7 +87,9 @@ class CopyOperandCpu final : public CpuRule {
   Result<void> Apply(tir::Schedule& sch, SketchContext& ctx) const override {
     AT_TRY(sid, sch.Resolve(ctx.accumulator));
     const tir::Stage& acc = sch.state().stages[sid];
-    const auto operand = VectorOperand(acc, acc.op->axis.back().var.get());
+    AT_TRY(channels, ChannelVectors(sch, acc, ctx));
+    ctx.vector_axis = channels ? 1 : static_cast<int>(acc.op->axis.size()) - 1;
+    const auto operand = channels ? ChannelOperand(acc) : VectorOperand(acc, acc.op->axis.back().var.get());
     if (!operand) return {};
     const auto& inputs = sch.state().inputs;
     const bool input = std::any_of(inputs.begin(), inputs.end(), [&](const auto& in) { return in->name == *operand; });
@@ -46,6 +100,9 @@ class CopyOperandCpu final : public CpuRule {
     if (input) {
       AT_TRY(cached, sch.CacheReadInput(*operand, tir::Scope::kLocal, {ctx.accumulator}));
       ctx.operand_copy = cached;
+      if (channels) {
+        AT_TRY_VOID(sch.ReorderStorage(cached, ChannelsLast(WeightRank(sch, *operand))));
+      }
     } else {
       AT_TRY(pad, sch.GetStage(*operand));
       AT_TRY(cached, sch.CacheRead(pad, tir::Scope::kLocal, {ctx.accumulator}));

@@ -27,8 +27,8 @@ constexpr int64_t kMaxVectorExtent = 64, kMaxUnrolledExtent = 8;
 constexpr int64_t kLanes = 8;
 constexpr int kJointDraws = 256;
 
-// The register tile's largest extent on axis `a` of `ns`.
-int64_t MaxRegisterExtent(int a, int ns) { return a == ns - 1 ? kMaxVectorExtent : kMaxUnrolledExtent; }
+// The register tile's largest extent on axis `a`, `va` being the vectorized one.
+int64_t MaxRegisterExtent(int a, int va) { return a == va ? kMaxVectorExtent : kMaxUnrolledExtent; }
 
 int64_t RegisterElements(const std::vector<std::vector<int64_t>>& tiles) {
   int64_t elements = 1;
@@ -36,28 +36,64 @@ int64_t RegisterElements(const std::vector<std::vector<int64_t>>& tiles) {
   return elements;
 }
 
-bool FitsRegisters(const std::vector<std::vector<int64_t>>& tiles, const std::vector<int64_t>& extents) {
-  const int64_t vector = tiles.back().back();
-  return RegisterElements(tiles) <= kMaxRegisterTile && (vector % kLanes == 0 || extents.back() % kLanes != 0);
+bool FitsRegisters(const std::vector<std::vector<int64_t>>& tiles, const std::vector<int64_t>& extents, int va) {
+  const int64_t vector = tiles[va].back();
+  return RegisterElements(tiles) <= kMaxRegisterTile && (vector % kLanes == 0 || extents[va] % kLanes != 0);
 }
 
 // Tiles [parallel, outer, register] of every spatial axis: the decider's where it decides; the others
 // drawn together (redrawn up to kJointDraws times) until the register tile fits (FitsRegisters).
 Result<std::vector<std::vector<int64_t>>> SpatialTiles(tir::Schedule& sch, const std::vector<tir::LoopRV>& loops,
-                                                       const SketchDecisions& d) {
+                                                       int va, const SketchDecisions& d) {
   const int ns = static_cast<int>(loops.size());
   JointTiling j{{}, {}, 3, {}};
   for (int a = 0; a < ns; ++a) {
     AT_TRY(extent, LoopExtent(sch, loops[a]));
     j.extents.push_back(extent);
-    j.max_innermost.push_back(MaxRegisterExtent(a, ns));
-    j.decided.push_back(d.tiles(TileRequest{false, a, ns, extent, 3, MaxRegisterExtent(a, ns)}));
+    j.max_innermost.push_back(MaxRegisterExtent(a, va));
+    j.decided.push_back(d.tiles(TileRequest{false, a, ns, extent, 3, MaxRegisterExtent(a, va)}));
   }
   AxisTiles last;
-  auto fits = [&](const AxisTiles& t) { return FitsRegisters(t, j.extents); };
+  auto fits = [&](const AxisTiles& t) { return FitsRegisters(t, j.extents, va); };
   if (auto tiles = DrawJointTiles(sch.rng(), j, kJointDraws, fits, {}, &last)) return *tiles;
   return MakeError(fmt::format("no register tile of at most {} elements drawn (last: {})", kMaxRegisterTile,
                                RegisterElements(last)));
+}
+
+// The accumulator at the last outer loop: its reduction loops around its register tile, whose
+// vectorized axis `va` is innermost; where that is not the output's last axis, its buffer is laid
+// out with that axis last too.
+Result<void> PlaceAccumulator(tir::Schedule& sch, const SketchContext& ctx, tir::LoopRV at, int ns, int va) {
+  AT_TRY_VOID(sch.ComputeAt(ctx.accumulator, at));
+  AT_TRY(acc_loops, sch.GetLoops(ctx.accumulator));
+  std::vector<tir::LoopRV> order(acc_loops.begin() + ns, acc_loops.end());
+  std::vector<int64_t> storage;
+  for (int a = 0; a < ns; ++a) {
+    if (a == va) continue;
+    order.push_back(acc_loops[a]);
+    storage.push_back(a);
+  }
+  order.push_back(acc_loops[va]);
+  storage.push_back(va);
+  AT_TRY_VOID(sch.Reorder(order));
+  AT_TRY_VOID(sch.Vectorize(acc_loops[va]));
+  if (va != ns - 1) AT_TRY_VOID(sch.ReorderStorage(ctx.accumulator, storage));
+  return {};
+}
+
+// copy_operand_cpu's copy, per parallel tile, its stores vectorized along its last dimension in
+// memory: a channels-last copy of weights (`channels_last`) has its first loop moved innermost.
+Result<void> PlaceOperandCopy(tir::Schedule& sch, tir::StageRV copy, tir::LoopRV at, bool channels_last) {
+  AT_TRY_VOID(sch.ComputeAt(copy, at));
+  AT_TRY(loops, sch.GetLoops(copy));
+  if (channels_last) {
+    std::vector<tir::LoopRV> order(loops.begin() + 1, loops.end());
+    order.push_back(loops.front());
+    AT_TRY_VOID(sch.Reorder(order));
+    loops = order;
+  }
+  AT_TRY_VOID(sch.Vectorize(loops.back()));
+  return {};
 }
 
 class RegisterTilingCpu final : public CpuRule {
@@ -67,10 +103,11 @@ class RegisterTilingCpu final : public CpuRule {
     using tir::LoopRV;
     AT_TRY(out_loops, sch.GetLoops(ctx.main_stage));
     const int ns = static_cast<int>(out_loops.size());
-    AT_TRY(tiles, SpatialTiles(sch, out_loops, ctx.decisions));
+    const int va = ctx.vector_axis >= 0 && ctx.vector_axis < ns ? ctx.vector_axis : ns - 1;
+    AT_TRY(tiles, SpatialTiles(sch, out_loops, va, ctx.decisions));
     std::vector<LoopRV> parallel, outer, registers;
     for (int a = 0; a < ns; ++a) {
-      AT_TRY(t, sch.SamplePerfectTile(out_loops[a], 3, MaxRegisterExtent(a, ns), tiles[a]));
+      AT_TRY(t, sch.SamplePerfectTile(out_loops[a], 3, MaxRegisterExtent(a, va), tiles[a]));
       AT_TRY(parts, sch.Split(out_loops[a], std::vector<tir::FactorArg>(t.begin(), t.end())));
       parallel.push_back(parts[0]);
       outer.push_back(parts[1]);
@@ -83,18 +120,8 @@ class RegisterTilingCpu final : public CpuRule {
     AT_TRY(fused, FuseIfMany(sch, parallel));
     AT_TRY_VOID(sch.Parallel(fused));
     AT_TRY_VOID(sch.Vectorize(registers.back()));
-    // The accumulator: its reduction loops around its register tile, the tile's last loop vectorized.
-    AT_TRY_VOID(sch.ComputeAt(ctx.accumulator, outer.back()));
-    AT_TRY(acc_loops, sch.GetLoops(ctx.accumulator));
-    std::vector<LoopRV> acc_order(acc_loops.begin() + ns, acc_loops.end());
-    acc_order.insert(acc_order.end(), acc_loops.begin(), acc_loops.begin() + ns);
-    AT_TRY_VOID(sch.Reorder(acc_order));
-    AT_TRY_VOID(sch.Vectorize(acc_loops[ns - 1]));
-    if (ctx.operand_copy) {  // copy_operand_cpu's copy, per parallel tile
-      AT_TRY_VOID(sch.ComputeAt(*ctx.operand_copy, fused));
-      AT_TRY(copy_loops, sch.GetLoops(*ctx.operand_copy));
-      AT_TRY_VOID(sch.Vectorize(copy_loops.back()));
-    }
+    AT_TRY_VOID(PlaceAccumulator(sch, ctx, outer.back(), ns, va));
+    if (ctx.operand_copy) AT_TRY_VOID(PlaceOperandCopy(sch, *ctx.operand_copy, fused, va != ns - 1));
     ctx.block_loop = fused;
     ctx.tiled = true;
     return {};

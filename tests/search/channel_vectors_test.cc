@@ -1,0 +1,70 @@
+// cpu.registers with its vectors along a convolution's output channels: the weights copied channels
+// last, the accumulator laid out channels last; every such schedule computes the convolution (C path,
+// against the reference), and a grouped convolution or a gemm is never given the choice.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "measure/c_builder.h"
+#include "measure/cpu_runner.h"
+#include "search/sketch.h"
+#include "tests/measure/test_kernels.h"
+#include "tests/temp_path.h"
+#include "tir/lower/lower.h"
+#include "tir/ops/operator.h"
+
+namespace autotune::search {
+namespace {
+
+// A cpu.registers schedule of the workload with channel vectors (and the operand copy) as given,
+// its tiles drawn with `seed`.
+Result<tir::Schedule> ChannelSchedule(const tir::Workload& w, int64_t copy, uint64_t seed) {
+  tir::Schedule sch(w, tir::TargetKind::kCpu, seed);
+  SketchDecisions d;
+  d.channel_vectors = [](const std::vector<int64_t>&) -> std::optional<int64_t> { return 1; };
+  d.copy_operand = [copy](const std::vector<int64_t>&) -> std::optional<int64_t> { return copy; };
+  if (auto r = ApplySketch(sch, *FindSketch("cpu.registers"), d); !r) return r.error();
+  return sch;
+}
+
+TEST(ChannelVectors, ConvolutionsComputeTheReferenceWithWeightsAndAccumulatorChannelsLast) {
+  const std::string cache = testing::TestTempPath("channel_vectors", "cache");
+  const measure::MeasureConfig config = test_kernels::QuickCpuConfig(cache, 2);
+  for (const auto& [op, shape] : {std::pair<std::string, std::string>{"conv2d", "N=1,C=5,H=9,W=7,K=32,R=3,S=3,pad=1"},
+                                  {"conv2d", "N=2,C=3,H=8,W=8,K=48,R=3,S=2,stride=2,pad=1,dilation=2"},
+                                  {"conv1d", "N=1,C=4,L=13,K=16,R=3,pad=1"},
+                                  {"conv3d", "N=1,C=2,D=4,H=5,W=5,K=16,Q=2,R=3,S=3,pad=1"}}) {
+    auto w = tir::MakeWorkload(op, shape, "bias,relu");
+    ASSERT_TRUE(w) << w.error().message;
+    for (int64_t copy : {0, 1}) {
+      for (uint64_t seed : {1, 2, 3}) {
+        SCOPED_TRACE(op + " " + shape + " copy " + std::to_string(copy) + " seed " + std::to_string(seed));
+        auto sch = ChannelSchedule(*w, copy, seed);
+        ASSERT_TRUE(sch) << sch.error().message;
+        const std::string trace = sch->trace().ToJson().dump();
+        EXPECT_NE(trace.find("reorder_storage"), std::string::npos) << "the accumulator channels last";
+        auto f = tir::Lower(sch->state());
+        ASSERT_TRUE(f) << f.error().message;
+        auto built = measure::CBuilder(config).Build({measure::BuildInput::FromFunc(*f)});
+        ASSERT_TRUE(built[0].ok()) << built[0].error_message;
+        auto res = measure::CpuRunner(config).Run(*w, built);
+        EXPECT_TRUE(res[0].ok() && res[0].correct) << res[0].error_message << "\n" << built[0].source;
+      }
+    }
+  }
+}
+
+TEST(ChannelVectors, GemmsAndGroupedConvolutionsAreNotOffered) {
+  for (const auto& [op, shape] : {std::pair<std::string, std::string>{"gemm", "M=16,N=32,K=8"},
+                                  {"conv2d", "N=1,C=8,H=6,W=6,K=16,R=3,S=3,pad=1,groups=2"}}) {
+    auto w = tir::MakeWorkload(op, shape);
+    ASSERT_TRUE(w);
+    auto sch = ChannelSchedule(*w, 1, 1);
+    ASSERT_TRUE(sch) << sch.error().message;
+    EXPECT_EQ(sch->trace().ToJson().dump().find("reorder_storage"), std::string::npos) << op << " " << shape;
+  }
+}
+
+}  // namespace
+}  // namespace autotune::search
