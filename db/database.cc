@@ -356,6 +356,24 @@ bool TuningDatabase::read_only() const { return impl_->mode == OpenMode::kReadOn
 
 // ---- Writing --------------------------------------------------------------------------------------
 
+namespace {
+
+// Binds a record's measurement (latencies, median, GFLOP/s, correct, max rel. error, error kind and
+// message, time, version, info) to the ten parameters from `first` on, in that order.
+void BindMeasurement(sqlite::Statement& s, const TuningRecord& r, int first) {
+  s.Bind(first, LatenciesToJson(r.latencies_ms)).Bind(first + 1, r.median_ms).Bind(first + 2, r.gflops);
+  s.Bind(first + 3, r.correct ? 1 : 0);
+  if (r.max_rel_error) {
+    s.Bind(first + 4, *r.max_rel_error);
+  } else {
+    s.BindNull(first + 4);
+  }
+  s.Bind(first + 5, r.error_kind).Bind(first + 6, r.error_message).Bind(first + 7, r.measured_at);
+  s.Bind(first + 8, r.autotune_version).Bind(first + 9, r.info_json);
+}
+
+}  // namespace
+
 Result<int> TuningDatabase::CommitBatch(const std::vector<TuningRecord>& records) {
   std::lock_guard lock(impl_->mu);
   if (read_only()) return MakeError(fmt::format("{}: opened read-only", impl_->path));
@@ -427,15 +445,8 @@ Result<int> TuningDatabase::CommitBatch(const std::vector<TuningRecord>& records
     auto& s = *insert_record;
     s.Reset();
     s.Bind(1, wit->second).Bind(2, tit->second).Bind(3, r.trace_json).Bind(4, r.trace_hash);
-    s.Bind(5, r.trace_format_version).Bind(6, LatenciesToJson(r.latencies_ms)).Bind(7, r.median_ms).Bind(8, r.gflops);
-    s.Bind(9, r.correct ? 1 : 0);
-    if (r.max_rel_error) {
-      s.Bind(10, *r.max_rel_error);
-    } else {
-      s.BindNull(10);
-    }
-    s.Bind(11, r.error_kind).Bind(12, r.error_message).Bind(13, r.measured_at).Bind(14, r.autotune_version);
-    s.Bind(15, r.info_json);
+    s.Bind(5, r.trace_format_version);
+    BindMeasurement(s, r, 6);
     if (auto run = s.Run(); !run) return fail(run.error());
     inserted += conn.Changes();
   }
@@ -456,14 +467,8 @@ Result<bool> TuningDatabase::ReplaceMeasurement(const TuningRecord& r) {
       AND target_id = (SELECT id FROM targets WHERE kind = ?13 AND arch = ?14 AND device = ?15 AND driver = ?16
                                                 AND toolkit = ?17))sql");
   if (!s) return fail(s.error());
-  s->Bind(1, LatenciesToJson(r.latencies_ms)).Bind(2, r.median_ms).Bind(3, r.gflops).Bind(4, r.correct ? 1 : 0);
-  if (r.max_rel_error) {
-    s->Bind(5, *r.max_rel_error);
-  } else {
-    s->BindNull(5);
-  }
-  s->Bind(6, r.error_kind).Bind(7, r.error_message).Bind(8, r.measured_at).Bind(9, r.autotune_version);
-  s->Bind(10, r.info_json).Bind(11, r.trace_hash).Bind(12, r.workload.key);
+  BindMeasurement(*s, r, 1);
+  s->Bind(11, r.trace_hash).Bind(12, r.workload.key);
   const TargetInfo& t = r.target;
   s->Bind(13, t.kind).Bind(14, t.arch).Bind(15, t.device).Bind(16, t.driver).Bind(17, t.toolkit);
   if (auto run = s->Run(); !run) return fail(run.error());

@@ -81,7 +81,7 @@ Result<bool> Tuner::Job::RemeasurePass(size_t i, std::unordered_set<std::string>
   for (size_t k = 0; k < batch.size(); ++k) {
     if (auto r = StoreRemeasurement(st.workload, olds[k], batch[k].schedule, results[k], builds[k]); !r) return r.error();
     done.insert(olds[k].trace_hash);
-    const bool valid = results[k].ok() && results[k].correct;
+    const bool valid = Valid(results[k]);
     reports_[i].remeasured.push_back(
         {olds[k].trace_hash, olds[k].median_ms, valid ? results[k].median_ms : 0, valid ? results[k].spread : 0});
   }

@@ -50,7 +50,6 @@ bool InterruptCanCause(measure::ErrorKind k) {
          k == measure::ErrorKind::kRunError || k == measure::ErrorKind::kRunTimeout;
 }
 
-bool Valid(const measure::MeasureResult& r) { return r.ok() && r.correct && r.median_ms > 0; }
 
 // The stored records' traces replayed on the workload, on every usable core; nullopt where a trace no
 // longer parses or replays (a record of an older schedule space).

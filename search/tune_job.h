@@ -40,6 +40,9 @@
 
 namespace autotune::search {
 
+// A measurement that counts: no error, the answer checked, a latency.
+inline bool Valid(const measure::MeasureResult& r) { return r.ok() && r.correct && r.median_ms > 0; }
+
 class Tuner::Job {
  public:
   Job(Tuner& tuner, const std::vector<TuneTaskSpec>& tasks, const std::atomic<bool>& stop,

@@ -51,29 +51,18 @@ std::optional<std::string> ChannelOperand(const tir::Stage& st) {
   return found;
 }
 
-// The rank of input `name`.
-size_t WeightRank(const tir::Schedule& sch, const std::string& name) {
+// The kernel input named `name`, or null when it is a stage of the kernel's own.
+const tir::te::Operation* FindInput(const tir::Schedule& sch, const std::string& name) {
   for (const auto& in : sch.state().inputs) {
-    if (in->name == name) return in->shape.size();
+    if (in->name == name) return &in;
   }
-  return 0;
-}
-
-// The order of a rank-n buffer's dimensions with the first (the channels) last.
-std::vector<int64_t> ChannelsLast(size_t n) {
-  std::vector<int64_t> order;
-  for (size_t d = 1; d < n; ++d) order.push_back(static_cast<int64_t>(d));
-  order.push_back(0);
-  return order;
+  return nullptr;
 }
 
 // Whether the register tile vectors go along the output channels (the decision, where it is one).
 Result<bool> ChannelVectors(tir::Schedule& sch, const tir::Stage& acc, SketchContext& ctx) {
   const auto weights = ChannelOperand(acc);
-  const auto& inputs = sch.state().inputs;
-  if (!weights || std::none_of(inputs.begin(), inputs.end(), [&](const auto& in) { return in->name == *weights; })) {
-    return false;
-  }
+  if (!weights || !FindInput(sch, *weights)) return false;
   AT_TRY(choice, SampleChoice(sch, {0, 1}, ctx.decisions.channel_vectors));
   AT_TRY(on, sch.Resolve(choice));
   return on == 1;
@@ -91,8 +80,7 @@ class CopyOperandCpu final : public CpuRule {
     ctx.vector_axis = channels ? 1 : static_cast<int>(acc.op->axis.size()) - 1;
     const auto operand = channels ? ChannelOperand(acc) : VectorOperand(acc, acc.op->axis.back().var.get());
     if (!operand) return {};
-    const auto& inputs = sch.state().inputs;
-    const bool input = std::any_of(inputs.begin(), inputs.end(), [&](const auto& in) { return in->name == *operand; });
+    const tir::te::Operation* input = FindInput(sch, *operand);
     if (!input && *operand != ctx.roles.pad) return {};  // a stage of the kernel's own: left as it is
     AT_TRY(choice, SampleChoice(sch, {0, 1}, ctx.decisions.copy_operand));
     AT_TRY(copy, sch.Resolve(choice));
@@ -101,7 +89,7 @@ class CopyOperandCpu final : public CpuRule {
       AT_TRY(cached, sch.CacheReadInput(*operand, tir::Scope::kLocal, {ctx.accumulator}));
       ctx.operand_copy = cached;
       if (channels) {
-        AT_TRY_VOID(sch.ReorderStorage(cached, ChannelsLast(WeightRank(sch, *operand))));
+        AT_TRY_VOID(sch.ReorderStorage(cached, MovedLast((*input)->shape.size(), 0)));
       }
     } else {
       AT_TRY(pad, sch.GetStage(*operand));

@@ -66,15 +66,9 @@ Result<std::vector<std::vector<int64_t>>> SpatialTiles(tir::Schedule& sch, const
 Result<void> PlaceAccumulator(tir::Schedule& sch, const SketchContext& ctx, tir::LoopRV at, int ns, int va) {
   AT_TRY_VOID(sch.ComputeAt(ctx.accumulator, at));
   AT_TRY(acc_loops, sch.GetLoops(ctx.accumulator));
+  const std::vector<int64_t> storage = MovedLast(ns, va);
   std::vector<tir::LoopRV> order(acc_loops.begin() + ns, acc_loops.end());
-  std::vector<int64_t> storage;
-  for (int a = 0; a < ns; ++a) {
-    if (a == va) continue;
-    order.push_back(acc_loops[a]);
-    storage.push_back(a);
-  }
-  order.push_back(acc_loops[va]);
-  storage.push_back(va);
+  for (int64_t a : storage) order.push_back(acc_loops[a]);
   AT_TRY_VOID(sch.Reorder(order));
   AT_TRY_VOID(sch.Vectorize(acc_loops[va]));
   if (va != ns - 1) AT_TRY_VOID(sch.ReorderStorage(ctx.accumulator, storage));
@@ -87,8 +81,8 @@ Result<void> PlaceOperandCopy(tir::Schedule& sch, tir::StageRV copy, tir::LoopRV
   AT_TRY_VOID(sch.ComputeAt(copy, at));
   AT_TRY(loops, sch.GetLoops(copy));
   if (channels_last) {
-    std::vector<tir::LoopRV> order(loops.begin() + 1, loops.end());
-    order.push_back(loops.front());
+    std::vector<tir::LoopRV> order;
+    for (int64_t d : MovedLast(loops.size(), 0)) order.push_back(loops[d]);
     AT_TRY_VOID(sch.Reorder(order));
     loops = order;
   }

@@ -32,6 +32,17 @@ inline StageShape ShapeOf(const tir::Stage& st) {
 }
 
 // The loops fused into one, or the loop itself when there is one.
+// 0..n-1 with `d` moved last: an order of loops or of a buffer's dimensions (reorder_storage) that
+// puts one of them innermost.
+inline std::vector<int64_t> MovedLast(size_t n, size_t d) {
+  std::vector<int64_t> order;
+  for (size_t i = 0; i < n; ++i) {
+    if (i != d) order.push_back(static_cast<int64_t>(i));
+  }
+  order.push_back(static_cast<int64_t>(d));
+  return order;
+}
+
 inline Result<tir::LoopRV> FuseIfMany(tir::Schedule& sch, const std::vector<tir::LoopRV>& loops) {
   if (loops.size() == 1) return loops[0];
   return sch.Fuse(loops);
