@@ -158,6 +158,46 @@ TEST(CodegenC, ExpfIsDeclaredForVectorLoops) {
   EXPECT_EQ(without.find("declare simd"), std::string::npos) << without;
 }
 
+// A register tile (a small nest around a vectorized loop of float32 arithmetic on contiguous or
+// loop-invariant values) is printed as vector chunks, and its nest unrolled; other loops keep `omp simd`.
+TEST(CodegenC, RegisterTilesAreVectorChunks) {
+  Buffer X = Flat("X", 64), W = Flat("W", 64), acc = Flat("acc", 96, Scope::kLocal);
+  Var r = MakeVar("r"), k = MakeVar("k");
+  auto tile = [&](int64_t width, const Expr& index, const Expr& term) {
+    Stmt update = Store(acc, Load(acc, {index}) + Load(X, {r}) * term, {index});
+    return Gen(PrimFunc{"tile", {X, W}, Allocate(acc, Loop(r, 2, Loop(k, width, update, ForKind::kVectorized)))});
+  };
+  std::string code = tile(32, r * 32 + k, Load(W, {k + 1}));
+  EXPECT_NE(code.find("typedef float at_f32x16 __attribute__((vector_size(64)));"), std::string::npos) << code;
+  EXPECT_NE(code.find("#pragma GCC unroll 2\n  for (int32_t r = 0; r < 2; ++r)"), std::string::npos) << code;
+  EXPECT_NE(code.find("#pragma GCC unroll 2\n    for (int32_t k = 0; k < 32; k += 16) {\n"
+                      "      at_store_f32x16(&acc[r * 32 + k], (at_load_f32x16(&acc[r * 32 + k]) + "
+                      "(at_splat_f32x16(X[r]) * at_load_f32x16(&W[k + 1]))));"),
+            std::string::npos)
+      << code;
+  EXPECT_EQ(Count(code, "omp simd"), 0u) << code;
+  Var c = MakeVar("c");  // a reduction loop around the tile would unroll to 64 x 4 chunks: it stays a loop
+  Stmt reduction = Loop(c, 64, Loop(r, 2, Loop(k, 32, Store(acc, Load(acc, {r * 32 + k}) + Load(W, {c}), {r * 32 + k}),
+                                               ForKind::kVectorized)));
+  code = Gen(PrimFunc{"reduction", {X, W}, Allocate(acc, reduction)});
+  EXPECT_NE(code.find("  for (int32_t c = 0; c < 64; ++c) {\n    #pragma GCC unroll 2\n"), std::string::npos) << code;
+  code = tile(24, r * 24 + k, Load(W, {k}));  // an odd number of 8-lane vectors
+  EXPECT_NE(code.find("for (int32_t k = 0; k < 24; k += 8) {\n      at_store_f32x8("), std::string::npos) << code;
+  // Not as vectors: a strided read, a width of no whole vectors, a lane's value of the loop variable.
+  for (const std::string& scalar : {tile(32, r * 32 + k, Load(W, {k * 2})), tile(12, r * 12 + k, Load(W, {k})),
+                                    tile(32, r * 32 + k, Cast(DType::kFloat32, k))}) {
+    EXPECT_EQ(Count(scalar, "at_f32x"), 0u) << scalar;
+    EXPECT_EQ(Count(scalar, "#pragma omp simd"), 1u) << scalar;
+  }
+  // Lanes that could see each other's stores: a read of the stored buffer elsewhere, two stores to it.
+  Stmt shifted = Store(acc, Load(acc, {k + 1}), {k});
+  Stmt twice = Seq({Store(acc, Load(X, {k}), {k}), Store(acc, Load(X, {k + 1}), {k + 32})});
+  for (const Stmt& body : {shifted, twice}) {
+    code = Gen(PrimFunc{"lanes", {X, W}, Allocate(acc, Loop(k, 32, body, ForKind::kVectorized))});
+    EXPECT_EQ(Count(code, "at_f32x"), 0u) << code;
+  }
+}
+
 TEST(CodegenC, LargeAllocationsGoToTheHeap) {
   Buffer X = Flat("X", 64), Y = Flat("Y", 64), big = Flat("big", 1 << 16, Scope::kShared);
   Var i = MakeVar("i"), j = MakeVar("j");
@@ -272,6 +312,41 @@ TEST_F(CodegenCRun, ShufflesRunAsExchanges) {
   measure::CBuilder builder(Config());
   auto built = builder.Build({measure::BuildInput::FromFunc(ShuffleRows())});
   ASSERT_TRUE(built[0].ok()) << built[0].error_message;
+  auto res = measure::CpuRunner(Config()).Run(w, built);
+  EXPECT_TRUE(res[0].ok()) << res[0].error_message << "\n" << built[0].source;
+  EXPECT_TRUE(res[0].correct) << built[0].source;
+}
+
+// Vector chunks compute what the scalar loop computes: broadcast, contiguous loads, + - * /, an
+// update in place, 16- and 8-lane vectors, a nest unrolled around them.
+TEST_F(CodegenCRun, VectorChunksComputeTheLoops) {
+  constexpr int64_t rows = 3, width = 40;
+  Buffer X = Flat("X", rows + width + 1), O = Flat("O", rows * width), acc = Flat("acc", rows * width, Scope::kLocal);
+  Var r = MakeVar("r"), k = MakeVar("k"), j = MakeVar("j"), c = MakeVar("c");
+  Expr a = r * width + k, xk = Load(X, {k + rows});
+  Stmt init = Loop(r, rows, Loop(k, width, Store(acc, Load(X, {r}) - F(0.5), {a}), ForKind::kVectorized));
+  Stmt update = Loop(r, rows, Loop(k, width, Store(acc, Load(acc, {a}) * xk + Div(xk - Load(X, {r}), F(4)), {a}),
+                                   ForKind::kVectorized));
+  Stmt out = Loop(j, rows * width, Store(O, Load(acc, {j}), {j}));
+  Stmt body = Allocate(acc, Seq({init, Loop(c, 2, update), out}));
+  Workload w;
+  w.op = "chunks";
+  w.inputs = {{"X", DType::kFloat32, {rows + width + 1}}};
+  w.output = {"O", DType::kFloat32, {rows * width}};
+  w.reference = [](const std::vector<const float*>& in, float* o) {
+    for (int64_t i = 0; i < rows; ++i) {
+      for (int64_t t = 0; t < width; ++t) {
+        const float x = in[0][t + rows], y = in[0][i];
+        float v = y - 0.5f;
+        for (int pass = 0; pass < 2; ++pass) v = v * x + (x - y) / 4.0f;
+        o[i * width + t] = v;
+      }
+    }
+  };
+  measure::CBuilder builder(Config());
+  auto built = builder.Build({measure::BuildInput::FromFunc(PrimFunc{"chunks", {X, O}, body})});
+  ASSERT_TRUE(built[0].ok()) << built[0].error_message;
+  EXPECT_NE(built[0].source.find("k += 8)"), std::string::npos) << built[0].source;  // 40 = five 8-lane vectors
   auto res = measure::CpuRunner(Config()).Run(w, built);
   EXPECT_TRUE(res[0].ok()) << res[0].error_message << "\n" << built[0].source;
   EXPECT_TRUE(res[0].correct) << built[0].source;

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "tir/codegen/c_vectors.h"
+
 namespace autotune::tir {
 namespace {
 
@@ -365,6 +367,8 @@ std::string CFamilyPrinter::HelperText(CHelper h) const {
     case CHelper::kCpAsync16OrZero: return CpAsync16OrZeroText(fn);
     case CHelper::kCpAsyncWait: return CpAsyncWaitText(fn);
     case CHelper::kAlloc: return AllocText();
+    case CHelper::kVecF32x16: return VectorHelperText(16);
+    case CHelper::kVecF32x8: return VectorHelperText(8);
     case CHelper::kMmaF16: return MmaText(fn, "f16");
     case CHelper::kMmaBF16: return MmaText(fn, "bf16");
     case CHelper::kMmaTF32: return MmaTF32Text(fn);

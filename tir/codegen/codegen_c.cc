@@ -12,6 +12,7 @@
 
 #include "tir/analysis/expr_uses.h"
 #include "tir/codegen/c_family.h"
+#include "tir/codegen/c_vectors.h"
 #include "tir/structural_equal.h"
 #include "tir/functor.h"
 #include "tir/transform/serialize_threads.h"
@@ -125,6 +126,10 @@ class CEmitter : public CFamilyPrinter {
         }
         break;
       case ForKind::kVectorized: {
+        if (auto lanes = in_simd_ ? std::nullopt : VectorChunkLanes(op)) {
+          EmitVectorChunks(op, *lanes, begin, end_text);
+          return;
+        }
         SimdSafety safety(op->var.get());
         safety.Visit(op->body);
         const BufferStoreNode* update = nullptr;
@@ -142,18 +147,24 @@ class CEmitter : public CFamilyPrinter {
           Line(fmt::format("#pragma GCC unroll {}", std::min<int64_t>(*n, 65534)));
         }
         break;
-      default: break;
+      default:
+        // A small nest around vector chunks (a register tile) is unrolled so its vectors stay in registers.
+        if (const int64_t* n = AsConstInt(op->extent); n && *n > 1 && !in_simd_ && UnrollsForChunks(op)) {
+          Line(fmt::format("#pragma GCC unroll {}", *n));
+        }
+        break;
     }
     EmitLoop(op, begin, end_text, [&] { EmitStmt(op->body); });
     if (opened_parallel) in_parallel_ = false;
     if (opened_simd) in_simd_ = false;
   }
 
-  // `for (v = begin; v < end; ++v) { body }` with the loop variable bound while `body` prints.
+  // `for (v = begin; v < end; v += step) { body }` with the loop variable bound while `body` prints.
   void EmitLoop(const ForNode* op, const std::string& begin, const std::string& end_text,
-                const std::function<void()>& body) {
+                const std::function<void()>& body, int step = 1) {
     const std::string& v = VarName(op->var.get());
-    Line(fmt::format("for ({} {} = {}; {} < {}; ++{}) {{", TypeName(op->var->dtype), v, begin, v, end_text, v));
+    const std::string next = step == 1 ? "++" + v : fmt::format("{} += {}", v, step);
+    Line(fmt::format("for ({} {} = {}; {} < {}; {}) {{", TypeName(op->var->dtype), v, begin, v, end_text, next));
     const int64_t* min = AsConstInt(op->min);
     const int64_t* extent = AsConstInt(op->extent);
     if (min && extent) bounds_.Bind(op->var, *min, *extent);
@@ -164,6 +175,25 @@ class CEmitter : public CFamilyPrinter {
     live_vars_.erase(op->var.get());
     bounds_.Unbind(op->var);
     Line("}");
+  }
+
+  // The loop in steps of `lanes`, each store one vector store (c_vectors.h).
+  void EmitVectorChunks(const ForNode* op, int lanes, const std::string& begin, const std::string& end_text) {
+    Use(VectorHelper(lanes));
+    if (const int64_t chunks = *AsConstInt(op->extent) / lanes; chunks > 1) {
+      Line(fmt::format("#pragma GCC unroll {}", chunks));
+    }
+    EmitLoop(op, begin, end_text, [&] {
+      auto store = [&](const BufferStoreNode* st) {
+        Line(fmt::format("at_store_f32x{}(&{}, {});", lanes, EmitIndexed(st->buffer, st->indices).text,
+                         VectorValue(*this, st->value, op->var.get(), lanes)));
+      };
+      if (const auto* seq = As<SeqNode>(op->body)) {
+        for (const auto& st : seq->stmts) store(As<BufferStoreNode>(st));
+      } else {
+        store(As<BufferStoreNode>(op->body));
+      }
+    }, lanes);
   }
 
   // The accumulator in a scalar (GCC vectorizes `reduction` of a scalar, not of an array element):
