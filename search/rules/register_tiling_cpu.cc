@@ -116,6 +116,7 @@ class RegisterTilingCpu final : public CpuRule {
     AT_TRY_VOID(sch.Vectorize(registers.back()));
     AT_TRY_VOID(PlaceAccumulator(sch, ctx, outer.back(), ns, va));
     if (ctx.operand_copy) AT_TRY_VOID(PlaceOperandCopy(sch, *ctx.operand_copy, fused, va != ns - 1));
+    if (ctx.input_copy) AT_TRY_VOID(PlaceOperandCopy(sch, *ctx.input_copy, fused, false));
     ctx.block_loop = fused;
     ctx.tiled = true;
     return {};

@@ -1,11 +1,13 @@
 // Small helpers the schedule rules share.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "support/result.h"
+#include "tir/analysis/expr_uses.h"
 #include "tir/schedule/schedule.h"
 
 namespace autotune::search {
@@ -31,7 +33,24 @@ inline StageShape ShapeOf(const tir::Stage& st) {
   return s;
 }
 
-// The loops fused into one, or the loop itself when there is one.
+// A convolution's weights: the one buffer whose reads use the output-channel axis (axis 1), and only
+// in their first index; none for a gemm (2-D output) or a grouped convolution (its input's channel
+// depends on the group too). cpu.registers may put its vectors along that axis (copy_operand_cpu).
+inline std::optional<std::string> ChannelOperand(const tir::Stage& st) {
+  if (st.op->axis.size() < 3) return std::nullopt;
+  const tir::VarNode* channel = st.op->axis[1].var.get();
+  std::optional<std::string> found;
+  for (const tir::BufferLoadNode* load : tir::LoadsIn(st.op->body)) {
+    for (size_t d = 0; d < load->indices.size(); ++d) {
+      const auto vars = tir::VarsIn(load->indices[d]);
+      if (std::find(vars.begin(), vars.end(), channel) == vars.end()) continue;
+      if (d != 0 || (found && *found != load->buffer->name)) return std::nullopt;
+      found = load->buffer->name;
+    }
+  }
+  return found;
+}
+
 // 0..n-1 with `d` moved last: an order of loops or of a buffer's dimensions (reorder_storage) that
 // puts one of them innermost.
 inline std::vector<int64_t> MovedLast(size_t n, size_t d) {
@@ -43,6 +62,7 @@ inline std::vector<int64_t> MovedLast(size_t n, size_t d) {
   return order;
 }
 
+// The loops fused into one, or the loop itself when there is one.
 inline Result<tir::LoopRV> FuseIfMany(tir::Schedule& sch, const std::vector<tir::LoopRV>& loops) {
   if (loops.size() == 1) return loops[0];
   return sch.Fuse(loops);

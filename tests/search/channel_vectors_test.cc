@@ -1,5 +1,5 @@
 // cpu.registers with its vectors along a convolution's output channels: the weights copied channels
-// last, the accumulator laid out channels last; every such schedule computes the convolution (C path,
+// last (and the padded input copied), the accumulator laid out channels last; every such schedule computes the convolution (C path,
 // against the reference), and a grouped convolution or a gemm is never given the choice.
 #include <gtest/gtest.h>
 
@@ -28,6 +28,12 @@ Result<tir::Schedule> ChannelSchedule(const tir::Workload& w, int64_t copy, uint
   return sch;
 }
 
+size_t Occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 TEST(ChannelVectors, ConvolutionsComputeTheReferenceWithWeightsAndAccumulatorChannelsLast) {
   const std::string cache = testing::TestTempPath("channel_vectors", "cache");
   const measure::MeasureConfig config = test_kernels::QuickCpuConfig(cache, 2);
@@ -44,6 +50,7 @@ TEST(ChannelVectors, ConvolutionsComputeTheReferenceWithWeightsAndAccumulatorCha
         ASSERT_TRUE(sch) << sch.error().message;
         const std::string trace = sch->trace().ToJson().dump();
         EXPECT_NE(trace.find("reorder_storage"), std::string::npos) << "the accumulator channels last";
+        EXPECT_EQ(Occurrences(trace, "\"cache_read\""), copy == 1 ? 2u : 0u) << "the weights' and the input's copies";
         auto f = tir::Lower(sch->state());
         ASSERT_TRUE(f) << f.error().message;
         auto built = measure::CBuilder(config).Build({measure::BuildInput::FromFunc(*f)});
