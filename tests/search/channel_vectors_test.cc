@@ -5,9 +5,11 @@
 
 #include <filesystem>
 #include <string>
+#include <tuple>
 
 #include "measure/c_builder.h"
 #include "measure/cpu_runner.h"
+#include "search/default_schedule.h"
 #include "search/sketch.h"
 #include "tests/measure/test_kernels.h"
 #include "tests/temp_path.h"
@@ -59,6 +61,23 @@ TEST(ChannelVectors, ConvolutionsComputeTheReferenceWithWeightsAndAccumulatorCha
         EXPECT_TRUE(res[0].ok() && res[0].correct) << res[0].error_message << "\n" << built[0].source;
       }
     }
+  }
+}
+
+// The cpu default of a convolution: channel vectors, with the weights and the padded input copied.
+TEST(ChannelVectors, AreTheDefaultOfConvolutions) {
+  for (const auto& [op, shape, channels] :
+       {std::tuple<std::string, std::string, bool>{"conv2d", "N=1,C=64,H=56,W=56,K=64,R=3,S=3,pad=1", true},
+        {"conv1d", "N=1,C=4,L=13,K=16,R=3,pad=1", true},
+        {"gemm", "M=64,N=64,K=64", false},
+        {"conv2d", "N=1,C=8,H=6,W=6,K=16,R=3,S=3,pad=1,groups=2", false}}) {
+    auto w = tir::MakeWorkload(op, shape);
+    ASSERT_TRUE(w);
+    auto sch = DefaultSchedule(*w, tir::TargetKind::kCpu);
+    ASSERT_TRUE(sch) << sch.error().message;
+    const std::string trace = sch->trace().ToJson().dump();
+    EXPECT_EQ(Occurrences(trace, "reorder_storage") > 0, channels) << op << " " << shape;
+    if (channels) EXPECT_EQ(Occurrences(trace, "\"cache_read\""), 2u) << op << " " << shape;
   }
 }
 
