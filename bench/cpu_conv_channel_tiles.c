@@ -1,9 +1,9 @@
 // A batch-1 3x3 convolution (NCHW, padding 1, C to C channels) written by hand the way oneDNN
 // computes it on AVX-512: 32 output channels in two vectors, a row of up to 14 output columns,
 // 28 accumulators in registers; each input value broadcast against two weight vectors, on weights
-// packed as [K/32][C][3][3][32]. It measures what autotune's cpu.registers lacks (it vectorizes
-// along output rows, broadcasting weights): docs/DESIGN.md "Not built yet" and docs/BENCHMARKS.md
-// quote it, pre-packed and with the packing in every call. One output is checked against a sum in double.
+// packed as [K/32][C][3][3][32]: the hand-written model of cpu.registers' channel-vector kernels
+// (docs/DESIGN.md "Vector code on the CPU"), timed pre-packed and with the packing in every call.
+// One output is checked against a sum in double.
 //
 //   gcc -O3 -march=native -mprefer-vector-width=512 -fopenmp -DC_=256 -DH_=14 \
 //       bench/cpu_conv_channel_tiles.c -o conv && ./conv
