@@ -194,7 +194,8 @@ TEST(ScheduleCorrectness, Conv2dTranspose) {
                 {{"N=1,C=16,H=4,W=4,K=8,R=4,S=4,stride=2,pad=1", "bias,relu"},
                  {"N=2,C=6,H=5,W=7,K=4,R=3,S=3,stride=3,pad=2,output_padding=1,dilation=2,groups=2", ""},
                  {"N=1,C=8,H=6,W=6,K=8,R=3,S=3,pad=1", "", "float16"},
-                 {"N=1,C=3,H=5,W=7,K=1,R=2,S=2,stride=3", "bias,gelu"}},  // gaps of bias only in the output
+                 {"N=1,C=3,H=5,W=7,K=1,R=2,S=2,stride=3", "bias,gelu"},  // gaps of bias only in the output
+                 {"N=2,C=5,H=5,W=6,K=3,R=3,S=5,stride=2,pad=2,output_padding=1", ""}},  // phases past the kernel
                 8);
 }
 

@@ -1,8 +1,12 @@
 // conv2d_transpose: the gradient of conv2d with respect to its input, as PyTorch's conv_transpose2d:
 // NCHW data, weights C x K/groups x R x S, out[n, k, y*stride - pad + r*dilation, ...] += data[n, c,
-// y, ...] * weight[c, k, r, ...]. Computed as a gather so it is a reduction like every other
-// operator: a "pad" stage spreads the input out (stride - 1 zeros between elements) and pads it by
-// dilation * (R - 1) - pad, then a convolution with the kernel flipped reads it.
+// y, ...] * weight[c, k, r, ...]. Computed as a gather so it is a reduction like every other operator.
+// With a stride and no dilation, by phases: output row y = t*stride + ph - pad meets only the kernel
+// rows ph, ph + stride, ... and the input rows t, t - 1, ...: ceil(R/stride) taps a row instead of R
+// (a quarter of the products for Ansor's 4x4 stride-2 layers). A "pad" stage pads the input with
+// zeros for the taps that fall outside it; taps past the kernel's edge read a zero weight.
+// Otherwise a "pad" stage spreads the input out (stride - 1 zeros between elements) and pads it by
+// dilation * (R - 1) - pad, and a convolution with the kernel flipped reads it.
 #include <fmt/format.h>
 
 #include "tir/ops/builtin_operators.h"
@@ -22,11 +26,81 @@ struct TransposeShape {
   // How far the spread input is shifted: output y reads spread rows y .. y + dilation * (R - 1).
   int64_t ShiftY() const { return dilation * (R - 1) - pad; }
   int64_t ShiftX() const { return dilation * (S - 1) - pad; }
+  bool Phased() const { return stride > 1 && dilation == 1; }
+  // Phased: taps a row (column), and the padded input's extent: input row t - j is padded row t - j + taps - 1.
+  int64_t Taps(int64_t kernel) const { return (kernel + stride - 1) / stride; }
+  int64_t PhasedExtent(int64_t out, int64_t pad_, int64_t kernel) const { return (out - 1 + pad_) / stride + Taps(kernel); }
 };
 
 TransposeShape Unpack(const ShapeParams& p) {
   return {p[0].second, p[1].second, p[2].second, p[3].second,  p[4].second,  p[5].second,
           p[6].second, p[7].second, p[8].second, p[9].second, p[10].second, p[11].second};
+}
+
+// The gather over the spread input (stride - 1 zeros between its elements), the kernel flipped.
+te::Operation SpreadConv(const TransposeShape& s, const std::vector<te::Operation>& inputs,
+                         std::vector<te::Operation>& computes) {
+  const int64_t Cg = s.C / s.groups, Kg = s.K / s.groups, OH = s.OH(), OW = s.OW();
+  te::Operation spread = inputs[0];
+  if (s.stride > 1 || s.ShiftY() != 0 || s.ShiftX() != 0 || s.output_padding > 0) {
+    spread = te::Compute("pad", {s.N, s.C, OH + s.dilation * (s.R - 1), OW + s.dilation * (s.S - 1)},
+                         {"n", "c", "y", "x"}, [&](const std::vector<Var>& v) {
+                           // t = y - shift lands on input row t / stride when t is a multiple of it.
+                           auto on_grid = [&](const Expr& t, int64_t extent) {
+                             Expr c = And(GE(t, IntImm(0)), LT(t, IntImm((extent - 1) * s.stride + 1)));
+                             return s.stride == 1 ? c : And(c, EQ(FloorMod(t, IntImm(s.stride)), IntImm(0)));
+                           };
+                           const Expr ty = Expr(v[2]) - s.ShiftY(), tx = Expr(v[3]) - s.ShiftX();
+                           auto row = [&](const Expr& t) { return s.stride == 1 ? t : FloorDiv(t, IntImm(s.stride)); };
+                           return Select(And(on_grid(ty, s.H), on_grid(tx, s.W)),
+                                         ReadFloat32(inputs[0], {v[0], v[1], row(ty), row(tx)}), FloatImm(0.0));
+                         });
+    computes.push_back(spread);
+  }
+  auto rc = te::ReduceAxis(Cg, "rc");
+  auto ry = te::ReduceAxis(s.R, "ry");
+  auto rx = te::ReduceAxis(s.S, "rx");
+  return te::Compute("conv", {s.N, s.K, OH, OW}, {"n", "k", "p", "q"}, [&](const std::vector<Var>& v) {
+    Expr channel = s.groups == 1 ? Expr(rc.var) : FloorDiv(v[1], IntImm(Kg)) * Cg + rc.var;
+    Expr k_in_group = s.groups == 1 ? Expr(v[1]) : FloorMod(v[1], IntImm(Kg));
+    Expr y = v[2] + ry.var * s.dilation, x = v[3] + rx.var * s.dilation;
+    Expr flipped_r = IntImm(s.R - 1) - ry.var, flipped_s = IntImm(s.S - 1) - rx.var;
+    return te::Sum(Mul(ReadFloat32(spread, {v[0], channel, y, x}),
+                       ReadFloat32(inputs[1], {channel, k_in_group, flipped_r, flipped_s})),
+                   {rc, ry, rx});
+  });
+}
+
+// By phases (stride > 1, no dilation): output row y, t = (y + pad) / stride, ph = (y + pad) % stride,
+// sums input row t - j times kernel row ph + j * stride over the taps j (and so for columns). The
+// input is padded by taps - 1 rows above (and as far as the last t below); a kernel row past R is a
+// zero weight, read at a clamped row so every load stays inside the tensor.
+te::Operation PhasedConv(const TransposeShape& s, const std::vector<te::Operation>& inputs,
+                         std::vector<te::Operation>& computes) {
+  const int64_t Cg = s.C / s.groups, Kg = s.K / s.groups, TY = s.Taps(s.R), TX = s.Taps(s.S);
+  const int64_t PH = s.PhasedExtent(s.OH(), s.pad, s.R), PW = s.PhasedExtent(s.OW(), s.pad, s.S);
+  te::Operation padded = te::Compute("pad", {s.N, s.C, PH, PW}, {"n", "c", "y", "x"}, [&](const std::vector<Var>& v) {
+    const Expr iy = Expr(v[2]) - (TY - 1), ix = Expr(v[3]) - (TX - 1);
+    Expr inside = And(And(GE(iy, IntImm(0)), LT(iy, IntImm(s.H))), And(GE(ix, IntImm(0)), LT(ix, IntImm(s.W))));
+    return Select(inside, ReadFloat32(inputs[0], {v[0], v[1], iy, ix}), FloatImm(0.0));
+  });
+  computes.push_back(padded);
+  auto rc = te::ReduceAxis(Cg, "rc");
+  auto ry = te::ReduceAxis(TY, "ry");
+  auto rx = te::ReduceAxis(TX, "rx");
+  return te::Compute("conv", {s.N, s.K, s.OH(), s.OW()}, {"n", "k", "p", "q"}, [&](const std::vector<Var>& v) {
+    Expr channel = s.groups == 1 ? Expr(rc.var) : FloorDiv(v[1], IntImm(Kg)) * Cg + rc.var;
+    Expr k_in_group = s.groups == 1 ? Expr(v[1]) : FloorMod(v[1], IntImm(Kg));
+    const Expr ty = Expr(v[2]) + s.pad, tx = Expr(v[3]) + s.pad;
+    const Expr stride = IntImm(s.stride);
+    Expr y = FloorDiv(ty, stride) - ry.var + (TY - 1), x = FloorDiv(tx, stride) - rx.var + (TX - 1);
+    Expr r = FloorMod(ty, stride) + ry.var * s.stride, c = FloorMod(tx, stride) + rx.var * s.stride;
+    Expr weight = ReadFloat32(inputs[1], {channel, k_in_group, Min(r, IntImm(s.R - 1)), Min(c, IntImm(s.S - 1))});
+    if (s.R % s.stride != 0 || s.S % s.stride != 0) {
+      weight = Select(And(LT(r, IntImm(s.R)), LT(c, IntImm(s.S))), weight, FloatImm(0.0));
+    }
+    return te::Sum(Mul(ReadFloat32(padded, {v[0], channel, y, x}), weight), {rc, ry, rx});
+  });
 }
 
 class Conv2dTransposeOperator : public OperatorDef {
@@ -78,34 +152,7 @@ class Conv2dTransposeOperator : public OperatorDef {
     std::vector<te::Operation> inputs = {te::Placeholder("data", {s.N, s.C, s.H, s.W}, dtype),
                                          te::Placeholder("weight", {s.C, Kg, s.R, s.S}, dtype)};
     std::vector<te::Operation> computes;
-    te::Operation spread = inputs[0];
-    if (s.stride > 1 || s.ShiftY() != 0 || s.ShiftX() != 0 || s.output_padding > 0) {
-      spread = te::Compute("pad", {s.N, s.C, OH + s.dilation * (s.R - 1), OW + s.dilation * (s.S - 1)},
-                           {"n", "c", "y", "x"}, [&](const std::vector<Var>& v) {
-                             // t = y - shift lands on input row t / stride when t is a multiple of it.
-                             auto on_grid = [&](const Expr& t, int64_t extent) {
-                               Expr c = And(GE(t, IntImm(0)), LT(t, IntImm((extent - 1) * s.stride + 1)));
-                               return s.stride == 1 ? c : And(c, EQ(FloorMod(t, IntImm(s.stride)), IntImm(0)));
-                             };
-                             const Expr ty = Expr(v[2]) - s.ShiftY(), tx = Expr(v[3]) - s.ShiftX();
-                             auto row = [&](const Expr& t) { return s.stride == 1 ? t : FloorDiv(t, IntImm(s.stride)); };
-                             return Select(And(on_grid(ty, s.H), on_grid(tx, s.W)),
-                                           ReadFloat32(inputs[0], {v[0], v[1], row(ty), row(tx)}), FloatImm(0.0));
-                           });
-      computes.push_back(spread);
-    }
-    auto rc = te::ReduceAxis(Cg, "rc");
-    auto ry = te::ReduceAxis(s.R, "ry");
-    auto rx = te::ReduceAxis(s.S, "rx");
-    auto conv = te::Compute("conv", {s.N, s.K, OH, OW}, {"n", "k", "p", "q"}, [&](const std::vector<Var>& v) {
-      Expr channel = s.groups == 1 ? Expr(rc.var) : FloorDiv(v[1], IntImm(Kg)) * Cg + rc.var;
-      Expr k_in_group = s.groups == 1 ? Expr(v[1]) : FloorMod(v[1], IntImm(Kg));
-      Expr y = v[2] + ry.var * s.dilation, x = v[3] + rx.var * s.dilation;
-      Expr flipped_r = IntImm(s.R - 1) - ry.var, flipped_s = IntImm(s.S - 1) - rx.var;
-      return te::Sum(Mul(ReadFloat32(spread, {v[0], channel, y, x}),
-                         ReadFloat32(inputs[1], {channel, k_in_group, flipped_r, flipped_s})),
-                     {rc, ry, rx});
-    });
+    te::Operation conv = s.Phased() ? PhasedConv(s, inputs, computes) : SpreadConv(s, inputs, computes);
     AddEpilogue(conv, 1, epilogue, dtype, inputs, computes);
 
     Workload w = StagedWorkload(Name(), p, epilogue, "data NCHW, weight CKRS -> out NKPQ", inputs, computes);
