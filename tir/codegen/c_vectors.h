@@ -3,7 +3,7 @@
 // as chunks of GCC vector-extension values of 16 or 8 lanes, and the small loop nests around such a
 // loop are fully unrolled: a register tile's accumulator is then a set of vectors at constant places,
 // which the C compiler keeps in registers across the reduction. With `omp simd` on the scalar loop
-// GCC kept the tile in memory (a 14x32 convolution tile: 2.04 ms scalar, 1.30 ms as vectors).
+// GCC kept the tile in memory (a channel-vector convolution, C=256 14x14: 2.05 ms scalar, 1.58 as vectors).
 // Every other loop keeps the scalar form.
 #pragma once
 
