@@ -300,6 +300,19 @@ class Errors(unittest.TestCase, support.OneLineErrors):
             self.assertEqual(p.returncode, 2, p.stderr)
             self.assertEqual(seen.read_text().split(":")[0], str((bundle / "lib").resolve()))
 
+    def test_a_bundle_older_than_the_build_is_named(self):
+        with tempfile.TemporaryDirectory() as d:
+            bundled, built = Path(d) / "bundled", Path(d) / "built"
+            bundled.write_text("")
+            built.write_text("")
+            os.utime(bundled, (1000, 1000))
+            os.utime(built, (2000, 2000))
+            note = bench.stale_bundle_note(str(bundled), str(built))
+            self.assertIn(f"{bundled} is older than {built}", note)
+            self.assertIn(f"--autotune {built}", note)
+            self.assertIsNone(bench.stale_bundle_note(str(built), str(bundled)))
+            self.assertIsNone(bench.stale_bundle_note(str(bundled), f"{d}/no-build"))
+
     def test_usage_errors(self):
         self.one_line(run(), "--out")
         with tempfile.TemporaryDirectory() as d:
