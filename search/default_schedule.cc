@@ -113,12 +113,9 @@ SketchDecisions DefaultRowSplitDecisions(const Schedule& fresh) {
 // them), the operand is copied per parallel tile and the tile takes 8 register tiles down the rows,
 // which share the copy. Default schedules on 2 cores: gemm 1024^3 9.2 ms so against 16.3 without the
 // copy, M=512,N=768,K=768 2.4 against 3.9; gemm 512^3 (2 KB rows) 0.81 without it against 2.1.
-SketchDecisions DefaultRegisterTileDecisions(const Schedule& fresh) {
+SketchDecisions DefaultRegisterTileDecisions(const Stage& main) {
   constexpr int64_t kCopyAboveRowBytes = 2048, kTilesPerCopy = 8;
   SketchDecisions d = DefaultDecisions(TargetKind::kCpu);
-  auto roles = FindSketchRoles(fresh.state());
-  if (!roles) return d;
-  const Stage& main = fresh.state().stages[fresh.state().FindStage(roles->main)];
   const StageShape shape = ShapeOf(main);
   if (shape.spatial.empty() || shape.spatial.back() * BytesOf(main.op->dtype) <= kCopyAboveRowBytes) return d;
   auto plain = d.tiles;
@@ -167,7 +164,7 @@ SketchDecisions DefaultCpuRegisterDecisions(const Schedule& fresh) {
   if (!roles) return DefaultDecisions(TargetKind::kCpu);
   const Stage& main = fresh.state().stages[fresh.state().FindStage(roles->main)];
   if (ChannelOperand(main)) return DefaultChannelVectorDecisions(ShapeOf(main));
-  return DefaultRegisterTileDecisions(fresh);
+  return DefaultRegisterTileDecisions(main);
 }
 
 }  // namespace

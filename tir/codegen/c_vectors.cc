@@ -131,7 +131,7 @@ int64_t ChunksInNest(const ForNode* loop) {
 
 bool UnrollsForChunks(const ForNode* loop) {
   const int64_t chunks = ChunksInNest(loop);
-  return chunks > 0 && chunks <= kMaxUnrolledChunks && !VectorChunkLanes(loop);
+  return chunks > 0 && chunks <= kMaxUnrolledChunks;
 }
 
 std::string VectorValue(CFamilyPrinter& p, const Expr& e, const VarNode* var, int lanes) {

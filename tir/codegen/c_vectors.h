@@ -23,7 +23,7 @@ std::optional<int> VectorChunkLanes(const ForNode* loop);
 // How many vector chunks a loop nest made of single loops of constant extent around a chunked loop
 // expands to when unrolled (0 when `loop` is not such a nest, or holds one of over kMaxUnrolledChunks).
 int64_t ChunksInNest(const ForNode* loop);
-// Whether the C backend unrolls `loop` for the chunks in it.
+// Whether the C backend unrolls `loop` (a serial or unrolled loop) for the chunks in it.
 bool UnrollsForChunks(const ForNode* loop);
 
 // The most chunks a nest is unrolled to: a register tile of up to 24 vectors, with room.

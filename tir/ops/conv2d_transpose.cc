@@ -9,6 +9,8 @@
 // dilation * (R - 1) - pad, and a convolution with the kernel flipped reads it.
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "tir/ops/builtin_operators.h"
 #include "tir/ops/epilogue.h"
 #include "tir/te/compute_dag.h"
@@ -37,10 +39,17 @@ TransposeShape Unpack(const ShapeParams& p) {
           p[6].second, p[7].second, p[8].second, p[9].second, p[10].second, p[11].second};
 }
 
+// The input channel that output channel `k` reads at reduction step `rc`, and k's index in its group.
+std::pair<Expr, Expr> GroupChannels(const TransposeShape& s, const Var& k, const Var& rc) {
+  if (s.groups == 1) return {rc, k};
+  const int64_t Cg = s.C / s.groups, Kg = s.K / s.groups;
+  return {FloorDiv(k, IntImm(Kg)) * Cg + rc, FloorMod(k, IntImm(Kg))};
+}
+
 // The gather over the spread input (stride - 1 zeros between its elements), the kernel flipped.
 te::Operation SpreadConv(const TransposeShape& s, const std::vector<te::Operation>& inputs,
                          std::vector<te::Operation>& computes) {
-  const int64_t Cg = s.C / s.groups, Kg = s.K / s.groups, OH = s.OH(), OW = s.OW();
+  const int64_t Cg = s.C / s.groups, OH = s.OH(), OW = s.OW();
   te::Operation spread = inputs[0];
   if (s.stride > 1 || s.ShiftY() != 0 || s.ShiftX() != 0 || s.output_padding > 0) {
     spread = te::Compute("pad", {s.N, s.C, OH + s.dilation * (s.R - 1), OW + s.dilation * (s.S - 1)},
@@ -61,8 +70,7 @@ te::Operation SpreadConv(const TransposeShape& s, const std::vector<te::Operatio
   auto ry = te::ReduceAxis(s.R, "ry");
   auto rx = te::ReduceAxis(s.S, "rx");
   return te::Compute("conv", {s.N, s.K, OH, OW}, {"n", "k", "p", "q"}, [&](const std::vector<Var>& v) {
-    Expr channel = s.groups == 1 ? Expr(rc.var) : FloorDiv(v[1], IntImm(Kg)) * Cg + rc.var;
-    Expr k_in_group = s.groups == 1 ? Expr(v[1]) : FloorMod(v[1], IntImm(Kg));
+    const auto [channel, k_in_group] = GroupChannels(s, v[1], rc.var);
     Expr y = v[2] + ry.var * s.dilation, x = v[3] + rx.var * s.dilation;
     Expr flipped_r = IntImm(s.R - 1) - ry.var, flipped_s = IntImm(s.S - 1) - rx.var;
     return te::Sum(Mul(ReadFloat32(spread, {v[0], channel, y, x}),
@@ -77,7 +85,7 @@ te::Operation SpreadConv(const TransposeShape& s, const std::vector<te::Operatio
 // zero weight, read at a clamped row so every load stays inside the tensor.
 te::Operation PhasedConv(const TransposeShape& s, const std::vector<te::Operation>& inputs,
                          std::vector<te::Operation>& computes) {
-  const int64_t Cg = s.C / s.groups, Kg = s.K / s.groups, TY = s.Taps(s.R), TX = s.Taps(s.S);
+  const int64_t Cg = s.C / s.groups, TY = s.Taps(s.R), TX = s.Taps(s.S);
   const int64_t PH = s.PhasedExtent(s.OH(), s.pad, s.R), PW = s.PhasedExtent(s.OW(), s.pad, s.S);
   te::Operation padded = te::Compute("pad", {s.N, s.C, PH, PW}, {"n", "c", "y", "x"}, [&](const std::vector<Var>& v) {
     const Expr iy = Expr(v[2]) - (TY - 1), ix = Expr(v[3]) - (TX - 1);
@@ -89,8 +97,7 @@ te::Operation PhasedConv(const TransposeShape& s, const std::vector<te::Operatio
   auto ry = te::ReduceAxis(TY, "ry");
   auto rx = te::ReduceAxis(TX, "rx");
   return te::Compute("conv", {s.N, s.K, s.OH(), s.OW()}, {"n", "k", "p", "q"}, [&](const std::vector<Var>& v) {
-    Expr channel = s.groups == 1 ? Expr(rc.var) : FloorDiv(v[1], IntImm(Kg)) * Cg + rc.var;
-    Expr k_in_group = s.groups == 1 ? Expr(v[1]) : FloorMod(v[1], IntImm(Kg));
+    const auto [channel, k_in_group] = GroupChannels(s, v[1], rc.var);
     const Expr ty = Expr(v[2]) + s.pad, tx = Expr(v[3]) + s.pad;
     const Expr stride = IntImm(s.stride);
     Expr y = FloorDiv(ty, stride) - ry.var + (TY - 1), x = FloorDiv(tx, stride) - rx.var + (TX - 1);
