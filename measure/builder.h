@@ -12,6 +12,15 @@
 
 namespace autotune::measure {
 
+// A pack function of a cpu kernel (tir/packed_layout.h): called once, untimed, before the entry, as
+// entry(source, packed) with params[param]'s workload tensor; the entry then takes `packed`, of
+// `packed_elements` elements of that tensor's type, in its place.
+struct PackStep {
+  int param = 0;
+  std::string entry;
+  int64_t packed_elements = 0;
+};
+
 struct BuildInput {
   tir::PrimFunc func;  // the lowered function; codegen is the builder's job
   // Ready source instead of `func` (func.body null): hand-written kernels in tests and benchmarks.
@@ -22,6 +31,7 @@ struct BuildInput {
   // each global workspace, passed after the params (see tir/codegen/cuda_module.h).
   std::vector<tir::CudaKernelLaunch> kernels;
   std::vector<int64_t> workspace_bytes;
+  std::vector<PackStep> packs;  // cpu, with `source`: its pack functions (BuildResult::packs)
 
   static BuildInput FromFunc(tir::PrimFunc f) {
     BuildInput in;
@@ -53,6 +63,7 @@ struct BuildResult {
   std::string artifact;                     // path of the built object (cpu: a shared library; cuda: a cubin)
   std::string entry;                        // symbol of the entry function (cuda: of the first kernel)
   int num_params = 0;                       // pointer arguments of the entry (inputs, then the output)
+  std::vector<PackStep> packs;              // cpu: inputs the entry takes packed
   std::string source;                       // the generated source, for reports and debugging
   double build_seconds = 0;
   double build_cpu_seconds = 0;             // the compiler process's CPU time (cuda); 0: not measured

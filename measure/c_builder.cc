@@ -30,6 +30,7 @@ BuildResult GenerateC(const BuildInput& input) {
     r.source = input.source;
     r.entry = input.entry;
     r.num_params = input.num_params;
+    r.packs = input.packs;
     return r;
   }
   tir::PrimFunc func = input.func;
@@ -44,6 +45,9 @@ BuildResult GenerateC(const BuildInput& input) {
   r.source = std::move(src->code);
   r.entry = std::move(src->entry);
   r.num_params = static_cast<int>(func.params.size());
+  for (size_t i = 0; i < func.packs.size(); ++i) {
+    r.packs.push_back({func.packs[i].param, src->pack_entries[i], tir::PackedElements(func.packs[i])});
+  }
   return r;
 }
 

@@ -79,6 +79,7 @@ struct ChildArgs {
   int64_t flush_bytes;
   pid_t parent;
   double stop_above_ms;  // RepeatScreen
+  std::vector<tir::DType> input_dtypes;
 };
 
 // OpenMP reads OMP_NUM_THREADS once, when it is loaded: for a kernel that loads it, the variable set
@@ -88,6 +89,23 @@ void SetKernelThreads(void* kernel_lib, int threads) {
   if (threads <= 0) return;
   using SetThreads = void (*)(int);
   if (auto set = reinterpret_cast<SetThreads>(dlsym(kernel_lib, "omp_set_num_threads"))) set(threads);
+}
+
+// A kernel's packed inputs, made once before it is checked or timed (as a client packs weights
+// once): each pack step's function fills a tensor of its own, which replaces the input in `args`.
+Result<void> PackInputs(void* lib, const std::vector<PackStep>& packs, const std::vector<tir::DType>& dtypes,
+                        std::vector<void*>& args, std::vector<KernelTensor>& packed) {
+  packed.reserve(packs.size());
+  for (const PackStep& p : packs) {
+    void* fn = dlsym(lib, p.entry.c_str());
+    if (!fn) return MakeError("pack function " + p.entry + " not found in the kernel");
+    if (p.param < 0 || p.param >= static_cast<int>(dtypes.size())) return MakeError("a pack step names no input");
+    packed.emplace_back(dtypes[p.param], p.packed_elements);
+    void* pack_args[2] = {args[p.param], packed.back().data()};
+    CallCKernel(fn, pack_args, 2);
+    args[p.param] = packed.back().data();
+  }
+  return {};
 }
 
 [[noreturn]] void ChildMain(int fd, const ChildArgs& a) {
@@ -111,6 +129,10 @@ void SetKernelThreads(void* kernel_lib, int threads) {
   std::vector<void*> args;
   for (size_t i = 0; i < a.data->inputs.size(); ++i) args.push_back(a.data->KernelInput(i));
   args.push_back(kernel_out.data());
+  std::vector<KernelTensor> prepacked;
+  if (auto packed = PackInputs(lib, a.build->packs, a.input_dtypes, args, prepacked); !packed) {
+    Report(fd, ErrorKind::kRunError, packed.error().message, 0, {});
+  }
   auto call = [n = args.size()](void* f, void* const* a) { CallCKernel(f, a, n); };
 
   auto t0 = Clock::now();
@@ -177,6 +199,7 @@ MeasureResult CpuRunner::RunOne(const tir::Workload& workload, const WorkloadDat
   }
   ChildArgs args{&config_, &data,   &build,   workload.output.NumElements(), workload.output.dtype,
                  PrecisionTolerance(workload.precision), nullptr, 0, getpid(), stop_above_ms};
+  for (const auto& in : workload.inputs) args.input_dtypes.push_back(in.dtype);
   if (config_.flush_cache) {
     args.flush = FlushBuffer();
     args.flush_bytes = flush_.size() * 4;

@@ -138,9 +138,9 @@ SketchDecisions DefaultChannelVectorDecisions(const StageShape& shape) {
   const bool pointwise = shape.reduction == shape.first_reduce;
   const int64_t channels = pointwise ? 64 : 32, columns_cap = pointwise ? 4 : 8, min_tiles = pointwise ? 4 : 8;
   SketchDecisions d = DefaultDecisions(TargetKind::kCpu);
-  const auto on = [](const std::vector<int64_t>&) -> std::optional<int64_t> { return 1; };
-  d.channel_vectors = on;
-  d.copy_operand = on;
+  d.channel_vectors = [](const std::vector<int64_t>&) -> std::optional<int64_t> { return 1; };
+  // The last form: the weights packed once (2), the padded input copied (1).
+  d.copy_operand = [](const std::vector<int64_t>& forms) -> std::optional<int64_t> { return forms.size() - 1; };
   const int64_t channel_tiles = shape.spatial[0] * (shape.spatial[1] / DivisorAtMost(shape.spatial[1], channels));
   const int64_t row_parts = (min_tiles + channel_tiles - 1) / channel_tiles;
   auto plain = d.tiles;

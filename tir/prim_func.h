@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "tir/buffer.h"
+#include "tir/packed_layout.h"
 #include "tir/stmt.h"
 
 namespace autotune::tir {
@@ -14,6 +15,9 @@ struct PrimFunc {
   std::string name;            // entry symbol in the generated source
   std::vector<Buffer> params;  // global buffers, inputs first, output last
   Stmt body;
+  // Inputs the kernel takes packed (tir/packed_layout.h): each made by its pack function, once,
+  // from the workload's tensor, before the kernel is called.
+  std::vector<PackedParam> packs = {};
 };
 
 }  // namespace autotune::tir

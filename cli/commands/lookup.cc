@@ -31,6 +31,10 @@ nlohmann::json AnswerJson(const db::LookupAnswer& a) {
     launches.push_back({{"entry", l.entry}, {"grid", l.grid}, {"block", l.block},
                         {"dynamic_shared_bytes", l.dynamic_shared_bytes}});
   }
+  nlohmann::json packs = nlohmann::json::array();
+  for (const auto& p : a.kernel.packs) {
+    packs.push_back({{"tensor", p.param}, {"entry", p.entry}, {"shape", p.shape}});
+  }
   return {{"exact", a.exact},
           {"requested", a.requested},
           {"measured_workload", a.measured},
@@ -43,6 +47,7 @@ nlohmann::json AnswerJson(const db::LookupAnswer& a) {
           {"launches", launches},
           {"num_params", a.kernel.num_params},
           {"workspace_bytes", a.kernel.workspace_bytes},
+          {"packs", packs},
           {"source", a.kernel.code},
           {"trace", nlohmann::json::parse(a.trace_json)}};
 }
@@ -96,6 +101,10 @@ CommandRun AddLookupCommand(CLI::App& app) {
         const auto& l = a.kernel.launches[i];
         fmt::print("  launch {}: {} grid ({},{},{}) block ({},{},{}) dynamic shared {} bytes\n", i, l.entry, l.grid[0],
                    l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], l.dynamic_shared_bytes);
+      }
+      for (const auto& p : a.kernel.packs) {
+        fmt::print("  takes tensor {} packed: {}(tensor, packed) makes it, shape ({}), once\n", p.param, p.entry,
+                   fmt::join(p.shape, ","));
       }
     }
     if (!opts->json_file.empty()) WriteOutput(opts->json_file, AnswerJson(a).dump(2) + "\n", "the JSON answer");

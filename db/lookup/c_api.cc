@@ -166,6 +166,29 @@ autotune_status autotune_module_launch(autotune_module* m, void* const* tensors,
   }
 }
 
+autotune_status autotune_module_launch_packed(autotune_module* m, void* const* tensors, int num_tensors, void* stream) {
+  if (!m) return Fail(AUTOTUNE_INVALID_ARGUMENT, "autotune_module_launch_packed: the module must not be null");
+  try {
+    if (auto ok = m->module->CheckArgs(tensors, num_tensors); !ok) return Fail(AUTOTUNE_INVALID_ARGUMENT, ok.error().message);
+    auto r = m->module->LaunchPacked(tensors, num_tensors, stream);
+    if (!r) return Fail(AUTOTUNE_RUNTIME_ERROR, r.error().message);
+    return AUTOTUNE_OK;
+  } catch (const std::exception& e) {
+    return Fail(AUTOTUNE_INTERNAL_ERROR, std::string("autotune_module_launch_packed: ") + e.what());
+  }
+}
+
+autotune_status autotune_module_pack(autotune_module* m, int pack, const void* tensor, void* packed) {
+  if (!m) return Fail(AUTOTUNE_INVALID_ARGUMENT, "autotune_module_pack: the module must not be null");
+  try {
+    auto r = m->module->Pack(pack, tensor, packed);
+    if (!r) return Fail(AUTOTUNE_INVALID_ARGUMENT, r.error().message);
+    return AUTOTUNE_OK;
+  } catch (const std::exception& e) {
+    return Fail(AUTOTUNE_INTERNAL_ERROR, std::string("autotune_module_pack: ") + e.what());
+  }
+}
+
 const char* autotune_module_build_options(const autotune_module* m) {
   return m ? m->module->build_options().c_str() : nullptr;
 }
@@ -194,6 +217,31 @@ int autotune_kernel_tensor_rank(const autotune_kernel* k, int tensor) {
 int64_t autotune_kernel_tensor_dim(const autotune_kernel* k, int tensor, int dim) {
   const auto* t = Tensor(k, tensor);
   return t && dim >= 0 && dim < static_cast<int>(t->shape.size()) ? t->shape[dim] : 0;
+}
+
+namespace {
+const autotune::db::KernelPack* Pack(const autotune_kernel* k, int i) {
+  if (!k || i < 0 || i >= static_cast<int>(Answer(k)->kernel.packs.size())) return nullptr;
+  return &Answer(k)->kernel.packs[i];
+}
+}  // namespace
+
+int autotune_kernel_num_packed(const autotune_kernel* k) { return k ? static_cast<int>(Answer(k)->kernel.packs.size()) : 0; }
+int autotune_kernel_packed_tensor(const autotune_kernel* k, int pack) {
+  const auto* p = Pack(k, pack);
+  return p ? p->param : -1;
+}
+const char* autotune_kernel_pack_entry(const autotune_kernel* k, int pack) {
+  const auto* p = Pack(k, pack);
+  return p ? p->entry.c_str() : nullptr;
+}
+int autotune_kernel_packed_rank(const autotune_kernel* k, int pack) {
+  const auto* p = Pack(k, pack);
+  return p ? static_cast<int>(p->shape.size()) : 0;
+}
+int64_t autotune_kernel_packed_dim(const autotune_kernel* k, int pack, int dim) {
+  const auto* p = Pack(k, pack);
+  return p && dim >= 0 && dim < static_cast<int>(p->shape.size()) ? p->shape[dim] : 0;
 }
 
 }  // extern "C"

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 
 #include "db/lookup/cuda_kernel_module.h"
@@ -30,6 +31,15 @@ Result<void> CheckPointers(void* const* args, int num_args, int num_params, int6
   return {};
 }
 
+// A pack function's tensor, owned by a module that packs its inputs on every launch.
+struct AlignedBytes {
+  struct Free {
+    void operator()(void* p) const { std::free(p); }
+  };
+  std::unique_ptr<void, Free> data;
+  explicit AlignedBytes(int64_t bytes) : data(std::aligned_alloc(64, (static_cast<size_t>(bytes) + 63) / 64 * 64)) {}
+};
+
 class CpuModule final : public KernelModule {
  public:
   static Result<std::unique_ptr<KernelModule>> Load(const KernelSource& k) {
@@ -45,30 +55,63 @@ class CpuModule final : public KernelModule {
     // run on unmapped code if the kernel and its libgomp went away under them.
     void* lib = dlopen(built.artifact.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (!lib) return MakeError(fmt::format("loading {}: {}", built.artifact, dlerror()));
-    const std::string entry = k.launches.empty() ? "" : k.launches.front().entry;
-    void* fn = dlsym(lib, entry.c_str());
-    if (!fn) {
-      dlclose(lib);
-      return MakeError(fmt::format("the compiled kernel has no entry point '{}'", entry));
+    std::vector<std::string> entries{k.launches.empty() ? "" : k.launches.front().entry};
+    for (const auto& p : k.packs) entries.push_back(p.entry);
+    std::vector<void*> fns;
+    for (const auto& entry : entries) {
+      fns.push_back(dlsym(lib, entry.c_str()));
+      if (!fns.back()) {
+        dlclose(lib);
+        return MakeError(fmt::format("the compiled kernel has no entry point '{}'", entry));
+      }
     }
-    return std::unique_ptr<KernelModule>(new CpuModule(lib, fn, k.num_params, compiler.command()));
+    std::unique_ptr<CpuModule> m(new CpuModule(lib, fns, k, compiler.command()));
+    for (size_t i = 0; i < k.packs.size(); ++i) {
+      if (!m->buffers_[i].data) return MakeError(fmt::format("cannot allocate {} bytes for a packed input", k.packs[i].bytes));
+    }
+    return std::unique_ptr<KernelModule>(std::move(m));
   }
   ~CpuModule() override { dlclose(lib_); }
 
   Result<void> Launch(void* const* args, int num_args, void* stream) override {
     if (stream) return MakeError("a cpu kernel runs on no stream: pass none");
     AT_TRY_VOID(CheckArgs(args, num_args));
+    std::vector<void*> packed(args, args + num_args);
+    for (size_t i = 0; i < packs_.size(); ++i) {
+      void* pack_args[2] = {packed[packs_[i].param], buffers_[i].data.get()};
+      measure::CallCKernel(pack_fns_[i], pack_args, 2);
+      packed[packs_[i].param] = buffers_[i].data.get();
+    }
+    measure::CallCKernel(fn_, packed.data(), packed.size());
+    return {};
+  }
+  Result<void> LaunchPacked(void* const* args, int num_args, void* stream) override {
+    if (stream) return MakeError("a cpu kernel runs on no stream: pass none");
+    AT_TRY_VOID(CheckArgs(args, num_args));
     measure::CallCKernel(fn_, args, static_cast<size_t>(num_args));
+    return {};
+  }
+  Result<void> Pack(int pack, const void* tensor, void* packed) override {
+    if (pack < 0 || pack >= static_cast<int>(packs_.size())) {
+      return MakeError(fmt::format("the kernel has {} packed inputs; there is no pack {}", packs_.size(), pack));
+    }
+    void* pack_args[2] = {const_cast<void*>(tensor), packed};
+    AT_TRY_VOID(CheckKernelArgs(pack_args, 2, 2, "c"));
+    measure::CallCKernel(pack_fns_[pack], pack_args, 2);
     return {};
   }
 
  private:
-  CpuModule(void* lib, void* fn, int num_params, const std::vector<std::string>& command)
-      : KernelModule("c", num_params), lib_(lib), fn_(fn) {
+  CpuModule(void* lib, const std::vector<void*>& fns, const KernelSource& k, const std::vector<std::string>& command)
+      : KernelModule("c", k.num_params), lib_(lib), fn_(fns[0]), pack_fns_(fns.begin() + 1, fns.end()), packs_(k.packs) {
     for (const auto& part : command) build_options_ += (build_options_.empty() ? "" : " ") + part;
+    for (const auto& p : packs_) buffers_.emplace_back(p.bytes);
   }
   void* lib_;
   void* fn_;
+  std::vector<void*> pack_fns_;
+  std::vector<KernelPack> packs_;
+  std::vector<AlignedBytes> buffers_;  // Launch's packed tensors
 };
 
 }  // namespace
@@ -78,6 +121,8 @@ int64_t KernelPointerAlignment(const std::string& language) { return language ==
 Result<void> CheckKernelArgs(void* const* args, int num_args, int num_params, const std::string& language) {
   return CheckPointers(args, num_args, num_params, KernelPointerAlignment(language));
 }
+
+Result<void> KernelModule::Pack(int, const void*, void*) { return MakeError("the kernel takes no packed inputs"); }
 
 Result<std::unique_ptr<KernelModule>> KernelModule::Load(const KernelSource& kernel) {
   if (kernel.language == "c") return CpuModule::Load(kernel);

@@ -43,6 +43,11 @@ class KernelModule {
   // the default stream) and the call returns without waiting. Launches on one module must not
   // overlap in time (they share its workspaces); modules are independent.
   virtual Result<void> Launch(void* const* args, int num_args, void* stream) = 0;
+  // For a kernel with packed inputs (KernelSource::packs), Launch packs them on every call; a client
+  // whose weights do not change makes pack i's tensor once (Pack) and calls LaunchPacked with the
+  // packed tensors in their inputs' places. Without packs LaunchPacked is Launch.
+  virtual Result<void> Pack(int pack, const void* tensor, void* packed);
+  virtual Result<void> LaunchPacked(void* const* args, int num_args, void* stream) { return Launch(args, num_args, stream); }
   // The compiler command or options the object was built with (as the tuner built it).
   const std::string& build_options() const { return build_options_; }
 

@@ -34,6 +34,12 @@ Result<KernelSource> GenerateKernelSource(const tir::Schedule& schedule) {
   out.code = std::move(c->code);
   out.launches.push_back(tir::CudaKernelLaunch{c->entry, {1, 1, 1}, {1, 1, 1}, 0});
   out.num_params = static_cast<int>(func->params.size());
+  for (size_t i = 0; i < func->packs.size(); ++i) {
+    const tir::PackedParam& p = func->packs[i];
+    KernelPack pack{p.param, c->pack_entries[i], {}, tir::PackedElements(p) * tir::BytesOf(p.packed->dtype)};
+    for (const auto& e : p.packed->shape) pack.shape.push_back(*tir::AsConstInt(e));
+    out.packs.push_back(std::move(pack));
+  }
   return out;
 }
 

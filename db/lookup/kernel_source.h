@@ -14,6 +14,15 @@
 
 namespace autotune::db {
 
+// An input a c kernel takes packed (tir/packed_layout.h): `entry(tensor, packed)`, a function of the
+// same source, makes it from the workload's tensor `param`: `shape` (row-major), `bytes` in all.
+struct KernelPack {
+  int param = 0;
+  std::string entry;
+  std::vector<int64_t> shape;
+  int64_t bytes = 0;
+};
+
 struct KernelSource {
   std::string language;  // "cuda" (CUDA C++ for NVRTC/nvcc) or "c" (C11 for the system compiler)
   std::string code;
@@ -21,6 +30,7 @@ struct KernelSource {
   std::vector<tir::CudaKernelLaunch> launches;
   int num_params = 0;                    // pointer params: the inputs, then the output
   std::vector<int64_t> workspace_bytes;  // cuda: global scratch buffers passed after the params
+  std::vector<KernelPack> packs;         // c: inputs the entry takes packed, made once by their pack functions
 };
 
 // The entry-point name of a workload's kernels: "autotune_<op>_<first 12 hex digits of its key>",

@@ -38,7 +38,7 @@ extern "C" {
 #define AUTOTUNE_API
 #endif
 
-#define AUTOTUNE_LOOKUP_ABI_VERSION 3
+#define AUTOTUNE_LOOKUP_ABI_VERSION 4
 
 typedef struct autotune_db autotune_db;
 typedef struct autotune_kernel autotune_kernel;
@@ -161,6 +161,40 @@ AUTOTUNE_API autotune_status autotune_module_launch(autotune_module* m, void* co
 AUTOTUNE_API const char* autotune_module_build_options(const autotune_module* m);
 /* Unloads the module and frees its workspaces. Null is allowed. */
 AUTOTUNE_API void autotune_module_free(autotune_module* m);
+
+/* ---- ABI version 4: inputs packed once ------------------------------------------------------------
+ *
+ * A c kernel may take some inputs (a convolution's weights) packed into a layout of its own, made by
+ * a pack function of its source, as the tuner measured it: packing is not part of the timed call,
+ * just as a library reorders weights once. autotune_module_launch packs them on every call (right,
+ * but it re-lays the weights out each time); a client whose weights do not change packs them once:
+ *
+ *   for (int i = 0; i < autotune_kernel_num_packed(k); ++i) {
+ *     int t = autotune_kernel_packed_tensor(k, i);        which of the kernel's tensors
+ *     allocate packed[i]: the product of autotune_kernel_packed_dim(k, i, d) elements of tensor t's
+ *       type, aligned as autotune_kernel_pointer_alignment(k) says;
+ *     autotune_module_pack(m, i, tensors[t], packed[i]);
+ *   }
+ *   then, per call, tensors[t] replaced by packed[i]: autotune_module_launch_packed(m, tensors, n, NULL);
+ *
+ * A client compiling the source itself calls `void <pack entry>(const T* tensor, T* packed)` once and
+ * passes the packed tensor to the entry in tensor t's place. */
+
+/* Inputs the kernel takes packed (0 for most kernels, and for cuda). */
+AUTOTUNE_API int autotune_kernel_num_packed(const autotune_kernel* k);
+/* The tensor (index of autotune_kernel_tensor_*) that pack i replaces; -1 for an index out of range. */
+AUTOTUNE_API int autotune_kernel_packed_tensor(const autotune_kernel* k, int pack);
+/* The symbol of pack i's function in autotune_kernel_source; NULL out of range. */
+AUTOTUNE_API const char* autotune_kernel_pack_entry(const autotune_kernel* k, int pack);
+/* Rank and dimensions (row-major) of pack i's tensor; 0 out of range. */
+AUTOTUNE_API int autotune_kernel_packed_rank(const autotune_kernel* k, int pack);
+AUTOTUNE_API int64_t autotune_kernel_packed_dim(const autotune_kernel* k, int pack, int dim);
+/* Makes pack i's tensor from `tensor` (the workload's, unchanged) into `packed`, both aligned host
+ * pointers. AUTOTUNE_INVALID_ARGUMENT for an index out of range or a null or misaligned pointer. */
+AUTOTUNE_API autotune_status autotune_module_pack(autotune_module* m, int pack, const void* tensor, void* packed);
+/* As autotune_module_launch, with every packed input's tensor replaced by its packed tensor. */
+AUTOTUNE_API autotune_status autotune_module_launch_packed(autotune_module* m, void* const* tensors, int num_tensors,
+                                                           void* stream);
 
 #ifdef __cplusplus
 }

@@ -18,6 +18,12 @@ void ToWire(const BuildResult& generated, rpc::Candidate* out) {
     l->set_dynamic_shared_bytes(k.dynamic_shared_bytes);
   }
   for (int64_t w : generated.workspace_bytes) out->add_workspace_bytes(w);
+  for (const auto& p : generated.packs) {
+    rpc::PackStep* step = out->add_packs();
+    step->set_param(p.param);
+    step->set_entry(p.entry);
+    step->set_packed_elements(p.packed_elements);
+  }
 }
 
 void ToWire(const MeasureConfig& c, rpc::Settings* out) {
@@ -68,8 +74,17 @@ Result<BuildInput> FromWire(const rpc::Candidate& c, bool cuda) {
   }
   if (!cuda) {
     if (c.entry().empty() || c.kernels_size() > 0) return MakeError("a cpu candidate names one entry and no kernels");
-    return BuildInput::FromSource(c.source(), c.entry(), c.num_params());
+    BuildInput in = BuildInput::FromSource(c.source(), c.entry(), c.num_params());
+    for (const auto& p : c.packs()) {
+      if (p.entry().empty() || p.param() < 0 || p.param() >= c.num_params() - 1 || p.packed_elements() < 1 ||
+          p.packed_elements() > kMaxPackedElements) {
+        return MakeError("a pack step names no input, no function or a size out of range");
+      }
+      in.packs.push_back({p.param(), p.entry(), p.packed_elements()});
+    }
+    return in;
   }
+  if (c.packs_size() > 0) return MakeError("a cuda candidate packs no inputs");
   if (c.kernels_size() < 1 || c.kernels_size() > kMaxKernels) {
     return MakeError(fmt::format("a cuda candidate has {} kernels (1 to {} allowed)", c.kernels_size(), kMaxKernels));
   }

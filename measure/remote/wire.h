@@ -20,6 +20,7 @@ inline constexpr size_t kMaxMessageBytes = size_t{64} << 20;  // a request or a 
 inline constexpr size_t kMaxSourceBytes = size_t{4} << 20;    // one candidate's source
 inline constexpr int kMaxCandidates = 4096;                   // per request
 inline constexpr int kMaxKernels = 64;                        // per candidate (cuda)
+inline constexpr int64_t kMaxPackedElements = int64_t{1} << 32;  // a packed input (cpu): 16 GiB of float32
 inline constexpr int kMaxRepeats = 1000;
 
 // ---- job side ----

@@ -7,7 +7,7 @@ import ctypes.util
 import os
 from pathlib import Path
 
-MIN_ABI = 3  # the runtime's functions
+MIN_ABI = 4  # the runtime's functions, packed inputs
 
 
 class AutotuneError(RuntimeError):
@@ -55,6 +55,12 @@ def _declare(lib):
         "autotune_kernel_pointer_alignment": (i64, [p]),
         "autotune_module_load": (c.c_int, [p, c.POINTER(p)]),
         "autotune_module_launch": (c.c_int, [p, c.POINTER(p), c.c_int, p]),
+        "autotune_kernel_num_packed": (c.c_int, [p]),
+        "autotune_kernel_packed_tensor": (c.c_int, [p, c.c_int]),
+        "autotune_kernel_packed_rank": (c.c_int, [p, c.c_int]),
+        "autotune_kernel_packed_dim": (i64, [p, c.c_int, c.c_int]),
+        "autotune_module_pack": (c.c_int, [p, c.c_int, p, p]),
+        "autotune_module_launch_packed": (c.c_int, [p, c.POINTER(p), c.c_int, p]),
         "autotune_module_build_options": (c.c_char_p, [p]),
         "autotune_module_free": (None, [p]),
     }

@@ -42,7 +42,11 @@ class Kernel:
 
     kernel(a, b) returns the output; kernel(a, b, out=c) writes c and returns it. cpu kernels take
     numpy arrays or torch CPU tensors, cuda kernels torch tensors on the GPU (run on the current
-    stream, not waited for). The first call compiles the kernel (cached on disk afterwards)."""
+    stream, not waited for). The first call compiles the kernel (cached on disk afterwards).
+
+    A cpu kernel may take an input (a convolution's weight) packed into a layout of its own, as the
+    tuner measured it (`packs` names them): a call with the weight as it is packs it every time;
+    kernel.pack("weight", w) makes the packed weight once, and calls given it skip that work."""
 
     def __init__(self, db, handle):
         self._db = db  # the answer lives as long as the database handle
@@ -63,6 +67,11 @@ class Kernel:
             self.tensors.append(TensorSpec(_text(lib.autotune_kernel_tensor_name(handle, i)),
                                            _text(lib.autotune_kernel_tensor_dtype(handle, i)),
                                            tuple(lib.autotune_kernel_tensor_dim(handle, i, d) for d in range(rank))))
+        self.packs = {}  # input name -> (pack index, TensorSpec of the packed tensor)
+        for i in range(lib.autotune_kernel_num_packed(handle)):
+            spec = self.tensors[lib.autotune_kernel_packed_tensor(handle, i)]
+            shape = tuple(lib.autotune_kernel_packed_dim(handle, i, d) for d in range(lib.autotune_kernel_packed_rank(handle, i)))
+            self.packs[spec.name] = (i, TensorSpec(spec.name + "_packed", spec.dtype, shape))
         self._module = None
         self._device = None  # the CUDA device the module was loaded on
         self._args = (ctypes.c_void_p * len(self.tensors))()
@@ -102,6 +111,19 @@ class Kernel:
         """The compiler command (cpu) or NVRTC options (cuda) the kernel is built with, as it was measured."""
         return _text(_library.lib().autotune_module_build_options(self._load()))
 
+    def pack(self, name, value):
+        """Input `name` packed as the kernel takes it (a new array or tensor of the packed shape), made
+        once: pass it in the input's place."""
+        if name not in self.packs:
+            raise AutotuneError(f"{self.workload} takes no packed input {name!r} (packed: {', '.join(self.packs) or 'none'})")
+        index, packed_spec = self.packs[name]
+        spec = next(t for t in self.inputs if t.name == name)
+        args = Arguments(self.workload, self.tensors, self.language, self.alignment)
+        source = args.input(value, spec)
+        packed, target = args.output(None, packed_spec, is_torch(value), value.device if is_torch(value) else None)
+        check(_library.lib().autotune_module_pack(self._load(), index, source, target), f"packing {name} of {self.workload}")
+        return packed
+
     def __call__(self, *inputs, out=None):
         result = self._call_in_place(inputs, out)
         return result if result is not None else self._call_checked(inputs, out)
@@ -140,8 +162,14 @@ class Kernel:
             raise AutotuneError(f"{self.workload} takes {len(self.inputs)} inputs ({names}), not {len(inputs)}")
         like_torch = any(is_torch(x) for x in inputs) or is_torch(out)
         args = Arguments(self.workload, self.tensors, self.language, self.alignment)
+        packed = 0
         for i, (value, spec) in enumerate(zip(inputs, self.inputs)):
+            packed_spec = self.packs[spec.name][1] if spec.name in self.packs else None
+            if packed_spec and tuple(value.shape) == packed_spec.shape:
+                spec, packed = packed_spec, packed + 1
             self._args[i] = args.input(value, spec)
+        if 0 < packed < len(self.packs):
+            raise AutotuneError(f"{self.workload}: pass every packed input ({', '.join(self.packs)}) packed, or none")
         device = next((x.device for x in inputs if is_torch(x)), None)
         out, self._args[len(self.inputs)] = args.output(out, self.output, like_torch, device)
         stream = None
@@ -152,7 +180,8 @@ class Kernel:
             stream = _current_stream(torch, index)
         else:
             module = self._load()
-        check(self._launch(module, self._args, len(self.tensors), stream), f"running {self.workload}")
+        launch = _library.lib().autotune_module_launch_packed if packed else self._launch
+        check(launch(module, self._args, len(self.tensors), stream), f"running {self.workload}")
         args.finish()
         return out
 

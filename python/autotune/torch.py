@@ -216,6 +216,11 @@ class TunedLayer(nn.Module):
         self.has_residual = "residual" in layer.epilogue
         if isinstance(layer.module, nn.Linear):
             self.register_buffer("weight_t", layer.module.weight.detach().t().contiguous(), persistent=False)
+        # A cpu kernel that takes the weight packed gets it packed once, here (as it was measured).
+        packed = None
+        if layer.op == "conv2d" and "weight" in kernel.packs:
+            packed = kernel.pack("weight", layer.module.weight.detach().contiguous())
+        self.register_buffer("weight_packed", packed, persistent=False)
 
     def _epilogue_inputs(self):
         b = getattr(self.module, "bias", None)
@@ -228,7 +233,8 @@ class TunedLayer(nn.Module):
             x = layer_args[0]
             if tuple(x.shape) != self.expected[0]:
                 return self.original(*args)
-            return self.kernel(x, self.module.weight.detach(), *self._epilogue_inputs(), *extra)
+            weight = self.weight_packed if self.weight_packed is not None else self.module.weight.detach()
+            return self.kernel(x, weight, *self._epilogue_inputs(), *extra)
         if isinstance(self.module, nn.Linear):
             x = layer_args[0]
             rows = x.reshape(-1, x.shape[-1])

@@ -8,7 +8,8 @@
 // the register tile's vectors go: along the output's rows (as a gemm's), or along its output
 // channels (as oneDNN's kernels: each input value broadcast against a vector of channels). With
 // channel vectors the operand is the weights, and their copy is laid out channels last
-// (reorder_storage), so a vector's weights lie side by side; the padded input may be copied too.
+// (reorder_storage), so a vector's weights lie side by side, or they are packed once so, before the
+// kernel is called (pack_input); the padded input may be copied too.
 #include <algorithm>
 #include <optional>
 
@@ -51,15 +52,22 @@ Result<bool> ChannelVectors(tir::Schedule& sch, const tir::Stage& acc, SketchCon
 }
 
 // Where decided, a local copy of `operand` (an input, or the padding stage) for the register tile:
-// laid out channels last where the tile's vectors go along the channels.
+// laid out channels last where the tile's vectors go along the channels. Such weights may instead be
+// packed once, outside the kernel's call (candidate 2): register_tiling_cpu packs them by its
+// parallel tile's channels (ctx.packed_operand), and the kernel reads them as they lie.
 Result<std::optional<tir::StageRV>> CopyOperand(tir::Schedule& sch, SketchContext& ctx, const std::string& operand,
                                                 bool channels_last) {
   const tir::te::Operation* input = FindInput(sch, operand);
   using Copy = std::optional<tir::StageRV>;
   if (!input && operand != ctx.roles.pad) return Copy();  // a stage of the kernel's own: left as it is
-  AT_TRY(choice, SampleChoice(sch, {0, 1}, ctx.decisions.copy_operand));
-  AT_TRY(copy, sch.Resolve(choice));
-  if (copy == 0) return Copy();
+  const std::vector<int64_t> forms = channels_last ? std::vector<int64_t>{0, 1, 2} : std::vector<int64_t>{0, 1};
+  AT_TRY(choice, SampleChoice(sch, forms, ctx.decisions.copy_operand));
+  AT_TRY(form, sch.Resolve(choice));
+  if (form == 0) return Copy();
+  if (form == 2) {
+    ctx.packed_operand = operand;
+    return Copy();
+  }
   if (!input) {
     AT_TRY(pad, sch.GetStage(operand));
     AT_TRY(cached, sch.CacheRead(pad, tir::Scope::kLocal, {ctx.accumulator}));

@@ -100,8 +100,10 @@ class RegisterTilingCpu final : public CpuRule {
     const int va = ctx.vector_axis >= 0 && ctx.vector_axis < ns ? ctx.vector_axis : ns - 1;
     AT_TRY(tiles, SpatialTiles(sch, out_loops, va, ctx.decisions));
     std::vector<LoopRV> parallel, outer, registers;
+    std::vector<tir::IntRV> vector_tile;
     for (int a = 0; a < ns; ++a) {
       AT_TRY(t, sch.SamplePerfectTile(out_loops[a], 3, MaxRegisterExtent(a, va), tiles[a]));
+      if (a == va) vector_tile = t;
       AT_TRY(parts, sch.Split(out_loops[a], std::vector<tir::FactorArg>(t.begin(), t.end())));
       parallel.push_back(parts[0]);
       outer.push_back(parts[1]);
@@ -115,6 +117,8 @@ class RegisterTilingCpu final : public CpuRule {
     AT_TRY_VOID(sch.Parallel(fused));
     AT_TRY_VOID(sch.Vectorize(registers.back()));
     AT_TRY_VOID(PlaceAccumulator(sch, ctx, outer.back(), ns, va));
+    // Weights packed by the parallel tile's channels (their first index: ChannelOperand), channels last.
+    if (ctx.packed_operand) AT_TRY_VOID(sch.PackInput(*ctx.packed_operand, 0, {vector_tile[1], vector_tile[2]}));
     if (ctx.operand_copy) AT_TRY_VOID(PlaceOperandCopy(sch, *ctx.operand_copy, fused, va != ns - 1));
     if (ctx.input_copy) AT_TRY_VOID(PlaceOperandCopy(sch, *ctx.input_copy, fused, false));
     ctx.block_loop = fused;

@@ -14,6 +14,9 @@
 #include "support/sha256.h"
 #include "measure/workload_data.h"
 #include "tests/measure/test_kernels.h"
+#include "tir/lower/lower.h"
+#include "tir/ops/operator.h"
+#include "tir/schedule/schedule.h"
 
 namespace autotune::measure {
 namespace {
@@ -95,6 +98,25 @@ TEST_F(CpuMeasure, CorrectKernelsOfEverySchedule) {
   const auto j = ToJson(results[1], w.flops);
   EXPECT_TRUE(j["error"].is_null());
   EXPECT_GT(j["gflops"].get<double>(), 0);
+}
+
+// A kernel that takes B packed (by 16 of 40 columns: the last block half zeros) gets it made once by
+// its pack function, before the checked and the timed calls; a pack function it lacks is an error.
+TEST_F(CpuMeasure, PackedInputsAreMadeBeforeTheKernelRuns) {
+  auto made = tir::MakeWorkload("gemm", "M=64,N=40,K=24");
+  ASSERT_TRUE(made) << made.error().message;
+  const Workload& w = *made;
+  tir::Schedule s(w, tir::TargetKind::kCpu);
+  ASSERT_TRUE(s.PackInput("B", 1, {int64_t{16}}));
+  auto f = tir::Lower(s.state());
+  ASSERT_TRUE(f) << f.error().message;
+  BuildInput missing = BuildInput::FromSource("void k(float* A, float* B, float* C) {}\n", "k", 3);
+  missing.packs.push_back({1, "no_such_pack", 24 * 48});
+  auto results = Measure(w, {BuildInput::FromFunc(*f), missing});
+  ASSERT_EQ(results.size(), 2u);
+  ExpectCorrect(results[0], 3);
+  EXPECT_EQ(results[1].error_kind, ErrorKind::kRunError);
+  EXPECT_NE(results[1].error_message.find("pack function no_such_pack"), std::string::npos) << results[1].error_message;
 }
 
 // A correct 8x8x8 gemm that spins for milliseconds: a thousand times slower than the naive one.

@@ -15,6 +15,26 @@ import autotune
 DB = None
 
 
+class CpuPackedConvolution(unittest.TestCase):
+    """The fixture's conv2d record takes its weight packed: called with the weight as it is (packed on
+    every call) or packed once with pack(), it gives numpy's answer."""
+
+    def test_weights_packed_once_or_every_call(self):
+        k = autotune.Database(DB).lookup("conv2d", "N=1,C=16,H=14,W=14,K=32,R=3,S=3,pad=1", target="cpu")
+        self.assertEqual(list(k.packs), ["weight"])
+        rng = np.random.default_rng(7)
+        x = rng.uniform(-1, 1, (1, 16, 14, 14)).astype(np.float32)
+        w = rng.uniform(-1, 1, (32, 16, 3, 3)).astype(np.float32)
+        padded = np.pad(x[0].astype(np.float64), ((0, 0), (1, 1), (1, 1)))
+        want = sum(np.einsum("kc,cpq->kpq", w[:, :, r, s], padded[:, r:r + 14, s:s + 14]) for r in range(3) for s in range(3))
+        np.testing.assert_allclose(k(x, w)[0], want, rtol=1e-4, atol=1e-4)
+        packed = k.pack("weight", w)
+        self.assertEqual(packed.shape, k.packs["weight"][1].shape)
+        np.testing.assert_allclose(k(x, packed)[0], want, rtol=1e-4, atol=1e-4)
+        with self.assertRaisesRegex(autotune.AutotuneError, "no packed input 'data'"):
+            k.pack("data", x)
+
+
 class CpuGemm(unittest.TestCase):
     @classmethod
     def setUpClass(cls):

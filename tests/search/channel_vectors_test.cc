@@ -1,8 +1,10 @@
 // cpu.registers with its vectors along a convolution's output channels: the weights copied channels
-// last (and the padded input copied), the accumulator laid out channels last; every such schedule computes the convolution (C path,
-// against the reference), and a grouped convolution or a gemm is never given the choice.
+// last or packed once (and the padded input copied), the accumulator laid out channels last; every
+// such schedule computes the convolution (C path, against the reference), and a grouped convolution
+// or a gemm is never given the choice.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <tuple>
@@ -19,13 +21,15 @@
 namespace autotune::search {
 namespace {
 
-// A cpu.registers schedule of the workload with channel vectors (and the operand copy) as given,
-// its tiles drawn with `seed`.
+// A cpu.registers schedule of the workload with channel vectors (and the operands' form: 0 as they
+// are, 1 copied, 2 the weights packed and the input copied), its tiles drawn with `seed`.
 Result<tir::Schedule> ChannelSchedule(const tir::Workload& w, int64_t copy, uint64_t seed) {
   tir::Schedule sch(w, tir::TargetKind::kCpu, seed);
   SketchDecisions d;
   d.channel_vectors = [](const std::vector<int64_t>&) -> std::optional<int64_t> { return 1; };
-  d.copy_operand = [copy](const std::vector<int64_t>&) -> std::optional<int64_t> { return copy; };
+  d.copy_operand = [copy](const std::vector<int64_t>& forms) -> std::optional<int64_t> {
+    return std::min<int64_t>(copy, static_cast<int64_t>(forms.size()) - 1);
+  };
   if (auto r = ApplySketch(sch, *FindSketch("cpu.registers"), d); !r) return r.error();
   return sch;
 }
@@ -45,14 +49,16 @@ TEST(ChannelVectors, ConvolutionsComputeTheReferenceWithWeightsAndAccumulatorCha
                                   {"conv3d", "N=1,C=2,D=4,H=5,W=5,K=16,Q=2,R=3,S=3,pad=1"}}) {
     auto w = tir::MakeWorkload(op, shape, "bias,relu");
     ASSERT_TRUE(w) << w.error().message;
-    for (int64_t copy : {0, 1}) {
+    for (int64_t copy : {0, 1, 2}) {
       for (uint64_t seed : {1, 2, 3}) {
         SCOPED_TRACE(op + " " + shape + " copy " + std::to_string(copy) + " seed " + std::to_string(seed));
         auto sch = ChannelSchedule(*w, copy, seed);
         ASSERT_TRUE(sch) << sch.error().message;
         const std::string trace = sch->trace().ToJson().dump();
         EXPECT_NE(trace.find("reorder_storage"), std::string::npos) << "the accumulator channels last";
-        EXPECT_EQ(Occurrences(trace, "\"cache_read\""), copy == 1 ? 2u : 0u) << "the weights' and the input's copies";
+        const size_t copies = copy == 0 ? 0 : copy == 1 ? 2 : 1;
+        EXPECT_EQ(Occurrences(trace, "\"cache_read\""), copies) << "the weights' and the input's copies";
+        EXPECT_EQ(Occurrences(trace, "pack_input"), copy == 2 ? 1u : 0u);
         auto f = tir::Lower(sch->state());
         ASSERT_TRUE(f) << f.error().message;
         auto built = measure::CBuilder(config).Build({measure::BuildInput::FromFunc(*f)});
@@ -64,7 +70,7 @@ TEST(ChannelVectors, ConvolutionsComputeTheReferenceWithWeightsAndAccumulatorCha
   }
 }
 
-// The cpu default of a convolution: channel vectors, with the weights and the padded input copied.
+// The cpu default of a convolution: channel vectors, the weights packed and the padded input copied.
 TEST(ChannelVectors, AreTheDefaultOfConvolutions) {
   for (const auto& [op, shape, channels] :
        {std::tuple<std::string, std::string, bool>{"conv2d", "N=1,C=64,H=56,W=56,K=64,R=3,S=3,pad=1", true},
@@ -77,7 +83,10 @@ TEST(ChannelVectors, AreTheDefaultOfConvolutions) {
     ASSERT_TRUE(sch) << sch.error().message;
     const std::string trace = sch->trace().ToJson().dump();
     EXPECT_EQ(Occurrences(trace, "reorder_storage") > 0, channels) << op << " " << shape;
-    if (channels) EXPECT_EQ(Occurrences(trace, "\"cache_read\""), 2u) << op << " " << shape;
+    if (channels) {
+      EXPECT_EQ(Occurrences(trace, "\"cache_read\""), 1u) << op << " " << shape;
+    }
+    EXPECT_EQ(Occurrences(trace, "pack_input"), channels ? 1u : 0u) << op << " " << shape;
   }
 }
 

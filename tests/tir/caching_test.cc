@@ -1,5 +1,5 @@
 // The caching primitives (cache_read, cache_write, storage_align, reorder_storage, double_buffer, pipeline,
-// reindex): each is recorded in the trace, the trace replays to the same lowered IR, and misuse is an
+// reindex, pack_input): each is recorded in the trace, the trace replays to the same lowered IR, and misuse is an
 // error value.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -98,6 +98,47 @@ TEST(SchedulePrimitives, ReorderStorageNeedsAnOrderOfAnIntermediateBuffersDimens
   EXPECT_FALSE(s.ReorderStorage(C, {1, 0})) << "the output's layout is the caller's";
   OKV(s.StorageAlign(local, 0, 8, 1));
   EXPECT_FALSE(s.ReorderStorage(local, {1, 0})) << "not with storage_align";
+}
+
+// A gemm's B packed by 8 of its N columns (N=20: the last block half zeros), its columns split by 4.
+void PackB(Schedule& s) {
+  auto C = OK(s.GetStage("C"));
+  auto l = OK(s.GetLoops(C));
+  auto tile = OK(s.SamplePerfectTile(l[1], 2, 4, std::vector<int64_t>{5, 4}));
+  OKV(s.Split(l[1], {tile[0], tile[1]}));
+  OKV(s.PackInput("B", 1, {int64_t{8}}));
+}
+
+TEST(SchedulePrimitives, PackInputMakesTheKernelReadThePackedTensor) {
+  CheckRoundTrip("gemm", kGemm, "", TargetKind::kCpu, PackB, "pack_input");
+  Workload w = Make("gemm", kGemm);
+  Schedule s(w, TargetKind::kCpu);
+  PackB(s);
+  auto f = Lower(s.state());
+  ASSERT_TRUE(f) << f.error().message;
+  ASSERT_EQ(f->packs.size(), 1u);
+  EXPECT_EQ(f->packs[0].param, 1);
+  EXPECT_EQ(f->packs[0].source->name, "B");
+  EXPECT_EQ(f->params[1]->name, "B_packed");
+  EXPECT_EQ(PackedElements(f->packs[0]), 12 * 3 * 8) << "K x ceil(20 / 8) x 8";
+  const std::string text = ToString(f->body);
+  EXPECT_EQ(text.find("B["), std::string::npos) << text;
+  EXPECT_NE(text.find("B_packed["), std::string::npos) << text;
+}
+
+TEST(SchedulePrimitives, PackInputNeedsAnInputADimensionAndAFactorWithin) {
+  Workload w = Make("gemm", kGemm);
+  Schedule s(w, TargetKind::kCpu);
+  EXPECT_FALSE(s.PackInput("C", 0, {int64_t{4}})) << "not an input";
+  EXPECT_FALSE(s.PackInput("B", 2, {int64_t{4}})) << "B has 2 dimensions";
+  EXPECT_FALSE(s.PackInput("B", 1, {int64_t{21}})) << "N is 20";
+  EXPECT_FALSE(s.PackInput("B", 1, {int64_t{0}}));
+  OKV(s.PackInput("B", 1, {int64_t{4}, int64_t{5}}));
+  EXPECT_FALSE(s.PackInput("B", 0, {int64_t{4}})) << "packed already";
+  Schedule gpu(w, TargetKind::kCuda);
+  auto e = gpu.PackInput("A", 0, {int64_t{4}});
+  ASSERT_FALSE(e);
+  EXPECT_NE(e.error().message.find("cpu"), std::string::npos) << e.error().message;
 }
 
 // A double-buffered shared copy: the trace replays it, and lowering pipelines its refill loop.

@@ -2,7 +2,7 @@
 // and GPU schedules run through SerializeThreads).
 //
 // The entry is `void <entry>(float* restrict A, ..., float* restrict Out)` with external linkage,
-// params in PrimFunc order. Parallel loops become `#pragma omp parallel for` (outermost parallel level
+// params in PrimFunc order; a packed input's pack functions come before it (PrimFunc::packs). Parallel loops become `#pragma omp parallel for` (outermost parallel level
 // only), vectorized loops `#pragma omp simd` (unless a store in it does not depend on the loop
 // variable: a vectorized reduction is left to the auto-vectorizer), unrolled loops
 // `#pragma GCC unroll n`. Allocations are aligned C arrays, on the heap above 64 KiB. floordiv and
@@ -21,6 +21,9 @@ namespace autotune::tir {
 struct CSource {
   std::string code;
   std::string entry;  // symbol of the entry function (the PrimFunc name made a C identifier)
+  // One per PrimFunc::packs, in order: `void pack(const T* source, T* packed)`, called before the
+  // entry with the workload's tensor to make the packed one that the entry takes in its place.
+  std::vector<std::string> pack_entries;
 };
 
 // Fails (as a value) when the body is an invalid GPU program (see SerializeThreads) or uses

@@ -128,6 +128,7 @@ class NestBuilder {
     f.name = name;
     for (const auto& in : state_.inputs) f.params.push_back(in->buffer);
     f.params.push_back(state_.stages[state_.OutputStage()].op->buffer);
+    for (const auto& p : state_.packs) f.packs.push_back({p.input, p.source->buffer, state_.inputs[p.input]->buffer, p.layout});
     f.body = body;
     return f;
   }

@@ -104,6 +104,7 @@ PrimFunc StorageFlatten(const PrimFunc& f) {
   out.name = f.name;
   for (const auto& p : f.params) out.params.push_back(flattener.Flat(p));
   out.body = flattener.Mutate(f.body);
+  out.packs = f.packs;  // their buffers as declared: PackFunc flattens its own
   return out;
 }
 

@@ -97,6 +97,9 @@ class Schedule {
   // A fresh reduction computes over its iterators' extents rounded up to `multiples` (one per
   // iterator, axes then reduce axes), reading its operands through zero-padded stages.
   Result<void> PadEinsum(StageRV stage, const std::vector<int64_t>& multiples);
+  // The kernel takes input `input` packed (tir/packed_layout.h): dimension `dim` split by the product
+  // of `factors`, the inner part last; every stage reads the packed tensor. cpu schedules only.
+  Result<void> PackInput(const std::string& input, int dim, const std::vector<FactorArg>& factors);
 
   // ---- Sampling ----
   Result<std::vector<IntRV>> SamplePerfectTile(LoopRV loop, int n, int64_t max_innermost,

@@ -11,6 +11,7 @@
 #include "tir/buffer.h"
 #include "tir/stmt.h"
 #include "tir/target.h"
+#include "tir/packed_layout.h"
 #include "tir/te/compute_dag.h"
 
 namespace autotune::tir {
@@ -66,9 +67,17 @@ struct Stage {
   int LeafPosition(int iter) const;  // -1 when not a leaf
 };
 
+// pack_input: the kernel's input `input` is `source` packed (tir/packed_layout.h).
+struct PackedInput {
+  int input = 0;
+  te::Operation source;
+  PackedLayout layout;
+};
+
 struct ScheduleState {
   TargetKind target = TargetKind::kCpu;
   std::vector<te::Operation> inputs;  // placeholders in kernel argument order
+  std::vector<PackedInput> packs;     // inputs taken packed, in the order packed
   std::vector<Stage> stages;          // stage id = index; stages are never erased
   std::vector<int> order;             // live stages (not inlined) in topological order
 

@@ -75,8 +75,15 @@ TEST_F(KernelLookupTest, NearestAnswersRunCorrectlyOnTheirNewShape) {
     auto w = tir::MakeWorkload(c.op, c.shape);
     ASSERT_TRUE(w);
     EXPECT_EQ(r.answer->requested, w->CanonicalText());
-    auto builds = builder->Build({measure::BuildInput::FromSource(r.answer->kernel.code, r.answer->kernel.launches[0].entry,
-                                                                  r.answer->kernel.num_params)});
+    auto source = measure::BuildInput::FromSource(r.answer->kernel.code, r.answer->kernel.launches[0].entry,
+                                                  r.answer->kernel.num_params);
+    for (const KernelPack& p : r.answer->kernel.packs) {  // the convolution's weights, packed by its tiles
+      int64_t elements = 1;
+      for (int64_t d : p.shape) elements *= d;
+      source.packs.push_back({p.param, p.entry, elements});
+    }
+    EXPECT_EQ(source.packs.size(), std::string(c.op) == "conv2d" ? 1u : 0u);
+    auto builds = builder->Build({source});
     ASSERT_TRUE(builds[0].ok()) << builds[0].error_message;
     auto result = runner->Run(*w, builds).at(0);
     EXPECT_TRUE(result.ok() && result.correct) << c.op << ": " << result.error_message;

@@ -1,7 +1,9 @@
-/* The lookup library's runtime (ABI 3) from C: a cpu kernel loaded and launched on aligned arrays
+/* The lookup library's runtime (ABI 3 and 4) from C: a cpu kernel loaded and launched on aligned arrays
  * gives a naive gemm's answer; a wrong tensor count, a null, a misaligned pointer and a stream for a
  * cpu kernel are refused with a message; a module outlives its database; a cuda kernel's load fails
- * cleanly where there is no GPU (and is skipped where there is one: the GPU tests run it).
+ * cleanly where there is no GPU (and is skipped where there is one: the GPU tests run it). A
+ * convolution whose weights the kernel takes packed gives the reference's answer both ways: launched
+ * with the weights as they are (packed on every call) and with the weights packed once.
  * Usage: runtime_c_test FIXTURE_DB (the database written by make_lookup_db). */
 #define _POSIX_C_SOURCE 200809L
 #include <autotune/lookup.h>
@@ -79,6 +81,78 @@ static void CpuKernelRuns(autotune_db* db) {
   free(c);
 }
 
+enum { CC = 16, HW = 14, KK = 32 }; /* the fixture's conv2d: N=1, 3x3, pad 1 */
+
+static int ConvMatches(const float* x, const float* w, const float* y) {
+  for (int k = 0; k < KK; ++k) {
+    for (int p = 0; p < HW; ++p) {
+      for (int q = 0; q < HW; ++q) {
+        double want = 0;
+        for (int c = 0; c < CC; ++c) {
+          for (int r = 0; r < 3; ++r) {
+            for (int s = 0; s < 3; ++s) {
+              const int h = p + r - 1, v = q + s - 1;
+              if (h >= 0 && h < HW && v >= 0 && v < HW) want += (double)x[(c * HW + h) * HW + v] * w[((k * CC + c) * 3 + r) * 3 + s];
+            }
+          }
+        }
+        const float got = y[(k * HW + p) * HW + q];
+        if (!(fabs(got - want) <= 1e-4 * (1 + fabs(want)))) {
+          fprintf(stderr, "Y[%d,%d,%d] = %g, want %g\n", k, p, q, got, want);
+          return 0;
+        }
+      }
+    }
+  }
+  return 1;
+}
+
+static float* RandomArray(int64_t n) {
+  float* a = aligned_alloc(64, (size_t)((n * 4 + 63) / 64 * 64));
+  for (int64_t i = 0; i < n; ++i) a[i] = (float)rand() / RAND_MAX - 0.5f;
+  return a;
+}
+
+static void PackedConvolutionRuns(autotune_db* db) {
+  const autotune_kernel* k = NULL;
+  CHECK(autotune_lookup(db, "conv2d", "N=1,C=16,H=14,W=14,K=32,R=3,S=3,pad=1", "", "cpu", 0, &k) == AUTOTUNE_OK);
+  if (!k) return;
+  CHECK(autotune_kernel_num_packed(k) == 1 && autotune_kernel_packed_tensor(k, 0) == 1);
+  CHECK(autotune_kernel_packed_tensor(k, 1) == -1 && autotune_kernel_pack_entry(k, 1) == NULL);
+  CHECK(strstr(autotune_kernel_source(k), autotune_kernel_pack_entry(k, 0)) != NULL);
+  const int rank = autotune_kernel_packed_rank(k, 0);
+  int64_t packed_elements = 1;
+  for (int d = 0; d < rank; ++d) packed_elements *= autotune_kernel_packed_dim(k, 0, d);
+  CHECK(rank == 5 && packed_elements == KK * CC * 9); /* K/f x C x R x S x f: f divides K */
+  autotune_module* m = NULL;
+  CHECK(autotune_module_load(k, &m) == AUTOTUNE_OK);
+  if (!m) return;
+  float* x = RandomArray(CC * HW * HW);
+  float* w = RandomArray(KK * CC * 9);
+  float* y = RandomArray(KK * HW * HW);
+  float* packed = RandomArray(packed_elements);
+  void* tensors[3] = {x, w, y};
+  CHECK(autotune_module_launch(m, tensors, 3, NULL) == AUTOTUNE_OK);
+  CHECK(ConvMatches(x, w, y));
+  CHECK(autotune_module_pack(m, 0, w, packed) == AUTOTUNE_OK);
+  float* w_again = RandomArray(KK * CC * 9);
+  memcpy(w_again, w, sizeof(float) * KK * CC * 9);
+  memset(w, 0, sizeof(float) * KK * CC * 9); /* the packed launch must not read the weights */
+  for (int i = 0; i < KK * HW * HW; ++i) y[i] = NAN;
+  void* packed_tensors[3] = {x, packed, y};
+  CHECK(autotune_module_launch_packed(m, packed_tensors, 3, NULL) == AUTOTUNE_OK);
+  CHECK(ConvMatches(x, w_again, y));
+  CHECK(autotune_module_pack(m, 1, w_again, packed) == AUTOTUNE_INVALID_ARGUMENT);
+  CHECK(strstr(autotune_last_error(), "no pack 1") != NULL);
+  CHECK(autotune_module_pack(m, 0, w_again, (float*)packed + 1) == AUTOTUNE_INVALID_ARGUMENT);
+  autotune_module_free(m);
+  free(x);
+  free(w);
+  free(w_again);
+  free(y);
+  free(packed);
+}
+
 static void CudaKernelLoadFailsCleanlyWithoutAGpu(autotune_db* db) {
   const autotune_kernel* k = NULL;
   CHECK(autotune_lookup(db, "gemm", "M=256,N=256,K=256", "", "cuda", 0, &k) == AUTOTUNE_OK);
@@ -99,13 +173,14 @@ int main(int argc, char** argv) {
     fprintf(stderr, "usage: runtime_c_test FIXTURE_DB\n");
     return 2;
   }
-  CHECK(autotune_lookup_abi_version() >= 3);
+  CHECK(autotune_lookup_abi_version() >= 4);
   autotune_db* db = NULL;
   if (autotune_db_open(argv[1], &db) != AUTOTUNE_OK) {
     fprintf(stderr, "open: %s\n", autotune_last_error());
     return 1;
   }
   CudaKernelLoadFailsCleanlyWithoutAGpu(db);
+  PackedConvolutionRuns(db);
   CpuKernelRuns(db); /* closes db */
   autotune_module* m = NULL;
   CHECK(autotune_module_load(NULL, &m) == AUTOTUNE_INVALID_ARGUMENT && m == NULL);
