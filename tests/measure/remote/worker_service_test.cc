@@ -111,12 +111,11 @@ rpc::Candidate Generated(const tir::Schedule& sch, const tir::Workload& w) {
   lo.name = "kernel_gemm";
   auto f = tir::Lower(sch.state(), lo);
   EXPECT_TRUE(f) << f.error().message;
-  auto src = tir::CodegenC(*f);
-  EXPECT_TRUE(src) << src.error().message;
+  const BuildResult generated = GenerateC(BuildInput::FromFunc(*f));
+  EXPECT_TRUE(generated.ok()) << generated.error_message;
+  EXPECT_EQ(generated.num_params, static_cast<int>(w.inputs.size()) + 1);
   rpc::Candidate c;
-  c.set_source(src->code);
-  c.set_entry(src->entry);
-  c.set_num_params(static_cast<int>(w.inputs.size()) + 1);
+  ToWire(generated, &c);
   return c;
 }
 
@@ -214,10 +213,14 @@ TEST_F(WorkerServiceTest, GeneratedCandidatesAreMeasuredCorrectly) {
     ASSERT_TRUE(sch) << sch.error().message;
     candidates.push_back(Generated(*sch, *w));
   }
+  tir::Schedule packed(*w, tir::TargetKind::kCpu);  // B packed: its pack step travels with it
+  ASSERT_TRUE(packed.PackInput("B", 1, {int64_t{8}}));
+  candidates.push_back(Generated(packed, *w));
+  ASSERT_EQ(candidates.back().packs_size(), 1);
   const Reply reply = Call(*worker_, Request(candidates));
   ASSERT_TRUE(reply.status.ok()) << reply.status.error_message();
-  ASSERT_EQ(reply.results.size(), 3u);
-  for (int i = 0; i < 3; ++i) {
+  ASSERT_EQ(reply.results.size(), 4u);
+  for (int i = 0; i < 4; ++i) {
     const rpc::CandidateResult* r = ByIndex(reply, i);
     ASSERT_NE(r, nullptr) << "no result for candidate " << i;
     EXPECT_EQ(r->error_kind(), "NONE") << r->error_message();
@@ -230,9 +233,9 @@ TEST_F(WorkerServiceTest, GeneratedCandidatesAreMeasuredCorrectly) {
   }
   const auto log = worker_->Log();
   ASSERT_FALSE(log.empty());
-  EXPECT_NE(log.back().find("candidates=3 valid=3 failed=0"), std::string::npos) << log.back();
+  EXPECT_NE(log.back().find("candidates=4 valid=4 failed=0"), std::string::npos) << log.back();
   const auto counters = worker_->service->counters().Snapshot();
-  EXPECT_GE(counters.candidates_run, 3);
+  EXPECT_GE(counters.candidates_run, 4);
   EXPECT_EQ(counters.queued, 0);
 }
 
@@ -335,6 +338,14 @@ TEST_F(WorkerServiceTest, MalformedRequestsAreRefusedAndTheWorkerKeepsServing) {
     auto r = Request({ok});
     r.mutable_settings()->set_repeats(-1);
     cases.push_back({"bad settings", r, grpc::StatusCode::INVALID_ARGUMENT});
+  }
+  for (const auto& [param, elements] : {std::pair<int, int64_t>{2, 64}, {-1, 64}, {1, 0}, {1, kMaxPackedElements + 1}}) {
+    rpc::Candidate bad = ok;
+    rpc::PackStep* step = bad.add_packs();
+    step->set_param(param);  // 2 is the output
+    step->set_entry("k");
+    step->set_packed_elements(elements);
+    cases.push_back({"bad pack step", Request({bad}), grpc::StatusCode::INVALID_ARGUMENT});
   }
   for (double ratio : {-1.0, std::nan(""), 1e9}) {
     auto r = Request({ok});
