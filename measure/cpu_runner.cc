@@ -198,7 +198,7 @@ MeasureResult CpuRunner::RunOne(const tir::Workload& workload, const WorkloadDat
     return MeasureResult::Error(ErrorKind::kRunError, fmt::format("more than {} buffers", kMaxKernelParams));
   }
   ChildArgs args{&config_, &data,   &build,   workload.output.NumElements(), workload.output.dtype,
-                 PrecisionTolerance(workload.precision), nullptr, 0, getpid(), stop_above_ms};
+                 PrecisionTolerance(workload.precision), nullptr, 0, getpid(), stop_above_ms, {}};
   for (const auto& in : workload.inputs) args.input_dtypes.push_back(in.dtype);
   if (config_.flush_cache) {
     args.flush = FlushBuffer();

@@ -128,8 +128,8 @@ SketchDecisions DefaultRegisterTileDecisions(const Stage& main) {
 }
 
 // cpu.registers on a convolution: vectors along the output channels, as oneDNN's kernels; a
-// register tile of 32 channels (two AVX-512 vectors) by up to 8 output columns, the weights and the
-// padded input copied per parallel tile; parallel tiles of 32 channels, the output rows split among
+// register tile of 32 channels (two AVX-512 vectors) by up to 8 output columns, the weights packed
+// once and the padded input copied (see copy_input); parallel tiles of 32 channels, the output rows split among
 // them until there are at least 8. Batch-1 ResNet 3x3 layers so take 0.80-1.22 ms on 2 cores (C=64 56x56
 // to C=512 7x7) against 8.8-17.8 with the rows default, and are faster than the tuned rows kernels.
 // A 1x1 kernel reads each input value once per output channel and no neighbours: 64 channels by 4
@@ -139,10 +139,12 @@ SketchDecisions DefaultChannelVectorDecisions(const StageShape& shape) {
   const int64_t channels = pointwise ? 64 : 32, columns_cap = pointwise ? 4 : 8, min_tiles = pointwise ? 4 : 8;
   SketchDecisions d = DefaultDecisions(TargetKind::kCpu);
   d.channel_vectors = [](const std::vector<int64_t>&) -> std::optional<int64_t> { return 1; };
-  // The last form: the weights packed once (2), the padded input copied (1).
-  d.copy_operand = [](const std::vector<int64_t>& forms) -> std::optional<int64_t> { return forms.size() - 1; };
+  d.copy_operand = [](const std::vector<int64_t>&) -> std::optional<int64_t> { return 2; };  // weights packed once
+  // The padded input copied per parallel tile, or once before them where the tiles split no rows
+  // (each would copy all of it).
   const int64_t channel_tiles = shape.spatial[0] * (shape.spatial[1] / DivisorAtMost(shape.spatial[1], channels));
   const int64_t row_parts = (min_tiles + channel_tiles - 1) / channel_tiles;
+  d.copy_input = [row_parts](const std::vector<int64_t>&) -> std::optional<int64_t> { return row_parts > 1 ? 1 : 2; };
   auto plain = d.tiles;
   d.tiles = [plain, row_parts, channels, columns_cap](const TileRequest& r) -> std::optional<std::vector<int64_t>> {
     if (r.reduce || r.levels != 3) return plain(r);

@@ -34,7 +34,11 @@ struct SketchDecisions {
   ChoiceDecider row_threads = [](const std::vector<int64_t>&) { return std::nullopt; };     // threads per row
   ChoiceDecider rows_per_block = [](const std::vector<int64_t>&) { return std::nullopt; };  // rows per block
   ChoiceDecider double_buffer = [](const std::vector<int64_t>&) { return std::nullopt; };    // shared copies: 0 off, 1 on
-  ChoiceDecider copy_operand = [](const std::vector<int64_t>&) { return std::nullopt; };  // cpu.registers: 0 off, 1 on
+  // cpu.registers: the operand its vectors read 0 as it is, 1 copied per parallel tile, 2 (channel
+  // vectors: the weights) packed once; a convolution's padded input (channel vectors) likewise, 2
+  // being one copy before the parallel tiles.
+  ChoiceDecider copy_operand = [](const std::vector<int64_t>&) { return std::nullopt; };
+  ChoiceDecider copy_input = [](const std::vector<int64_t>&) { return std::nullopt; };
   // cpu.registers on a convolution: 0 vectors along the output's rows, 1 along its output channels.
   ChoiceDecider channel_vectors = [](const std::vector<int64_t>&) { return std::nullopt; };
   // Tensor cores (cuda.tensor_core): warps of a block per output axis, 16x8 mma tiles of a warp per

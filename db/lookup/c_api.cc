@@ -154,28 +154,28 @@ autotune_status autotune_module_load(const autotune_kernel* k, autotune_module**
   }
 }
 
-autotune_status autotune_module_launch(autotune_module* m, void* const* tensors, int num_tensors, void* stream) {
-  if (!m) return Fail(AUTOTUNE_INVALID_ARGUMENT, "autotune_module_launch: the module must not be null");
+namespace {
+// Both launches: a null module or bad tensors are invalid arguments, a failed run a runtime error.
+autotune_status LaunchModule(autotune_module* m, void* const* tensors, int num_tensors, void* stream, bool packed) {
+  const std::string name = packed ? "autotune_module_launch_packed" : "autotune_module_launch";
+  if (!m) return Fail(AUTOTUNE_INVALID_ARGUMENT, name + ": the module must not be null");
   try {
     if (auto ok = m->module->CheckArgs(tensors, num_tensors); !ok) return Fail(AUTOTUNE_INVALID_ARGUMENT, ok.error().message);
-    auto r = m->module->Launch(tensors, num_tensors, stream);
+    auto r = packed ? m->module->LaunchPacked(tensors, num_tensors, stream) : m->module->Launch(tensors, num_tensors, stream);
     if (!r) return Fail(AUTOTUNE_RUNTIME_ERROR, r.error().message);
     return AUTOTUNE_OK;
   } catch (const std::exception& e) {
-    return Fail(AUTOTUNE_INTERNAL_ERROR, std::string("autotune_module_launch: ") + e.what());
+    return Fail(AUTOTUNE_INTERNAL_ERROR, name + ": " + e.what());
   }
+}
+}  // namespace
+
+autotune_status autotune_module_launch(autotune_module* m, void* const* tensors, int num_tensors, void* stream) {
+  return LaunchModule(m, tensors, num_tensors, stream, false);
 }
 
 autotune_status autotune_module_launch_packed(autotune_module* m, void* const* tensors, int num_tensors, void* stream) {
-  if (!m) return Fail(AUTOTUNE_INVALID_ARGUMENT, "autotune_module_launch_packed: the module must not be null");
-  try {
-    if (auto ok = m->module->CheckArgs(tensors, num_tensors); !ok) return Fail(AUTOTUNE_INVALID_ARGUMENT, ok.error().message);
-    auto r = m->module->LaunchPacked(tensors, num_tensors, stream);
-    if (!r) return Fail(AUTOTUNE_RUNTIME_ERROR, r.error().message);
-    return AUTOTUNE_OK;
-  } catch (const std::exception& e) {
-    return Fail(AUTOTUNE_INTERNAL_ERROR, std::string("autotune_module_launch_packed: ") + e.what());
-  }
+  return LaunchModule(m, tensors, num_tensors, stream, true);
 }
 
 autotune_status autotune_module_pack(autotune_module* m, int pack, const void* tensor, void* packed) {

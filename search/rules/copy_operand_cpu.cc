@@ -51,23 +51,29 @@ Result<bool> ChannelVectors(tir::Schedule& sch, const tir::Stage& acc, SketchCon
   return on == 1;
 }
 
-// Where decided, a local copy of `operand` (an input, or the padding stage) for the register tile:
-// laid out channels last where the tile's vectors go along the channels. Such weights may instead be
-// packed once, outside the kernel's call (candidate 2): register_tiling_cpu packs them by its
-// parallel tile's channels (ctx.packed_operand), and the kernel reads them as they lie.
+// The forms of an operand the register tile reads (SketchDecisions::copy_operand, copy_input).
+enum OperandForm : int64_t { kAsItIs = 0, kPerTile = 1, kOnce = 2 };
+
+// Where decided, a local copy of `operand` (an input, or the padding stage) for the register tile,
+// per parallel tile (placed by register_tiling_cpu), laid out channels last where the tile's vectors
+// go along the channels. With channel vectors an operand may instead be made once, before the tiles
+// (`once` offered): the weights packed by the parallel tile's channels (ctx.packed_operand, done by
+// register_tiling_cpu, which knows them), the padded input copied at the root (ctx.input_copy_once).
 Result<std::optional<tir::StageRV>> CopyOperand(tir::Schedule& sch, SketchContext& ctx, const std::string& operand,
-                                                bool channels_last) {
+                                                bool channels_last, bool once, const ChoiceDecider& decide) {
   const tir::te::Operation* input = FindInput(sch, operand);
   using Copy = std::optional<tir::StageRV>;
   if (!input && operand != ctx.roles.pad) return Copy();  // a stage of the kernel's own: left as it is
-  const std::vector<int64_t> forms = channels_last ? std::vector<int64_t>{0, 1, 2} : std::vector<int64_t>{0, 1};
-  AT_TRY(choice, SampleChoice(sch, forms, ctx.decisions.copy_operand));
+  std::vector<int64_t> forms{kAsItIs, kPerTile};
+  if (once) forms.push_back(kOnce);
+  AT_TRY(choice, SampleChoice(sch, forms, decide));
   AT_TRY(form, sch.Resolve(choice));
-  if (form == 0) return Copy();
-  if (form == 2) {
+  if (form == kAsItIs) return Copy();
+  if (form == kOnce && input) {
     ctx.packed_operand = operand;
     return Copy();
   }
+  ctx.input_copy_once = form == kOnce;
   if (!input) {
     AT_TRY(pad, sch.GetStage(operand));
     AT_TRY(cached, sch.CacheRead(pad, tir::Scope::kLocal, {ctx.accumulator}));
@@ -90,12 +96,12 @@ class CopyOperandCpu final : public CpuRule {
     ctx.vector_axis = channels ? 1 : static_cast<int>(acc.op->axis.size()) - 1;
     const auto operand = channels ? ChannelOperand(acc) : VectorOperand(acc, acc.op->axis.back().var.get());
     if (!operand) return {};
-    AT_TRY(copy, CopyOperand(sch, ctx, *operand, channels));
+    AT_TRY(copy, CopyOperand(sch, ctx, *operand, channels, channels, ctx.decisions.copy_operand));
     ctx.operand_copy = copy;
     // With channel vectors the input is read one broadcast value at a time; a copy of its padded tile
     // takes the bounds tests out of the register tile (a 3x3 convolution, C=256 14x14: 1.87 -> 1.30 ms).
     if (channels && !ctx.roles.pad.empty()) {
-      AT_TRY(input_copy, CopyOperand(sch, ctx, ctx.roles.pad, false));
+      AT_TRY(input_copy, CopyOperand(sch, ctx, ctx.roles.pad, false, true, ctx.decisions.copy_input));
       ctx.input_copy = input_copy;
     }
     return {};

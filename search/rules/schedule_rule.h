@@ -55,6 +55,7 @@ struct SketchContext {
   std::vector<tir::StageRV> shared;      // shared-memory copies of the accumulator's inputs
   std::optional<tir::StageRV> operand_copy;  // cpu: copy_operand_cpu's local copy, placed by the tiling
   std::optional<tir::StageRV> input_copy;    // cpu, channel vectors: the padded input's local copy, too
+  bool input_copy_once = false;               // ... made once, before the parallel tiles
   std::optional<std::string> packed_operand;  // cpu, channel vectors: weights packed once (pack_input) instead
   int vector_axis = -1;  // cpu.registers: the spatial axis its register tile vectorizes (-1: the last)
   tir::LoopRV block_loop;                // the tiled stage's outermost loop (blockIdx on cuda, parallel on cpu)

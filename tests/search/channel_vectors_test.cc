@@ -22,14 +22,14 @@ namespace autotune::search {
 namespace {
 
 // A cpu.registers schedule of the workload with channel vectors (and the operands' form: 0 as they
-// are, 1 copied, 2 the weights packed and the input copied), its tiles drawn with `seed`.
+// are, 1 copied per parallel tile, 2 made once: the weights packed and the input copied before the
+// tiles), its tiles drawn with `seed`.
 Result<tir::Schedule> ChannelSchedule(const tir::Workload& w, int64_t copy, uint64_t seed) {
   tir::Schedule sch(w, tir::TargetKind::kCpu, seed);
   SketchDecisions d;
   d.channel_vectors = [](const std::vector<int64_t>&) -> std::optional<int64_t> { return 1; };
-  d.copy_operand = [copy](const std::vector<int64_t>& forms) -> std::optional<int64_t> {
-    return std::min<int64_t>(copy, static_cast<int64_t>(forms.size()) - 1);
-  };
+  d.copy_operand = [copy](const std::vector<int64_t>&) -> std::optional<int64_t> { return copy; };
+  d.copy_input = [copy](const std::vector<int64_t>&) -> std::optional<int64_t> { return copy; };
   if (auto r = ApplySketch(sch, *FindSketch("cpu.registers"), d); !r) return r.error();
   return sch;
 }
@@ -87,6 +87,22 @@ TEST(ChannelVectors, AreTheDefaultOfConvolutions) {
       EXPECT_EQ(Occurrences(trace, "\"cache_read\""), 1u) << op << " " << shape;
     }
     EXPECT_EQ(Occurrences(trace, "pack_input"), channels ? 1u : 0u) << op << " " << shape;
+  }
+}
+
+// Where the default's parallel tiles split only the channels (a 512-channel 7x7 layer: 16 tiles of 32
+// channels), the padded input is copied once, before them, not once per tile; where they split the
+// rows too, per tile.
+TEST(ChannelVectors, TheDefaultCopiesTheInputOnceWhereTheTilesSplitNoRows) {
+  for (const auto& [shape, once] : {std::pair<std::string, bool>{"N=1,C=512,H=7,W=7,K=512,R=3,S=3,pad=1", true},
+                                    {"N=1,C=64,H=56,W=56,K=64,R=3,S=3,pad=1", false}}) {
+    auto w = tir::MakeWorkload("conv2d", shape);
+    ASSERT_TRUE(w);
+    auto sch = DefaultSchedule(*w, tir::TargetKind::kCpu);
+    ASSERT_TRUE(sch) << sch.error().message;
+    const std::string trace = sch->trace().ToJson().dump();
+    EXPECT_EQ(Occurrences(trace, "\"compute_at\""), once ? 1u : 2u) << shape << ": the accumulator, and the copy per tile";
+    EXPECT_EQ(Occurrences(trace, "\"parallel\""), once ? 2u : 1u) << shape << ": the tiles, and the copy once";
   }
 }
 

@@ -2,7 +2,8 @@
 // and GPU schedules run through SerializeThreads).
 //
 // The entry is `void <entry>(float* restrict A, ..., float* restrict Out)` with external linkage,
-// params in PrimFunc order; a packed input's pack functions come before it (PrimFunc::packs). Parallel loops become `#pragma omp parallel for` (outermost parallel level
+// params in PrimFunc order; the pack functions of its packed inputs follow it (PrimFunc::packs).
+// Parallel loops become `#pragma omp parallel for` (outermost parallel level
 // only), vectorized loops `#pragma omp simd` (unless a store in it does not depend on the loop
 // variable: a vectorized reduction is left to the auto-vectorizer), unrolled loops
 // `#pragma GCC unroll n`. Allocations are aligned C arrays, on the heap above 64 KiB. floordiv and
