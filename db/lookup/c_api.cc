@@ -196,6 +196,10 @@ const char* autotune_module_build_options(const autotune_module* m) {
 void autotune_module_free(autotune_module* m) { delete m; }
 
 namespace {
+// Dimension `dim` of a shape; 0 out of range.
+int64_t DimOf(const std::vector<int64_t>& shape, int dim) {
+  return dim >= 0 && dim < static_cast<int>(shape.size()) ? shape[dim] : 0;
+}
 const autotune::tir::TensorSpec* Tensor(const autotune_kernel* k, int i) {
   if (!k || i < 0 || i >= static_cast<int>(Answer(k)->tensors.size())) return nullptr;
   return &Answer(k)->tensors[i];
@@ -216,7 +220,7 @@ int autotune_kernel_tensor_rank(const autotune_kernel* k, int tensor) {
 }
 int64_t autotune_kernel_tensor_dim(const autotune_kernel* k, int tensor, int dim) {
   const auto* t = Tensor(k, tensor);
-  return t && dim >= 0 && dim < static_cast<int>(t->shape.size()) ? t->shape[dim] : 0;
+  return t ? DimOf(t->shape, dim) : 0;
 }
 
 namespace {
@@ -241,7 +245,7 @@ int autotune_kernel_packed_rank(const autotune_kernel* k, int pack) {
 }
 int64_t autotune_kernel_packed_dim(const autotune_kernel* k, int pack, int dim) {
   const auto* p = Pack(k, pack);
-  return p && dim >= 0 && dim < static_cast<int>(p->shape.size()) ? p->shape[dim] : 0;
+  return p ? DimOf(p->shape, dim) : 0;
 }
 
 }  // extern "C"
