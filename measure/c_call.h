@@ -32,4 +32,10 @@ inline constexpr auto kCallers = MakeCallers(std::make_index_sequence<kMaxKernel
 // Calls `fn` with args[0..n-1]; n at most kMaxKernelParams.
 inline void CallCKernel(void* fn, void* const* args, size_t n) { c_call_detail::kCallers[n](fn, args); }
 
+// Calls a kernel's pack function (tir/packed_layout.h): `packed` made from `tensor`.
+inline void CallPackFunction(void* fn, const void* tensor, void* packed) {
+  void* args[2] = {const_cast<void*>(tensor), packed};
+  CallCKernel(fn, args, 2);
+}
+
 }  // namespace autotune::measure

@@ -101,8 +101,7 @@ Result<void> PackInputs(void* lib, const std::vector<PackStep>& packs, const std
     if (!fn) return MakeError("pack function " + p.entry + " not found in the kernel");
     if (p.param < 0 || p.param >= static_cast<int>(dtypes.size())) return MakeError("a pack step names no input");
     packed.emplace_back(dtypes[p.param], p.packed_elements);
-    void* pack_args[2] = {args[p.param], packed.back().data()};
-    CallCKernel(fn, pack_args, 2);
+    CallPackFunction(fn, args[p.param], packed.back().data());
     args[p.param] = packed.back().data();
   }
   return {};

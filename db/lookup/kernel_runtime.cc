@@ -78,8 +78,7 @@ class CpuModule final : public KernelModule {
     AT_TRY_VOID(CheckArgs(args, num_args));
     std::vector<void*> packed(args, args + num_args);
     for (size_t i = 0; i < packs_.size(); ++i) {
-      void* pack_args[2] = {packed[packs_[i].param], buffers_[i].data.get()};
-      measure::CallCKernel(pack_fns_[i], pack_args, 2);
+      measure::CallPackFunction(pack_fns_[i], packed[packs_[i].param], buffers_[i].data.get());
       packed[packs_[i].param] = buffers_[i].data.get();
     }
     measure::CallCKernel(fn_, packed.data(), packed.size());
@@ -95,9 +94,9 @@ class CpuModule final : public KernelModule {
     if (pack < 0 || pack >= static_cast<int>(packs_.size())) {
       return MakeError(fmt::format("the kernel has {} packed inputs; there is no pack {}", packs_.size(), pack));
     }
-    void* pack_args[2] = {const_cast<void*>(tensor), packed};
-    AT_TRY_VOID(CheckKernelArgs(pack_args, 2, 2, "c"));
-    measure::CallCKernel(pack_fns_[pack], pack_args, 2);
+    void* pointers[2] = {const_cast<void*>(tensor), packed};
+    AT_TRY_VOID(CheckKernelArgs(pointers, 2, 2, "c"));
+    measure::CallPackFunction(pack_fns_[pack], tensor, packed);
     return {};
   }
 

@@ -116,10 +116,15 @@ std::vector<int> ScheduleState::Producers(int stage) const {
 }
 
 void ScheduleState::RedirectReads(const std::vector<int>& readers, const Buffer& from, const Buffer& to) {
+  BufferReplacer r(from.get(), to);
+  RewriteBodies(readers, r);
+}
+
+void ScheduleState::RewriteBodies(const std::vector<int>& readers, IRMutator& m) {
   for (int id : readers) {
     Stage& st = stages[id];
-    BufferReplacer r(from.get(), to);
-    Expr body = r.Mutate(st.op->body);
+    if (st.op->is_placeholder) continue;
+    Expr body = m.Mutate(st.op->body);
     if (body == st.op->body) continue;
     auto op = std::make_shared<te::OperationNode>(*st.op);
     op->body = body;

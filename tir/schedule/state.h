@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tir/buffer.h"
+#include "tir/functor.h"
 #include "tir/stmt.h"
 #include "tir/target.h"
 #include "tir/packed_layout.h"
@@ -94,6 +95,8 @@ struct ScheduleState {
   int AddStage(const te::Operation& op, int before);
   // Replaces the buffer `from` by `to` in the body of every live stage in `readers`.
   void RedirectReads(const std::vector<int>& readers, const Buffer& from, const Buffer& to);
+  // Rewrites the body of every live stage in `readers` with `m` (a stage whose body does not change is kept).
+  void RewriteBodies(const std::vector<int>& readers, IRMutator& m);
 };
 
 // Makes the root iters of a stage for its operation's axes and reduce axes.

@@ -59,15 +59,8 @@ Result<void> Schedule::PackInput(const std::string& input, int dim, const std::v
   const PackedLayout layout{dim, factor};
   const te::Operation packed = te::Placeholder(UniqueStageName(state_, input + "_packed"),
                                                PackedShape(source->shape, layout), source->dtype);
-  for (int id : state_.order) {
-    Stage& st = state_.stages[id];
-    if (st.op->is_placeholder) continue;
-    Expr body = PackedReads(source->buffer.get(), packed->buffer, layout).Mutate(st.op->body);
-    if (body == st.op->body) continue;
-    auto op = std::make_shared<te::OperationNode>(*st.op);
-    op->body = body;
-    st.op = op;
-  }
+  PackedReads reads(source->buffer.get(), packed->buffer, layout);
+  state_.RewriteBodies(state_.order, reads);
   state_.inputs[index] = packed;
   state_.packs.push_back({index, source, layout});
   nlohmann::json inputs = nlohmann::json::array({nullptr});
