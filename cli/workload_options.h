@@ -18,7 +18,7 @@ inline constexpr const char* kEpilogueHelp =
     "shape), relu, relu6, gelu, gelu_tanh, silu; e.g. scale,shift,residual,relu";
 
 inline constexpr const char* kPrecisionHelp =
-    "how float32 products of gemm and batch_matmul are computed: ieee (float32 multiplies, the default), tf32 "
+    "how float32 products of gemm, batch_matmul and convolutions (conv1d/2d/3d) are computed: ieee (float32 multiplies, the default), tf32 "
     "(inputs rounded to TF32 on tensor cores; checked against a reference of the rounded inputs) or 3xtf32 (three "
     "TF32 tensor-core products, float32's accuracy)";
 

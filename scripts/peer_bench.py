@@ -464,6 +464,7 @@ def main():
     if precision != "ieee" and dtype != "float32":
         sys.exit(f"peer_bench: --precision {precision} is for float32 products, not {dtype}")
     torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
+    torch.backends.cudnn.allow_tf32 = precision == "tf32"
     if dtype != "float32" and args.peer == "triton":
         sys.exit("peer_bench: --peer triton times float32 products only")
     fn, flops, roundings = make_case(op, parse_shape(shape), epilogue, dev, given, args.peer, DTYPES[dtype])

@@ -27,11 +27,12 @@ bool ReductionFitsAWindow(const Schedule& fresh, const SketchRoles& roles) {
   return id >= 0 && ShapeOf(fresh.state().stages[id]).reduction <= kMaxDirectReduction;
 }
 
-// Tensor cores for a product at least one whole mma tile (16x16x16) in every dimension: padding
-// costs little there, and FMA sketches are not worth searching by default.
+// Tensor cores for a matrix product at least one whole mma tile (16x16x16) in every dimension:
+// padding costs little there, and FMA sketches are not worth searching by default. Convolutions
+// (implicit GEMM, through matrix_form) are searched beside their FMA sketches.
 bool TensorCoreProductOfWholeTiles(const Schedule& fresh, const SketchRoles& roles) {
   auto shape = TensorCoreShape(fresh, roles);
-  return shape && shape->m >= 16 && shape->n >= 16 && shape->k >= 16;
+  return shape && !shape->matrix_form && shape->m >= 16 && shape->n >= 16 && shape->k >= 16;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "search/rules/schedule_rule.h"
+#include "tir/analysis/matrix_axes.h"
 #include "tir/analysis/tensor_intrinsics.h"
 #include "tir/buffer.h"
 #include "tir/te/operation.h"
@@ -31,15 +32,46 @@ std::vector<std::string> OperandsRead(const tir::ScheduleState& state, int stage
   return names;
 }
 
-// A shared copy of an operand for `reader`; a zero-padded operand (pad_einsum) is inlined into it.
+// A shared copy of an operand for `reader`. An operand that is a stage (zero-padded by pad_einsum,
+// a matrix form's gather) is inlined into the copy with every stage it reads: only inputs are read.
 Result<StageRV> SharedCopy(tir::Schedule& sch, const std::string& operand, StageRV reader) {
   for (const auto& in : sch.state().inputs) {
     if (in->name == operand) return sch.CacheReadInput(operand, Scope::kShared, {reader});
   }
-  AT_TRY(padded, sch.GetStage(operand));
-  AT_TRY(copy, sch.CacheRead(padded, Scope::kShared, {reader}));
-  AT_TRY_VOID(sch.ComputeInline(padded));
+  AT_TRY(stage, sch.GetStage(operand));
+  AT_TRY(copy, sch.CacheRead(stage, Scope::kShared, {reader}));
+  AT_TRY(copy_id, sch.Resolve(copy));
+  for (std::vector<int> read = sch.state().Producers(copy_id); !read.empty(); read = sch.state().Producers(copy_id)) {
+    for (int id : read) {
+      AT_TRY(producer, sch.GetStage(sch.state().stages[id].name()));
+      AT_TRY_VOID(sch.ComputeInline(producer));
+    }
+  }
   return copy;
+}
+
+// The output stage's loops as the matrix product's: the batch axes fused, then the rows (M), then
+// the columns (N), so that the tiling's last two loops are the product's rows and columns.
+Result<void> FuseOutputAsMatrix(tir::Schedule& sch, StageRV out, const tir::MatrixAxes& axes) {
+  AT_TRY(loops, sch.GetLoops(out));
+  std::vector<LoopRV> order;
+  for (const std::vector<int>* group : {&axes.batch, &axes.m, &axes.n}) {
+    std::vector<LoopRV> part;
+    for (int i : *group) {
+      if (i >= static_cast<int>(loops.size())) return MakeError("tensor cores: the output's loops differ from the product's axes");
+      part.push_back(loops[i]);
+    }
+    order.insert(order.end(), part.begin(), part.end());
+  }
+  if (order.size() != loops.size()) return MakeError("tensor cores: the output's loops differ from the product's axes");
+  AT_TRY_VOID(sch.Reorder(order));
+  size_t at = 0;
+  for (const std::vector<int>* group : {&axes.batch, &axes.m, &axes.n}) {
+    const std::vector<LoopRV> part(order.begin() + at, order.begin() + at + group->size());
+    at += group->size();
+    if (part.size() > 1) AT_TRY_VOID(sch.Fuse(part));
+  }
+  return {};
 }
 
 // The multiple M or N is padded to: none when it is a multiple of 64 (the factors have a choice),
@@ -154,22 +186,19 @@ Result<MmaShape> TensorCoreShape(const tir::Schedule& fresh, const SketchRoles& 
   const tir::ScheduleState& state = fresh.state();
   const int main = state.FindStage(roles.main);
   if (fresh.target() != tir::TargetKind::kCuda || main < 0) return MakeError("tensor cores: a cuda matrix product");
-  if (!roles.pad.empty() || OperandsRead(state, main).size() != 2) {
-    return MakeError("tensor cores: the product must read two kernel inputs directly");
-  }
-  const tir::Stage& st = state.stages[main];
-  const auto& op = *st.op;
-  const auto* sum = tir::As<tir::ReduceNode>(op.body);
-  if (op.axis.size() < 2 || op.reduce_axis.size() != 1 || !sum) return MakeError("tensor cores: not a matrix product");
-  const std::optional<tir::ProductForm> product = tir::MatchProduct(sum->source);
+  const auto& op = *state.stages[main].op;
+  auto axes = tir::FindMatrixAxes(op);
+  if (!axes) return MakeError("tensor cores: " + axes.error().message);
   const bool half_output = tir::IsHalf(state.stages[state.OutputStage()].op->dtype) && !roles.epilogue.empty();
-  MmaShape shape{op.shape[op.axis.size() - 2], op.shape[op.axis.size() - 1], st.iters[st.root.back()].extent};
-  if (product && product->precision == tir::Precision::kIEEE && tir::IsHalf(product->a->buffer->dtype) && half_output) {
-    return shape;
-  }
-  if (product && product->precision != tir::Precision::kIEEE) {
+  MmaShape shape{axes->Extent(op, axes->m), axes->Extent(op, axes->n), axes->Extent(op, axes->k, true)};
+  // A product of two kernel inputs laid out as matrices is tiled as it is; anything else is first
+  // rewritten into that form.
+  shape.matrix_form = !roles.pad.empty() || OperandsRead(state, main).size() != 2 || !axes->IsPlain(op);
+  const bool half_operands = tir::IsHalf(axes->a->buffer->dtype) && axes->b->buffer->dtype == axes->a->buffer->dtype;
+  if (axes->precision == tir::Precision::kIEEE && half_operands && half_output) return shape;
+  if (axes->precision != tir::Precision::kIEEE) {
     shape.element_bytes = 4;
-    shape.precision = product->precision;
+    shape.precision = axes->precision;
     return shape;
   }
   return MakeError("tensor cores: float16 or bfloat16 products, or float32 at tf32 or 3xtf32 precision");
@@ -188,18 +217,46 @@ int64_t ChunkSharedBytes(const MmaShape& s, int64_t bm, int64_t bn, int64_t bk) 
   return s.element_bytes * (bm * PaddedRow(bk, RowAlignment(s, true)) + bk * PaddedRow(bn, RowAlignment(s, false)));
 }
 
-Result<void> ApplyTensorCoreTiling(tir::Schedule& sch, const SketchRoles& roles, const MmaShape& shape,
+namespace {
+
+// The contraction as a matrix product (matrix_form): the product is the main stage, and the
+// contraction, reading it back, an elementwise stage before the output (or the output). Returns the
+// matrix axes of the contraction, along which the output's loops are fused.
+Result<tir::MatrixAxes> RewriteAsMatrices(tir::Schedule& sch, SketchRoles& roles) {
+  AT_TRY(contraction, sch.GetStage(roles.main));
+  AT_TRY(id, sch.Resolve(contraction));
+  AT_TRY(axes, tir::FindMatrixAxes(*sch.state().stages[id].op));
+  AT_TRY(product, sch.MatrixForm(contraction));
+  AT_TRY(pid, sch.Resolve(product));
+  if (roles.epilogue.empty()) roles.epilogue = roles.main;
+  roles.main = sch.state().stages[pid].name();
+  roles.pad.clear();
+  return axes;
+}
+
+}  // namespace
+
+Result<void> ApplyTensorCoreTiling(tir::Schedule& sch, const SketchRoles& fresh_roles, const MmaShape& shape,
                                    const TensorCoreFactors& f) {
-  // Elementwise stages between the product and the output fold into the output's store.
+  SketchRoles roles = fresh_roles;
+  std::optional<tir::MatrixAxes> matrix_axes;
+  if (shape.matrix_form) {
+    AT_TRY(axes, RewriteAsMatrices(sch, roles));
+    matrix_axes = axes;
+  }
+  // Elementwise stages between the product and the output fold into the output's store; those
+  // feeding the product's operands (padding) into the operands.
+  AT_TRY(main, sch.GetStage(roles.main));
+  AT_TRY(main_id, sch.Resolve(main));
+  const std::vector<int> operand_stages = sch.state().Producers(main_id);
   for (int id : std::vector<int>(sch.state().order)) {
     const auto& st = sch.state().stages[id];
-    if (st.name() == roles.main || st.is_output) continue;
+    if (st.name() == roles.main || st.is_output || std::count(operand_stages.begin(), operand_stages.end(), id)) continue;
     AT_TRY(s, sch.GetStage(st.name()));
     AT_TRY_VOID(sch.ComputeInline(s));
   }
   // The accumulator: the product itself, or (no stage after it) a local cache of it that the
   // product's stage then stores.
-  AT_TRY(main, sch.GetStage(roles.main));
   StageRV acc = main;
   if (roles.epilogue.empty()) {
     AT_TRY(cache, sch.CacheWrite(main, Scope::kLocal));
@@ -225,6 +282,7 @@ Result<void> ApplyTensorCoreTiling(tir::Schedule& sch, const SketchRoles& roles,
   AT_TRY(b_shared, SharedCopy(sch, operands[1], acc));
   AT_TRY(a_frag, sch.CacheRead(a_shared, Scope::kLocal, {acc}));
   AT_TRY(b_frag, sch.CacheRead(b_shared, Scope::kLocal, {acc}));
+  if (matrix_axes) AT_TRY_VOID(FuseOutputAsMatrix(sch, out, *matrix_axes));
   AT_TRY(warp, TileOutput(sch, out, f));
   AT_TRY_VOID(sch.ComputeAt(acc, warp));
   AT_TRY(k_loops, TileAccumulator(sch, acc, shape, f));

@@ -4,7 +4,10 @@
 // reduction deep (16 for 16-bit inputs: m16n8k16; 8 for TF32: m16n8k8); the inputs staged through
 // shared memory a chunk of the reduction at a time (rows padded against bank conflicts; copies
 // pipelined up to 4 chunks deep) and loaded into fragments (ldmatrix where it fits); the output stage
-// stores the accumulators through any elementwise epilogue. The cuda.tensor_core sketch
+// stores the accumulators through any elementwise epilogue. A contraction that is not laid out as a
+// matrix product (a convolution: implicit GEMM) is first rewritten into one (matrix_form): the
+// weights are A, the im2col matrix B, gathered into the shared copies and never stored, and the
+// output tile is stored back at the convolution's coordinates. The cuda.tensor_core sketch
 // (search/rules/tensor_core_tiling.cc) samples the factors.
 #pragma once
 
@@ -30,11 +33,12 @@ struct MmaShape {
   int64_t m = 0, n = 0, k = 0;
   int element_bytes = 2;                         // of the inputs: 2 (float16, bfloat16) or 4 (float32)
   tir::Precision precision = tir::Precision::kIEEE;  // of a float32 product: tf32 or 3xtf32
+  bool matrix_form = false;  // the product is a contraction to rewrite first (tir matrix_form)
   int64_t step() const { return element_bytes == 2 ? 16 : 8; }  // the depth of one mma
 };
 // The product's shape when the workload of `fresh` is one tensor cores take (16-bit inputs and
-// output, or a float32 product at tf32 or 3xtf32 precision; a reduction reading two inputs directly
-// at its iterators), else why not.
+// output, or a float32 product at tf32 or 3xtf32 precision; a sum of products of two operands that
+// matrix axes fit: tir/analysis/matrix_axes.h), else why not.
 Result<MmaShape> TensorCoreShape(const tir::Schedule& fresh, const SketchRoles& roles);
 // The shape the tiling covers: M and N as they are when multiples of 64, else rounded up to whole
 // mma tiles (16 rows, 8 columns) when below 64, else to multiples of 64; K as it is when a multiple

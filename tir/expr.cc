@@ -125,6 +125,8 @@ Expr Reduce(ReduceOp op, Expr source, std::vector<Var> axis, std::vector<Expr> e
   return std::make_shared<ReduceNode>(t, op, std::move(source), std::move(axis), std::move(extents));
 }
 
+Expr ZeroOf(DType t) { return IsHalf(t) ? Cast(t, FloatImm(0.0)) : FloatImm(0.0, t); }
+
 Expr ReduceIdentity(ReduceOp op, DType t) {
   if (IsFloat(t)) {
     switch (op) {

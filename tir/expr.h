@@ -174,6 +174,8 @@ Expr Reduce(ReduceOp op, Expr source, std::vector<Var> axis, std::vector<Expr> e
 // codegen emits __shfl_xor_sync; SerializeThreads turns it into an exchange through memory.
 Expr ShuffleXor(Expr value, int64_t lane_offset);
 bool IsShuffleXor(const CallNode* c);
+// Zero of a floating-point type: an immediate, or for a 16-bit type a float32 zero cast to it.
+Expr ZeroOf(DType t);
 // Identity element of a reduction in dtype `t` (0 for sum, lowest for max, highest for min).
 Expr ReduceIdentity(ReduceOp op, DType t);
 

@@ -118,7 +118,8 @@ std::vector<search::TuneTaskSpec> Tasks(const TuneOptions& o) {
   }
   auto tasks = search::NetworkTasks(o.network, o.batch == 0 ? 1 : o.batch);
   if (!tasks) throw UserError{tasks.error().message};
-  // A precision applies to the layers whose products take one (gemm, batch_matmul); the rest stay float32.
+  // A precision applies to the layers whose products take one (gemm, batch_matmul, convolutions); the
+  // rest stay float32.
   const bool precision = !o.precision.empty() && o.precision != "ieee";
   for (auto& t : *tasks) {
     const tir::OperatorDef* def = tir::BuiltinOperators().Find(t.op);
@@ -366,7 +367,7 @@ void AddTuneOptions(CLI::App& cmd, TuneOptions& o) {
                  "element type of --op's or --network's tensors: float32 (default), float16 or bfloat16 (16-bit "
                  "types accumulate in float32 and round once into the output)");
   cmd.add_option("--precision", o.precision,
-                 std::string(kPrecisionHelp) + "; with --network, for its gemm and batch_matmul layers");
+                 std::string(kPrecisionHelp) + "; with --network, for its gemm, batch_matmul and convolution layers");
   cmd.add_option("--tasks", o.tasks_file,
                  "JSON task list: [{\"op\", \"shape\", \"epilogue\", \"dtype\", \"weight\", \"name\"}, ...]");
   cmd.add_option("--network", o.network, "tune a network's layers: resnet18, resnet50, mobilenet_v2, bert_base or dcgan");

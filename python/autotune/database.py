@@ -206,7 +206,7 @@ class Database:
         """The best kernel of `op` at `shape` ("M=64,N=64,K=64" or a dict) with `epilogue` ("bias,relu")
         on `target` ("cpu", "cuda", "cuda:sm_90"); None when the database has none (nor, with
         nearest=True, a nearby shape's). dtype: float32, float16, bfloat16; precision: ieee, tf32 or
-        3xtf32 for float32 gemm and batch_matmul."""
+        3xtf32 for float32 gemm, batch_matmul and convolutions."""
         if isinstance(shape, dict):
             shape = ",".join(f"{k}={v}" for k, v in shape.items())
         type_name = dtype if precision == "ieee" else precision

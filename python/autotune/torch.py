@@ -30,6 +30,8 @@ from .tensors import DTYPE_NAMES
 
 _DTYPES = {getattr(torch, name): name for name in DTYPE_NAMES}
 _MATMULS = (torch.bmm, torch.matmul, operator.matmul)
+# The layers whose float32 products take a precision (tf32, 3xtf32) besides ieee.
+PRECISION_OPS = ("gemm", "batch_matmul", "conv1d", "conv2d", "conv3d")
 
 
 def _activation(gm, node):
@@ -186,13 +188,13 @@ def find_layers(model, example_inputs):
 def tasks(model, example_inputs, precision="ieee"):
     """The model's tunable layers as `autotune tune --tasks` entries, one per distinct workload,
     weighted by how often it occurs. precision: ieee, or tf32 / 3xtf32 for float32 products
-    (gemm and batch_matmul layers)."""
+    (gemm, batch_matmul and convolution layers)."""
     _, layers = find_layers(model, example_inputs)
     out = {}
     for layer in layers:
         if layer.why_not:
             continue
-        dtype = precision if precision != "ieee" and layer.op in ("gemm", "batch_matmul") and layer.dtype == "float32" else layer.dtype
+        dtype = precision if precision != "ieee" and layer.op in PRECISION_OPS and layer.dtype == "float32" else layer.dtype
         key = (layer.op, layer.shape_text(), layer.epilogue_text(), dtype)
         if key in out:
             out[key]["weight"] += 1
@@ -296,7 +298,7 @@ def optimize(model, db, example_inputs, target=None, nearest=False, precision="i
         if layer.why_not:
             rows.append((layer.name, workload, f"PyTorch: {layer.why_not}"))
             continue
-        prec = precision if layer.op in ("gemm", "batch_matmul") and layer.dtype == "float32" else "ieee"
+        prec = precision if layer.op in PRECISION_OPS and layer.dtype == "float32" else "ieee"
         try:
             kernel = db.lookup(layer.op, layer.shape_text(), layer.epilogue_text(), target, layer.dtype, prec, nearest)
         except AutotuneError as e:

@@ -21,7 +21,7 @@ class TensorCoreTilingRule final : public CudaRule {
  public:
   std::string_view Name() const override { return "tensor_core_tiling"; }
   std::vector<std::string_view> Marks() const override { return {"set_scope", "cache_read", "tensorize"}; }
-  std::vector<std::string_view> OptionalMarks() const override { return {"cache_write"}; }
+  std::vector<std::string_view> OptionalMarks() const override { return {"cache_write", "matrix_form"}; }
   bool AppliesTo(const tir::Schedule& fresh, const SketchRoles& roles) const override {
     return TensorCoreShape(fresh, roles).ok();
   }

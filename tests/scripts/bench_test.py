@@ -276,8 +276,8 @@ class Errors(unittest.TestCase, support.OneLineErrors):
 
     def test_precision_is_for_float32_products(self):
         with tempfile.TemporaryDirectory() as d:
-            self.one_line(run("--out", d, "--case-shape", "conv2d:N=1,C=4,H=8,W=8,K=4,R=3,S=3", "--precision", "tf32"),
-                          "--precision tf32 is for gemm and batch_matmul cases, not conv2d-")
+            self.one_line(run("--out", d, "--case-shape", "softmax:M=4,N=8", "--precision", "tf32"),
+                          "--precision tf32 is for gemm, batch_matmul, conv1d, conv2d, conv3d cases, not softmax-")
             self.one_line(run("--out", d, "--case-shape", "gemm:M=1,N=1,K=1", "--precision", "3xtf32", "--dtype",
                               "float16"), "--precision 3xtf32 is for float32 products, not --dtype float16")
 

@@ -345,6 +345,14 @@ TEST(ScheduleCorrectness, TensorCoreSketch) {
                 {{"B=2,M=32,N=16,K=48", "relu", "float16"}, {"B=3,M=64,N=32,K=32", "", "bfloat16"},
                  {"B=2,M=9,N=13,K=7", "", "bfloat16"}},
                 9, "cuda.tensor_core");
+  // Convolutions as implicit GEMMs: padded, strided and dilated windows, a batch, odd sizes.
+  CheckOperator("conv2d",
+                {{"N=2,C=8,H=10,W=10,K=16,R=3,S=3,pad=1", "bias,relu", "float16"},
+                 {"N=1,C=5,H=11,W=9,K=24,R=3,S=3,stride=2,pad=1", "", "bfloat16"},
+                 {"N=1,C=16,H=12,W=12,K=32,R=3,S=3,pad=2,dilation=2", "scale,shift,residual,relu", "float16"}},
+                9, "cuda.tensor_core");
+  CheckOperator("conv1d", {{"N=2,C=8,L=30,K=16,R=5,pad=2", "gelu", "bfloat16"}}, 3, "cuda.tensor_core");
+  CheckOperator("conv3d", {{"N=1,C=4,D=5,H=6,W=6,K=16,Q=3,R=3,S=3,pad=1", "", "float16"}}, 3, "cuda.tensor_core");
 }
 
 // float32 products at TF32 and 3xTF32 precision on the tensor-core sketch (m16n8k8 tiles, the
@@ -357,6 +365,9 @@ TEST(ScheduleCorrectness, TF32TensorCoreSketch) {
                 12, "cuda.tensor_core");
   CheckOperator("batch_matmul", {{"B=2,M=32,N=16,K=40", "", "tf32"}, {"B=3,M=9,N=13,K=7", "relu", "3xtf32"}}, 6,
                 "cuda.tensor_core");
+  CheckOperator("conv2d",
+                {{"N=1,C=4,H=7,W=7,K=16,R=3,S=3,pad=1", "relu", "tf32"}, {"N=2,C=3,H=9,W=9,K=8,R=3,S=3,stride=2", "", "3xtf32"}},
+                4, "cuda.tensor_core");
 }
 
 }  // namespace

@@ -264,9 +264,10 @@ TEST(Sketches, RandomSchedulesDrawEveryOfferedSketch) {
 
 // SketchOfTrace tells every sketch's schedules apart, whatever their sampled decisions, on every
 // operator kind; a cuda trace with no rule's mark (no shared copy) counts as cuda.direct.
-// Tensor cores: offered for 16-bit matrix products of any shape (padded to whole tiles), and their
-// default; never for float32 or convolutions. Searched alone by default where every dimension holds
-// a whole 16x16x16 tile; the FMA sketches still when named, or beside it for smaller products.
+// Tensor cores: offered for 16-bit matrix products of any shape (padded to whole tiles) and for
+// 16-bit convolutions (implicit GEMM), and their default; never for float32 ieee. Searched alone by
+// default where every dimension of a matrix product holds a whole 16x16x16 tile; the FMA sketches
+// still when named, or beside it for smaller products and for convolutions.
 TEST(Sketches, TensorCoresServeSixteenBitMatrixProducts) {
   auto offers = [](const tir::Workload& w) {
     for (const SketchSpec* s : ApplicableSketches(tir::Schedule(w, TargetKind::kCuda))) {
@@ -280,8 +281,12 @@ TEST(Sketches, TensorCoresServeSixteenBitMatrixProducts) {
     EXPECT_EQ(DefaultSketch(tir::Schedule(w, TargetKind::kCuda)), FindSketch("cuda.tensor_core")) << dtype;
     EXPECT_TRUE(offers(Make("batch_matmul", "B=3,M=32,N=8,K=16", dtype))) << dtype;
     EXPECT_TRUE(offers(Make("gemm", "M=100,N=60,K=24", dtype))) << dtype;  // padded to whole tiles
-    EXPECT_FALSE(offers(Make("conv2d", "N=1,C=16,H=8,W=8,K=16,R=3,S=3,pad=1", dtype))) << dtype;
+    const tir::Workload conv = Make("conv2d", "N=1,C=16,H=8,W=8,K=16,R=3,S=3,pad=1", dtype);
+    EXPECT_TRUE(offers(conv)) << dtype;
+    EXPECT_EQ(DefaultSketch(tir::Schedule(conv, TargetKind::kCuda)), FindSketch("cuda.tensor_core")) << dtype;
+    EXPECT_GT(Offered(conv, TargetKind::kCuda).size(), 1u) << dtype;
   }
+  EXPECT_FALSE(offers(Make("conv2d", "N=1,C=16,H=8,W=8,K=16,R=3,S=3,pad=1")));
   EXPECT_FALSE(offers(Make("gemm", "M=128,N=64,K=256")));
   const tir::Workload half = Make("gemm", "M=128,N=64,K=256", "float16");
   EXPECT_EQ(Offered(half, TargetKind::kCuda), std::vector<std::string>{"cuda.tensor_core"});
@@ -299,7 +304,8 @@ TEST(Sketches, EveryScheduleIsKnownAsTheSketchThatMadeIt) {
       {"conv2d", "N=1,C=256,H=56,W=56,K=64,R=1,S=1", "float32"},
       {"conv2d", "N=1,C=32,H=112,W=112,K=32,R=3,S=3,pad=1,groups=32", "float32"},
       {"batch_matmul", "B=12,M=128,N=128,K=64", "float32"}, {"gemm", "M=256,N=128,K=64", "float16"},
-      {"batch_matmul", "B=2,M=64,N=64,K=32", "bfloat16"}, {"softmax", "M=64,N=1000", "float32"},
+      {"batch_matmul", "B=2,M=64,N=64,K=32", "bfloat16"}, {"conv2d", "N=2,C=16,H=14,W=14,K=32,R=3,S=3,pad=1", "float16"},
+      {"softmax", "M=64,N=1000", "float32"},
       {"norm", "B=1,M=256,N=256", "float32"}};
   std::vector<std::string> every;
   for (const auto& s : BuiltinSketches()) every.push_back(s.name);

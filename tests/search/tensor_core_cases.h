@@ -42,6 +42,15 @@ inline std::vector<Case> Cases() {
       {"gemm", "M=64,N=32,K=96", "bias,relu", "3xtf32", TensorCoreTiling{1, 2, 2, 2, 4, 3}},
       {"batch_matmul", "B=2,M=9,N=13,K=7", "", "3xtf32", TensorCoreTiling{1, 2, 1, 1, 2, 1}},  // 16x16x32
       {"gemm", "M=33,N=17,K=40", "gelu", "tf32", TensorCoreTiling{1, 1, 3, 3, 1, 2}},
+      // Convolutions as implicit GEMMs (matrix_form): M the output channels, N the batch and pixels, K
+      // the channels and window; strided, dilated, padded windows; odd sizes padded to whole tiles.
+      {"conv2d", "N=1,C=16,H=8,W=8,K=16,R=3,S=3,pad=1", "", "float16", TensorCoreTiling{1, 2, 1, 4, 1, 2}},
+      {"conv2d", "N=2,C=3,H=7,W=9,K=10,R=3,S=3,stride=2,pad=1", "bias,relu", "bfloat16", TensorCoreTiling{1, 1, 1, 5, 2, 1}},
+      {"conv2d", "N=1,C=8,H=9,W=9,K=32,R=3,S=3,pad=2,dilation=2", "", "float16", TensorCoreTiling{2, 1, 1, 4, 1, 3}},
+      {"conv1d", "N=1,C=8,L=20,K=16,R=3,pad=1", "relu", "float16", TensorCoreTiling{1, 1, 1, 3, 2, 2}},
+      {"conv3d", "N=1,C=4,D=4,H=5,W=5,K=16,Q=3,R=3,S=3,pad=1", "", "bfloat16", TensorCoreTiling{1, 2, 1, 2, 1, 2}},
+      {"conv2d", "N=1,C=8,H=6,W=6,K=16,R=3,S=3,pad=1", "", "tf32", TensorCoreTiling{1, 1, 1, 5, 1, 2}},
+      {"conv1d", "N=2,C=6,L=10,K=16,R=3,pad=1", "bias", "3xtf32", TensorCoreTiling{1, 1, 1, 3, 2, 2}},
   };
 }
 

@@ -74,9 +74,16 @@ TEST(Operators, PrecisionOfFloat32Products) {
   tf32->reference({a.data(), b.data()}, out_tf32.data());
   EXPECT_FLOAT_EQ(out_ieee[0], 6 * (1 + std::ldexp(1.0f, -11)));
   EXPECT_FLOAT_EQ(out_tf32[0], 6 * (1 + std::ldexp(1.0f, -10)));
-  auto conv = MakeWorkload("conv2d", "N=1,C=4,H=6,W=6,K=4,R=3,S=3", "", "tf32");
-  ASSERT_FALSE(conv);
-  EXPECT_EQ(conv.error().message, "conv2d products are computed in float32 only (tf32 and 3xtf32 are for gemm and batch_matmul)");
+  // A convolution's reference rounds its data and weights alike (a 1x1 window over 6 channels).
+  auto conv = MakeWorkload("conv2d", "N=1,C=6,H=1,W=1,K=1,R=1,S=1", "", "tf32");
+  ASSERT_TRUE(conv) << conv.error().message;
+  EXPECT_EQ(conv->TypeName(), "tf32");
+  conv->reference({a.data(), b.data()}, out_tf32.data());
+  EXPECT_FLOAT_EQ(out_tf32[0], 6 * (1 + std::ldexp(1.0f, -10)));
+  auto t2d = MakeWorkload("conv2d_transpose", "N=1,C=4,H=4,W=4,K=4,R=3,S=3", "", "tf32");
+  ASSERT_FALSE(t2d);
+  EXPECT_EQ(t2d.error().message,
+            "conv2d_transpose products are computed in float32 only (tf32 and 3xtf32 are for gemm, batch_matmul and conv1d/2d/3d)");
   auto half = CombineNumberType("float16", "tf32");
   ASSERT_FALSE(half);
   EXPECT_EQ(half.error().message, "--precision tf32 is for float32 products, not float16");

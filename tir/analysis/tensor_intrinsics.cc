@@ -218,14 +218,14 @@ Result<void> MatchLoad(TensorCall& call, FragmentRole role) {
   return {};
 }
 
-// Any elementwise function of the accumulator's tile, stored outside the fragments.
+// Any elementwise function of the accumulator's tile, stored outside the fragments anywhere (each
+// element is stored at its own index: a matrix form's output goes back to a convolution's layout).
 Result<void> MatchStore(TensorCall& call) {
   const BufferStoreNode* st = call.store;
   const Var& i = call.loops[0];
   const Var& j = call.loops[1];
   if (IsFragment(st->buffer)) return MakeError("store_16x8 writes shared or global memory, not a local buffer");
-  AT_TRY(out_tile, MatchTile(st->buffer, st->indices, call.loops, i, j));
-  call.a = out_tile;
+  if (auto out_tile = MatchTile(st->buffer, st->indices, call.loops, i, j)) call.a = *out_tile;
   LoadsOf loads;
   loads.Visit(call.inner);
   for (const auto* l : loads.loads) {

@@ -17,7 +17,8 @@
 //   load_b_16x8         for k<16, j<8: B[k,j] = X[k,j]             (16-bit; ldmatrix.x2.trans)
 //   load_a_16x8         for i<16, k<8: A[i,k] = X[i,k]             (float32; rounded to TF32 on loading)
 //   load_b_8x8          for k<8, j<8: B[k,j] = X[k,j]              (float32; likewise)
-//   store_16x8          for i<16, j<8: [if p(i,j)] Y[i,j] = f(C[i,j], ...)   (any elementwise epilogue)
+//   store_16x8          for i<16, j<8: [if p(i,j)] Y[x(i,j)] = f(C[i,j], ...)   (any elementwise epilogue,
+//                       stored at any index: a tile of Y, or a convolution's layout)
 //
 // A fragment is a local buffer that only these intrinsics touch: the C backend keeps the whole tile
 // in every thread and runs the description; CUDA spreads each tile over the 32 lanes of a warp in
@@ -89,7 +90,7 @@ struct TensorCall {
   Stmt inner;
   const BufferStoreNode* store = nullptr;
   // kMma: a, b, c. kFill: c. kLoadA/kLoadB: c is the fragment written, a the tile read. kStore: c is
-  // the accumulator read, a the tile written.
+  // the accumulator read, a the tile written (when the store writes a tile).
   std::optional<TileOperand> a, b, c;
   // The fragments the call touches and how.
   std::vector<std::pair<Buffer, FragmentUse>> fragments;

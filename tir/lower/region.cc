@@ -37,7 +37,9 @@ bool MultipleOf(const Expr& e, int64_t c) {
 }  // namespace
 
 IndexRange EvalIndexRange(const Expr& index, const std::unordered_map<const VarNode*, LoopRange>& loops) {
-  const LinearSum lin = Decompose(index);
+  // Simplified first, so that the digits of a fused index put back together (a matrix form's
+  // output, read back at a convolution's coordinates) are one term, not three bounded apart.
+  const LinearSum lin = Decompose(Simplify(index));
   Expr fixed = IntImm(lin.constant, index->dtype);
   int64_t lo = 0, hi = 0;
   for (const LinearSum::Term& t : lin.terms) {

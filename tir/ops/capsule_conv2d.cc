@@ -132,7 +132,8 @@ class CapsuleConv2dOperator : public OperatorDef {
       padded = te::Compute("pad", shape, {"n", "c", "i", "q", "yy", "xx"}, [&](const std::vector<Var>& v) {
         const Expr inside = And(And(GE(v[4], IntImm(g.pad)), LT(v[4], IntImm(g.in[0] + g.pad))),
                                 And(GE(v[5], IntImm(g.pad)), LT(v[5], IntImm(g.in[1] + g.pad))));
-        return Select(inside, ReadFloat32(data, {v[0], v[1], v[2], v[3], v[4] - g.pad, v[5] - g.pad}), FloatImm(0.0));
+        // The input's element type, as a convolution's padded input (tir/ops/convolution.cc).
+        return Select(inside, te::Read(data, {v[0], v[1], v[2], v[3], v[4] - g.pad, v[5] - g.pad}), ZeroOf(data->dtype));
       });
       computes.push_back(padded);
     }

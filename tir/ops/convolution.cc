@@ -37,6 +37,7 @@ class ConvOperator : public OperatorDef {
   explicit ConvOperator(ConvRank rank) : rank_(std::move(rank)) {}
   std::string Name() const override { return rank_.name; }
   std::string Summary() const override { return rank_.summary; }
+  bool TakesPrecision() const override { return true; }
   std::vector<ParamSpec> Params() const override {
     const std::string dims = rank_.dimensions.empty() ? "" : " (" + rank_.dimensions + " dimensions)";
     std::vector<ParamSpec> p = {{"N", std::nullopt, "batch"}, {"C", std::nullopt, "input channels"}};
@@ -52,12 +53,12 @@ class ConvOperator : public OperatorDef {
 
   Result<void> Validate(const ShapeParams& p) const override { return ValidateConv(p, Unpack(p)); }
 
-  Workload Build(const ShapeParams& p, const Epilogue& epilogue, DType dtype, Precision) const override {
+  Workload Build(const ShapeParams& p, const Epilogue& epilogue, DType dtype, Precision precision) const override {
     const ConvGeometry g = Unpack(p);
     std::vector<te::Operation> inputs = {te::Placeholder("data", g.DataShape(), dtype),
                                          te::Placeholder("weight", g.WeightShape(), dtype)};
     std::vector<te::Operation> computes;
-    const te::Operation conv = ConvCompute(g, rank_.axes, inputs[0], inputs[1], computes);
+    const te::Operation conv = ConvCompute(g, rank_.axes, inputs[0], inputs[1], precision, computes);
     AddEpilogue(conv, 1, epilogue, dtype, inputs, computes);
     double window = 1;
     for (int64_t k : g.kernel) window *= static_cast<double>(k);
@@ -73,6 +74,9 @@ class ConvOperator : public OperatorDef {
       ConvReference(g, in[0], in[1], out);
       ApplyEpilogueReference(epilogue, g.OutShape(), 1, in.data() + 2, out);
     };
+    w.reference = ReferenceAt(precision, {static_cast<int64_t>(data_elements), static_cast<int64_t>(weight_elements)},
+                              std::move(w.reference));
+    w.precision = precision;
     return w;
   }
 
@@ -151,12 +155,14 @@ Result<void> ValidateConv(const ShapeParams& params, const ConvGeometry& g) {
 }
 
 te::Operation ConvCompute(const ConvGeometry& g, const ConvAxisNames& names, const te::Operation& data,
-                          const te::Operation& weight, std::vector<te::Operation>& computes) {
+                          const te::Operation& weight, Precision precision, std::vector<te::Operation>& computes) {
   const size_t rank = g.in.size();
   te::Operation padded = data;
   if (g.pad > 0) {
     std::vector<int64_t> shape = {g.N, g.C};
     for (int64_t x : g.in) shape.push_back(x + 2 * g.pad);
+    // The padded input keeps the input's element type (padding changes no value): a tensor-core
+    // schedule's copies of it are of 16-bit elements.
     padded = te::Compute("pad", shape, names.padded, [&](const std::vector<Var>& v) {
       Expr inside;
       std::vector<Expr> idx = {v[0], v[1]};
@@ -166,7 +172,7 @@ te::Operation ConvCompute(const ConvGeometry& g, const ConvAxisNames& names, con
         inside = inside ? And(inside, in_d) : in_d;
         idx.push_back(x - g.pad);
       }
-      return Select(inside, ReadFloat32(data, idx), FloatImm(0.0));
+      return Select(inside, te::Read(data, idx), ZeroOf(data->dtype));
     });
     computes.push_back(padded);
   }
@@ -180,7 +186,7 @@ te::Operation ConvCompute(const ConvGeometry& g, const ConvAxisNames& names, con
       at.push_back(v[2 + d] * g.stride + reduce[1 + d].var * g.dilation);
       w.push_back(reduce[1 + d].var);
     }
-    return te::Sum(Mul(ReadFloat32(padded, at), ReadFloat32(weight, w)), reduce);
+    return te::Sum(ProductAt(ReadFloat32(padded, at), ReadFloat32(weight, w), precision), reduce);
   });
 }
 

@@ -39,9 +39,9 @@ struct ConvAxisNames {
 Result<void> ValidateConv(const ShapeParams& params, const ConvGeometry& g);
 
 // The padded input (or `data` itself without padding) and the convolution stage "conv" in float32,
-// appended to `computes`.
+// its products at `precision`, appended to `computes`.
 te::Operation ConvCompute(const ConvGeometry& g, const ConvAxisNames& names, const te::Operation& data,
-                          const te::Operation& weight, std::vector<te::Operation>& computes);
+                          const te::Operation& weight, Precision precision, std::vector<te::Operation>& computes);
 
 // What names a convolution operator of one rank: its parameters, stages and layout.
 struct ConvRank {

@@ -180,8 +180,8 @@ Result<Workload> MakeWorkload(const std::string& op_name, const std::string& sha
   if (!ep->empty() && !op->TakesEpilogue()) return MakeError(fmt::format("operator {} takes no epilogue", op_name));
   AT_TRY(type, ParseNumberType(dtype));
   if (type.precision != Precision::kIEEE && !op->TakesPrecision()) {
-    return MakeError(fmt::format("{} products are computed in float32 only (tf32 and 3xtf32 are for gemm and "
-                                 "batch_matmul)", op_name));
+    return MakeError(fmt::format("{} products are computed in float32 only (tf32 and 3xtf32 are for gemm, "
+                                 "batch_matmul and conv1d/2d/3d)", op_name));
   }
   return op->Build(*params, *ep, type.element, type.precision);
 }

@@ -97,6 +97,10 @@ class Schedule {
   // A fresh reduction computes over its iterators' extents rounded up to `multiples` (one per
   // iterator, axes then reduce axes), reading its operands through zero-padded stages.
   Result<void> PadEinsum(StageRV stage, const std::vector<int64_t>& multiples);
+  // A fresh contraction as a (batched) matrix product over fused iterators (tir/analysis/matrix_axes.h):
+  // new stages <name>_a and <name>_b (its operands at the fused iterators) and <name>_matrix (their
+  // product, returned); the stage itself reads the product back at its own coordinates.
+  Result<StageRV> MatrixForm(StageRV stage);
   // The kernel takes input `input` packed (tir/packed_layout.h): dimension `dim` split by the product
   // of `factors`, the inner part last; every stage reads the packed tensor. cpu schedules only.
   Result<void> PackInput(const std::string& input, int dim, const std::vector<FactorArg>& factors);

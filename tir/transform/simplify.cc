@@ -70,7 +70,10 @@ bool IsQuotientOf(const Expr& e, const Expr& x, int64_t c, DType t) {
   if (!d || d->op != BinaryOp::kFloorDiv) return false;
   const Quotient qe = AsQuotient(e, t), qx = AsQuotient(x, t);
   int64_t want;
-  return CheckedMul(qx.divisor, c, t, &want) && qe.divisor == want && ExprDeepEqual(*qe.base, *qx.base);
+  if (CheckedMul(qx.divisor, c, t, &want) && qe.divisor == want && ExprDeepEqual(*qe.base, *qx.base)) return true;
+  // The quotient may have been reduced by a common factor (floordiv(8b, 20) is floordiv(2b, 5)):
+  // x over c, simplified alike, is then the same expression.
+  return ExprDeepEqual(e, Simplify(FloorDiv(x, IntImm(c, t))));
 }
 
 // Recombines what splitting a loop (or an index into several) produces, coefficient k:

@@ -44,8 +44,7 @@ te::Operation PaddedCopy(const te::Operation& source, const std::vector<int64_t>
     Expr in = LT(axis.back().var, IntImm(source->shape[d]));
     inside = inside ? And(inside, in) : in;
   }
-  const Expr zero = IsHalf(source->dtype) ? Cast(source->dtype, FloatImm(0.0)) : FloatImm(0.0, source->dtype);
-  return te::MakeCompute(name, std::move(axis), Select(inside, te::Read(source, index), zero));
+  return te::MakeCompute(name, std::move(axis), Select(inside, te::Read(source, index), ZeroOf(source->dtype)));
 }
 
 class LoadRedirect : public IRMutator {

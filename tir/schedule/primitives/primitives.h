@@ -32,6 +32,7 @@ InstructionKind RFactorInstruction();
 InstructionKind ReIndexInstruction();
 InstructionKind TensorizeInstruction();
 InstructionKind PadEinsumInstruction();
+InstructionKind MatrixFormInstruction();
 InstructionKind PackInputInstruction();
 InstructionKind SamplePerfectTileInstruction();
 InstructionKind SampleCategoricalInstruction();

@@ -54,6 +54,7 @@ void RegisterBuiltinInstructions(InstructionRegistry& r) {
   r.Register(ReIndexInstruction());
   r.Register(TensorizeInstruction());
   r.Register(PadEinsumInstruction());
+  r.Register(MatrixFormInstruction());
   r.Register(PackInputInstruction());
   r.Register(SamplePerfectTileInstruction());
   r.Register(SampleCategoricalInstruction());
