@@ -8,6 +8,7 @@
 #include "search/rules/rule_util.h"
 #include "search/rules/schedule_rule.h"
 #include "tir/analysis/gpu_validity.h"
+#include "tir/analysis/matrix_axes.h"
 #include "tir/lower/lower.h"
 
 namespace autotune::search {
@@ -113,11 +114,10 @@ SketchDecisions DefaultRowSplitDecisions(const Schedule& fresh) {
 // them), the operand is copied per parallel tile and the tile takes 8 register tiles down the rows,
 // which share the copy. Default schedules on 2 cores: gemm 1024^3 9.2 ms so against 16.3 without the
 // copy, M=512,N=768,K=768 2.4 against 3.9; gemm 512^3 (2 KB rows) 0.81 without it against 2.1.
-SketchDecisions DefaultRegisterTileDecisions(const Stage& main) {
+SketchDecisions DefaultRegisterTileDecisions(int64_t row_bytes) {
   constexpr int64_t kCopyAboveRowBytes = 2048, kTilesPerCopy = 8;
   SketchDecisions d = DefaultDecisions(TargetKind::kCpu);
-  const StageShape shape = ShapeOf(main);
-  if (shape.spatial.empty() || shape.spatial.back() * BytesOf(main.op->dtype) <= kCopyAboveRowBytes) return d;
+  if (row_bytes <= kCopyAboveRowBytes) return d;
   auto plain = d.tiles;
   d.tiles = [plain](const TileRequest& r) -> std::optional<std::vector<int64_t>> {
     if (r.reduce || r.levels != 3 || r.axis != RegisterRowsAxis(r.num_axes)) return plain(r);
@@ -166,7 +166,18 @@ SketchDecisions DefaultCpuRegisterDecisions(const Schedule& fresh) {
   if (!roles) return DefaultDecisions(TargetKind::kCpu);
   const Stage& main = fresh.state().stages[fresh.state().FindStage(roles->main)];
   if (ChannelOperand(main)) return DefaultChannelVectorDecisions(ShapeOf(main));
-  return DefaultRegisterTileDecisions(main);
+  const StageShape shape = ShapeOf(main);
+  return DefaultRegisterTileDecisions(shape.spatial.empty() ? 0 : shape.spatial.back() * BytesOf(main.op->dtype));
+}
+
+// cpu.matrix: as a gemm's cpu.registers, its rows the product's columns (the output's pixels).
+SketchDecisions DefaultMatrixDecisions(const Schedule& fresh) {
+  auto roles = FindSketchRoles(fresh.state());
+  if (!roles) return DefaultDecisions(TargetKind::kCpu);
+  const Stage& main = fresh.state().stages[fresh.state().FindStage(roles->main)];
+  auto axes = FindMatrixAxes(*main.op);
+  if (!axes) return DefaultDecisions(TargetKind::kCpu);
+  return DefaultRegisterTileDecisions(MatrixAxes::Extent(*main.op, axes->n) * BytesOf(main.op->dtype));
 }
 
 }  // namespace
@@ -174,6 +185,7 @@ SketchDecisions DefaultCpuRegisterDecisions(const Schedule& fresh) {
 SketchDecisions DefaultDecisions(const Schedule& fresh, const SketchSpec& sketch) {
   if (sketch.name == "cuda.rows_split") return DefaultRowSplitDecisions(fresh);
   if (sketch.name == "cpu.registers") return DefaultCpuRegisterDecisions(fresh);
+  if (sketch.name == "cpu.matrix") return DefaultMatrixDecisions(fresh);
   if (sketch.name != "cuda.split_k") return DefaultDecisions(sketch.target);
   SketchDecisions d = DefaultDecisions(TargetKind::kCuda);
   auto roles = FindSketchRoles(fresh.state());

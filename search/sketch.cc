@@ -59,6 +59,8 @@ const std::vector<SketchSpec>& BuiltinSketches() {
        {"cache_write_local", "inline_padding", "inline_epilogue", "multi_level_tiling_gpu", "auto_unroll"},
        true,
        ReductionFitsAWindow},
+      {"cpu.matrix", TargetKind::kCpu,
+       {"matrix_form_cpu", "copy_operand_cpu", "inline_padding", "register_tiling_cpu", "auto_unroll"}},
       {"cpu.registers", TargetKind::kCpu,
        {"cache_write_local", "copy_operand_cpu", "inline_padding", "inline_epilogue", "register_tiling_cpu",
         "auto_unroll"}},

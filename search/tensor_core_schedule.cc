@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "search/rules/matrix_rewrite.h"
 #include "search/rules/schedule_rule.h"
 #include "tir/analysis/matrix_axes.h"
 #include "tir/analysis/tensor_intrinsics.h"
@@ -50,29 +51,6 @@ Result<StageRV> SharedCopy(tir::Schedule& sch, const std::string& operand, Stage
   return copy;
 }
 
-// The output stage's loops as the matrix product's: the batch axes fused, then the rows (M), then
-// the columns (N), so that the tiling's last two loops are the product's rows and columns.
-Result<void> FuseOutputAsMatrix(tir::Schedule& sch, StageRV out, const tir::MatrixAxes& axes) {
-  AT_TRY(loops, sch.GetLoops(out));
-  std::vector<LoopRV> order;
-  for (const std::vector<int>* group : {&axes.batch, &axes.m, &axes.n}) {
-    std::vector<LoopRV> part;
-    for (int i : *group) {
-      if (i >= static_cast<int>(loops.size())) return MakeError("tensor cores: the output's loops differ from the product's axes");
-      part.push_back(loops[i]);
-    }
-    order.insert(order.end(), part.begin(), part.end());
-  }
-  if (order.size() != loops.size()) return MakeError("tensor cores: the output's loops differ from the product's axes");
-  AT_TRY_VOID(sch.Reorder(order));
-  size_t at = 0;
-  for (const std::vector<int>* group : {&axes.batch, &axes.m, &axes.n}) {
-    const std::vector<LoopRV> part(order.begin() + at, order.begin() + at + group->size());
-    at += group->size();
-    if (part.size() > 1) AT_TRY_VOID(sch.Fuse(part));
-  }
-  return {};
-}
 
 // The multiple M or N is padded to: none when it is a multiple of 64 (the factors have a choice),
 // else whole mma tiles when it is small, else 64. (N = 1000 is whole 8-wide tiles, but only 125 of
@@ -217,24 +195,6 @@ int64_t ChunkSharedBytes(const MmaShape& s, int64_t bm, int64_t bn, int64_t bk) 
   return s.element_bytes * (bm * PaddedRow(bk, RowAlignment(s, true)) + bk * PaddedRow(bn, RowAlignment(s, false)));
 }
 
-namespace {
-
-// The contraction as a matrix product (matrix_form): the product is the main stage, and the
-// contraction, reading it back, an elementwise stage before the output (or the output). Returns the
-// matrix axes of the contraction, along which the output's loops are fused.
-Result<tir::MatrixAxes> RewriteAsMatrices(tir::Schedule& sch, SketchRoles& roles) {
-  AT_TRY(contraction, sch.GetStage(roles.main));
-  AT_TRY(id, sch.Resolve(contraction));
-  AT_TRY(axes, tir::FindMatrixAxes(*sch.state().stages[id].op));
-  AT_TRY(product, sch.MatrixForm(contraction));
-  AT_TRY(pid, sch.Resolve(product));
-  if (roles.epilogue.empty()) roles.epilogue = roles.main;
-  roles.main = sch.state().stages[pid].name();
-  roles.pad.clear();
-  return axes;
-}
-
-}  // namespace
 
 Result<void> ApplyTensorCoreTiling(tir::Schedule& sch, const SketchRoles& fresh_roles, const MmaShape& shape,
                                    const TensorCoreFactors& f) {

@@ -26,5 +26,6 @@ std::unique_ptr<ScheduleRule> MakeRowsGpuRule();
 std::unique_ptr<ScheduleRule> MakeRowsCpuRule();
 std::unique_ptr<ScheduleRule> MakeSplitRowsRule();
 std::unique_ptr<ScheduleRule> MakeTensorCoreTilingRule();
+std::unique_ptr<ScheduleRule> MakeMatrixFormCpuRule();
 
 }  // namespace autotune::search

@@ -28,6 +28,7 @@ const std::vector<std::unique_ptr<ScheduleRule>>& Rules() {
     r->push_back(MakeRowsCpuRule());
     r->push_back(MakeSplitRowsRule());
     r->push_back(MakeTensorCoreTilingRule());
+    r->push_back(MakeMatrixFormCpuRule());
     return r;
   }();
   return *rules;

@@ -241,6 +241,17 @@ TEST(ScheduleCorrectness, Conv2d) {
                 30);
 }
 
+// cpu.matrix (1x1 convolutions tiled as gemms: weights x input pixels as contiguous columns), its
+// default and random schedules: epilogues, odd sizes, a padded input, conv1d and conv3d.
+TEST(ScheduleCorrectness, PointwiseConvolutionsAsGemmsOnTheCpu) {
+  CheckOperator("conv2d",
+                {{"N=1,C=24,H=9,W=7,K=10,R=1,S=1", "bias,relu"}, {"N=1,C=5,H=6,W=6,K=7,R=1,S=1,pad=1", ""},
+                 {"N=1,C=16,H=8,W=8,K=16,R=1,S=1", "scale,shift,residual,relu", "bfloat16"}},
+                9, "cuda.tensor_core");
+  CheckOperator("conv1d", {{"N=1,C=12,L=37,K=9,R=1", "gelu"}}, 3);
+  CheckOperator("conv3d", {{"N=1,C=6,D=3,H=5,W=4,K=8,Q=1,R=1,S=1", "", "float16"}}, 3);
+}
+
 // float16 and bfloat16 tensors (float32 accumulation, one rounding into the output) through every
 // schedule structure: the C path checks them at the type's tolerance, NVRTC compiles the CUDA ones.
 TEST(ScheduleCorrectness, SixteenBitTypes) {

@@ -57,7 +57,23 @@ TEST(Sketches, TableNamesOnlyRegisteredRules) {
     EXPECT_TRUE(any) << tir::TargetKindName(t);
   }
   EXPECT_EQ(FindScheduleRule("no_such_rule"), nullptr);
-  EXPECT_EQ(ScheduleRuleNames().size(), 18u);
+  EXPECT_EQ(ScheduleRuleNames().size(), 19u);
+}
+
+// cpu.matrix: a convolution whose pixels are contiguous columns of its input (1x1, stride 1, one
+// image; a padded input's pixels too) is offered the gemm's tiling, first (its default); a window, a
+// stride or a second image read columns apart, and a gemm needs no rewriting.
+TEST(Sketches, PointwiseConvolutionsAreTiledAsGemmsOnTheCpu) {
+  const tir::Workload pointwise = Make("conv2d", "N=1,C=256,H=56,W=56,K=64,R=1,S=1");
+  EXPECT_EQ(Offered(pointwise, TargetKind::kCpu), (std::vector<std::string>{"cpu.matrix", "cpu.registers", "cpu.tiled"}));
+  EXPECT_EQ(DefaultSketch(tir::Schedule(pointwise, TargetKind::kCpu)), FindSketch("cpu.matrix"));
+  EXPECT_EQ(Offered(Make("conv1d", "N=1,C=16,L=40,K=8,R=1"), TargetKind::kCpu).front(), "cpu.matrix");
+  EXPECT_EQ(Offered(Make("conv2d", "N=1,C=64,H=14,W=14,K=64,R=1,S=1,pad=1"), TargetKind::kCpu).front(), "cpu.matrix");
+  for (const char* shape : {"N=1,C=64,H=14,W=14,K=64,R=3,S=3,pad=1", "N=1,C=64,H=14,W=14,K=64,R=1,S=1,stride=2",
+                            "N=2,C=64,H=14,W=14,K=64,R=1,S=1"}) {
+    EXPECT_EQ(Offered(Make("conv2d", shape), TargetKind::kCpu).front(), "cpu.registers") << shape;
+  }
+  EXPECT_EQ(Offered(Make("gemm", "M=64,N=64,K=64"), TargetKind::kCpu).front(), "cpu.registers");
 }
 
 // Row operators get the row sketches and nothing else; contractions never get them.
