@@ -47,6 +47,9 @@ struct SketchDecisions {
   ChoiceDecider mma_tiles = [](const std::vector<int64_t>&) { return std::nullopt; };
   ChoiceDecider mma_k_steps = [](const std::vector<int64_t>&) { return std::nullopt; };
   ChoiceDecider mma_stages = [](const std::vector<int64_t>&) { return std::nullopt; };  // 1 off, 2-4
+  // Elements a thread copies at a time into the B copy of a convolution's matrix form (its im2col
+  // tile): 16 bytes, or fewer, so that a warp's lanes read neighbouring elements of a gather.
+  ChoiceDecider mma_copy_vector = [](const std::vector<int64_t>&) { return std::nullopt; };
   // The index of the loop to compute a shared copy at, among `count` outer reduction loops.
   std::function<std::optional<int64_t>(size_t count)> compute_location = [](size_t) { return std::nullopt; };
 };

@@ -145,8 +145,8 @@ Result<void> CooperativeFetch(tir::Schedule& sch, StageRV copy, const MmaShape& 
   AT_TRY(loops, sch.GetLoops(copy));
   const int row_dim = static_cast<int>(loops.size()) - 2;
   AT_TRY(all, sch.Fuse(loops));
-  // 16 bytes a thread and step: rows are whole multiples of that long.
-  const int64_t vector = 16 / shape.element_bytes;
+  // 16 bytes a thread and step (rows are whole multiples of that long), unless decided otherwise for B.
+  const tir::FactorArg vector = !matrix_a && t.b_copy_vector ? *t.b_copy_vector : tir::FactorArg{16 / shape.element_bytes};
   AT_TRY(parts, sch.Split(all, {std::monostate{}, t.warps_m, t.warps_n, int64_t{32}, vector}));
   AT_TRY_VOID(sch.Reorder({parts[1], parts[2], parts[3], parts[0], parts[4]}));
   AT_TRY_VOID(sch.Unroll(parts[0]));  // the copies' addresses become constants apart
@@ -268,7 +268,7 @@ Result<tir::Schedule> TensorCoreSchedule(const tir::Workload& workload, const Te
     return MakeError(fmt::format("tensor cores: M={} N={} K={} (padded) are not multiples of the {}x{}x{} block tile",
                                  padded.m, padded.n, padded.k, bm, bn, bk));
   }
-  AT_TRY_VOID(ApplyTensorCoreTiling(sch, roles, shape, {t.warps_m, t.warps_n, t.tiles_m, t.tiles_n, t.k_steps, t.stages}));
+  AT_TRY_VOID(ApplyTensorCoreTiling(sch, roles, shape, {t.warps_m, t.warps_n, t.tiles_m, t.tiles_n, t.k_steps, t.stages, std::nullopt}));
   return sch;
 }
 

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "search/rules/schedule_rule.h"
 #include "support/result.h"
@@ -26,6 +27,9 @@ struct TensorCoreFactors {
   tir::FactorArg tiles_m, tiles_n;  // 16x8 accumulator tiles of a warp along each
   tir::FactorArg k_steps;           // mma steps (MmaShape::step deep) per shared-memory chunk of the reduction
   tir::FactorArg stages;            // pipeline stages of the shared copies (cp.async): 1 (none) to 4
+  // Elements a thread copies at a time into B's shared copy; unset: 16 bytes (a matrix form's gather
+  // may do better with fewer, a warp's lanes then on neighbouring elements).
+  std::optional<tir::FactorArg> b_copy_vector;
 };
 
 // The shape of a matrix product: M, N, K of its reduction stage, and what its mma computes.

@@ -50,7 +50,13 @@ class TensorCoreTilingRule final : public CudaRule {
     std::vector<int64_t> stages = {1, 2, 3, 4};
     std::erase_if(stages, [&](int64_t n) { return n > 1 && n * chunk_bytes > 160 * 1024; });
     AT_TRY(pipeline, Pick(sch, stages, d.mma_stages));
-    AT_TRY_VOID(ApplyTensorCoreTiling(sch, ctx.roles, raw, {warps_m, warps_n, tiles_m, tiles_n, k_steps, pipeline}));
+    TensorCoreFactors factors{warps_m, warps_n, tiles_m, tiles_n, k_steps, pipeline, std::nullopt};
+    // A matrix form's B copy may gather (an im2col tile): 16-byte vectors, or lanes on neighbours.
+    if (raw.matrix_form) {
+      AT_TRY(vector, Pick(sch, {1, 2, 16 / s.element_bytes}, d.mma_copy_vector));
+      factors.b_copy_vector = vector;
+    }
+    AT_TRY_VOID(ApplyTensorCoreTiling(sch, ctx.roles, raw, factors));
     ctx.tiled = true;
     return {};
   }
