@@ -34,12 +34,19 @@ bool MultipleOf(const Expr& e, int64_t c) {
   return true;
 }
 
+bool HasDivisionTerm(const LinearSum& lin) {
+  return std::any_of(lin.terms.begin(), lin.terms.end(), [](const LinearSum::Term& t) {
+    const auto* b = As<BinaryNode>(t.expr);
+    return b && (b->op == BinaryOp::kFloorDiv || b->op == BinaryOp::kFloorMod);
+  });
+}
+
 }  // namespace
 
 IndexRange EvalIndexRange(const Expr& index, const std::unordered_map<const VarNode*, LoopRange>& loops) {
-  // Simplified first, so that the digits of a fused index put back together (a matrix form's
-  // output, read back at a convolution's coordinates) are one term, not three bounded apart.
-  const LinearSum lin = Decompose(Simplify(index));
+  // Digits of a fused index (a matrix form's output read back at a convolution's coordinates) are
+  // simplified back together first, so they are one term, not three bounded apart.
+  const LinearSum lin = HasDivisionTerm(Decompose(index)) ? Decompose(Simplify(index)) : Decompose(index);
   Expr fixed = IntImm(lin.constant, index->dtype);
   int64_t lo = 0, hi = 0;
   for (const LinearSum::Term& t : lin.terms) {
