@@ -208,13 +208,9 @@ Result<void> ApplyTensorCoreTiling(tir::Schedule& sch, const SketchRoles& fresh_
   // feeding the product's operands (padding) into the operands.
   AT_TRY(main, sch.GetStage(roles.main));
   AT_TRY(main_id, sch.Resolve(main));
-  const std::vector<int> operand_stages = sch.state().Producers(main_id);
-  for (int id : std::vector<int>(sch.state().order)) {
-    const auto& st = sch.state().stages[id];
-    if (st.name() == roles.main || st.is_output || std::count(operand_stages.begin(), operand_stages.end(), id)) continue;
-    AT_TRY(s, sch.GetStage(st.name()));
-    AT_TRY_VOID(sch.ComputeInline(s));
-  }
+  std::vector<std::string> keep = {roles.main};
+  for (int id : sch.state().Producers(main_id)) keep.push_back(sch.state().stages[id].name());
+  AT_TRY_VOID(InlineAllBut(sch, keep));
   // The accumulator: the product itself, or (no stage after it) a local cache of it that the
   // product's stage then stores.
   StageRV acc = main;

@@ -69,14 +69,8 @@ class MatrixFormCpu final : public CpuRule {
     for (int id : sch.state().order) {
       if (sch.state().stages[id].op->buffer.get() == operands[1]) b = sch.state().stages[id].name();
     }
-    // Everything but the product, B and the output is inlined: the weights into the product (read in
-    // place), the read-back and any epilogue into the output.
-    for (int id : std::vector<int>(sch.state().order)) {
-      const auto& st = sch.state().stages[id];
-      if (st.name() == ctx.roles.main || st.name() == b || st.is_output) continue;
-      AT_TRY(s, sch.GetStage(st.name()));
-      AT_TRY_VOID(sch.ComputeInline(s));
-    }
+    // The weights are read in place (inlined into the product).
+    AT_TRY_VOID(InlineAllBut(sch, {ctx.roles.main, b}));
     AT_TRY_VOID(sch.SetScope(product, tir::Scope::kLocal));
     AT_TRY(out, sch.GetStage(sch.state().stages[sch.state().OutputStage()].name()));
     AT_TRY_VOID(FuseOutputAsMatrix(sch, out, axes));

@@ -1,5 +1,7 @@
 #include "search/rules/matrix_rewrite.h"
 
+#include <algorithm>
+
 namespace autotune::search {
 
 Result<tir::MatrixAxes> RewriteAsMatrices(tir::Schedule& sch, SketchRoles& roles) {
@@ -31,6 +33,16 @@ Result<void> FuseOutputAsMatrix(tir::Schedule& sch, tir::StageRV out, const tir:
     const std::vector<tir::LoopRV> part(order.begin() + at, order.begin() + at + group->size());
     at += group->size();
     if (part.size() > 1) AT_TRY_VOID(sch.Fuse(part));
+  }
+  return {};
+}
+
+Result<void> InlineAllBut(tir::Schedule& sch, const std::vector<std::string>& keep) {
+  for (int id : std::vector<int>(sch.state().order)) {
+    const tir::Stage& st = sch.state().stages[id];
+    if (st.is_output || std::find(keep.begin(), keep.end(), st.name()) != keep.end()) continue;
+    AT_TRY(stage, sch.GetStage(st.name()));
+    AT_TRY_VOID(sch.ComputeInline(stage));
   }
   return {};
 }

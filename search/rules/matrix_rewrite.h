@@ -18,4 +18,8 @@ Result<tir::MatrixAxes> RewriteAsMatrices(tir::Schedule& sch, SketchRoles& roles
 // The output stage's loops in the product's order, each group fused: [batch], rows (M), columns (N).
 Result<void> FuseOutputAsMatrix(tir::Schedule& sch, tir::StageRV out, const tir::MatrixAxes& axes);
 
+// Every live stage but the output and those named in `keep` inlined into its consumers: padding
+// into an operand, the read-back and an epilogue's steps into the output.
+Result<void> InlineAllBut(tir::Schedule& sch, const std::vector<std::string>& keep);
+
 }  // namespace autotune::search
