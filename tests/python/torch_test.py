@@ -74,6 +74,10 @@ class TorchCpu(unittest.TestCase):
             ("batch_matmul", "B=2,M=2,N=2,K=4", ""),
         })
         self.assertTrue(all(t["dtype"] == "float32" and t["weight"] == 1 for t in self.tasks))
+        # At a precision, every product takes it: the convolutions' as the gemm's and bmm's.
+        tf32 = self.at.tasks(self.model, (self.x,), precision="tf32")
+        self.assertEqual({t["dtype"] for t in tf32}, {"tf32"})
+        self.assertEqual(len(tf32), len(self.tasks))
 
     def test_optimize_swaps_the_tuned_layers_and_keeps_the_answers(self):
         import autotune
