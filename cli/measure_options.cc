@@ -5,6 +5,7 @@
 #include "cli/cli_error.h"
 #include "cli/number_checks.h"
 #include "measure/c_builder.h"
+#include "measure/cpu_isa.h"
 #include "measure/cpu_runner.h"
 #include "measure/cuda_runner.h"
 #include "measure/host_load.h"
@@ -46,6 +47,7 @@ void WarnIfHostBusy(const MeasureTarget& target, const measure::MeasureConfig& c
 MeasureTarget ResolveMeasureTarget(const std::string& requested, const measure::MeasureConfig& config) {
   MeasureTarget t;
   if (requested == "cpu") {
+    if (auto isa = measure::ResolveCpuIsa(config.cpu_isa); !isa) throw UserError{isa.error().message};
     t.info = search::CpuTargetInfo(config);
     return t;
   }

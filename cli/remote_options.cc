@@ -39,7 +39,7 @@ RemoteMeasurement ConnectWorkers(const RemoteOptions& o, const std::string& targ
     throw UserError{fmt::format("unknown target '{}' (expected cpu, cuda or auto)", target)};
   }
   rc.target = target == "cpu" ? tir::TargetKind::kCpu : tir::TargetKind::kCuda;
-  rc.arch = config.cuda_arch;
+  rc.arch = target == "cpu" ? config.cpu_isa : config.cuda_arch;
   rc.settings = config;
   if (!o.token_file.empty()) rc.token = ReadTokenFile(o.token_file);
   rc.tls = ReadTlsFiles(o.tls_cert, o.tls_key, o.tls_ca, "--tls-cert, --tls-key and --tls-ca");

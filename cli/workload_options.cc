@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/cli_error.h"
+#include "cli/target_option.h"
 #include "search/default_schedule.h"
 #include "search/sketch.h"
 #include "support/input_file.h"
@@ -46,7 +47,7 @@ void WorkloadOptions::AddTo(CLI::App& cmd, bool) {
                  "element type of the tensors: float32, float16 or bfloat16 (16-bit types accumulate in float32 and "
                  "round once into the output)");
   cmd.add_option("--precision", precision, kPrecisionHelp);
-  cmd.add_option("--target", target, "cpu or cuda");
+  cmd.add_option("--target", target, TargetOptionHelp(false));
   auto* trace = cmd.add_option("--trace", trace_file,
                                "the schedule of this trace file (a trace, a `measure --json` report, or a `tune "
                                "--json` report: its best for this workload) instead of the default schedule");
@@ -62,9 +63,8 @@ tir::Workload WorkloadOptions::MakeWorkload() const {
 }
 
 tir::TargetKind WorkloadOptions::Target() const {
-  auto t = tir::ParseTargetKind(target);
-  if (!t) throw UserError{fmt::format("unknown target '{}' (expected cpu or cuda)", target)};
-  return *t;
+  measure::MeasureConfig unused;
+  return *tir::ParseTargetKind(TakeTargetOption(target, unused, /*allow_auto=*/false));
 }
 
 tir::Schedule WorkloadOptions::MakeSchedule(const tir::Workload& w) const {

@@ -10,7 +10,7 @@ namespace autotune::db {
 
 struct TargetInfo {
   std::string kind;     // "cpu" or "cuda"
-  std::string arch;     // cuda: "sm_90"; cpu: the machine architecture, "x86_64"
+  std::string arch;     // cuda: "sm_90"; cpu: the instruction set built for, "avx512" (measure/cpu_isa.h)
   std::string device;   // cuda: "NVIDIA H200"; cpu: the processor's model name
   std::string driver;   // cuda: driver version, "580.82"; cpu: ""
   std::string toolkit;  // cuda: NVRTC version, "13.0"; cpu: the C compiler's version line
@@ -31,7 +31,7 @@ struct TargetQuery {
   std::string Text() const { return arch.empty() ? kind : kind + ":" + arch; }
 };
 
-// Parses "cpu", "cuda", "cpu:x86_64", "cuda:sm_90"; anything else is an error naming the forms.
+// Parses "cpu", "cuda", "cpu:avx2", "cuda:sm_90"; anything else is an error naming the forms.
 Result<TargetQuery> ParseTargetQuery(const std::string& text);
 
 }  // namespace autotune::db

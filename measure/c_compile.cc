@@ -24,21 +24,16 @@ bool WriteFile(const fs::path& path, const std::string& text) {
 
 }  // namespace
 
-CCompiler::CCompiler(const std::string& cc, const std::vector<std::string>& extra_flags, std::string cache_dir,
-                     double timeout_s)
+CCompiler::CCompiler(const std::string& cc, const CpuIsa& isa, const std::vector<std::string>& extra_flags,
+                     std::string cache_dir, double timeout_s)
     : cache_dir_(std::move(cache_dir)), timeout_s_(timeout_s) {
   std::error_code ec;
   fs::create_directories(cache_dir_, ec);
   TrimCache(cache_dir_, CacheSizeLimitBytes());
-  command_ = {cc, "-O3", "-march=native", "-fopenmp", "-fPIC", "-shared", "-std=c11", "-fno-math-errno",
-              "-ffp-contract=fast"};
-#if defined(__x86_64__)
-  // GCC vectorizes for 256-bit registers on AVX-512 hosts unless told otherwise: a register-tiled gemm
-  // 512^3 ran at 200 GFLOP/s so and at 324 with 512-bit vectors (2 cores). No effect without AVX-512.
-  command_.push_back("-mprefer-vector-width=512");
-#endif
+  command_ = {cc, "-O3", "-fopenmp", "-fPIC", "-shared", "-std=c11", "-fno-math-errno", "-ffp-contract=fast"};
+  command_.insert(command_.end(), isa.flags.begin(), isa.flags.end());
   command_.insert(command_.end(), extra_flags.begin(), extra_flags.end());
-  // What -march=native means on this host is part of the identity: the CPU model.
+  // What -march=native and -mtune=native mean on this host is part of the identity: the CPU model.
   identity_ = CCompilerVersion(cc) + "\n" + HostCpuModel();
 }
 

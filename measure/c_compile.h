@@ -2,25 +2,27 @@
 // every candidate, and what the lookup library's runtime does for a kernel it hands out, with the
 // same command, so that a client runs the code that was measured.
 //
-// Flags: -O3 -march=native -fopenmp -fPIC -shared -std=c11 -fno-math-errno -ffp-contract=fast.
+// Flags: -O3 -fopenmp -fPIC -shared -std=c11 -fno-math-errno -ffp-contract=fast.
 // ISO C mode turns FMA contraction off by default; we turn it back on because kernels should be
 // as fast as the hardware allows and the check tolerance (1e-4 relative) absorbs the rounding
 // difference, as it does for CUDA, which contracts by default. -fno-math-errno lets calls like
 // expf vectorize (kernels never read errno). No -ffast-math: NaN checks and the order of
-// reductions must stay as written.
+// reductions must stay as written. Then the instruction set's (-march=native for the host's own).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "measure/cpu_isa.h"
+
 namespace autotune::measure {
 
 class CCompiler {
  public:
-  // `cc` and any extra flags; objects are kept in `cache_dir` (made, and trimmed to its cap, here).
-  CCompiler(const std::string& cc, const std::vector<std::string>& extra_flags, std::string cache_dir,
-            double timeout_s);
+  // `cc` for `isa`, with any extra flags; objects are kept in `cache_dir` (made, and trimmed to its cap, here).
+  CCompiler(const std::string& cc, const CpuIsa& isa, const std::vector<std::string>& extra_flags,
+            std::string cache_dir, double timeout_s);
 
   struct Output {
     bool ok = false;

@@ -34,6 +34,7 @@ struct MeasureConfig {
   std::string cache_dir;     // built artifacts by hash; "": measure::DefaultCacheDir (build_cache.h)
   std::string cc = "cc";     // the C compiler
   std::vector<std::string> extra_cflags;
+  std::string cpu_isa;       // the instruction set built for (measure/cpu_isa.h); "": this host's own
 
   // ---- saving the output (autotune measure --save-io; measure/io_dump.h) ----
   // The output of the checked run is written here as .npy (float32, C order, `save_output_shape`;

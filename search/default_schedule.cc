@@ -279,7 +279,7 @@ bool FitsTheGpu(const Schedule& sch) {
 
 }  // namespace
 
-Result<Schedule> DefaultSchedule(const Workload& workload, TargetKind target) {
+Result<Schedule> DefaultSchedule(const Workload& workload, tir::Target target) {
   Schedule sch(workload, target);
   const SketchSpec* sketch = DefaultSketch(sch);
   if (!sketch) return MakeError("no sketch for this target");
@@ -294,31 +294,32 @@ Result<Schedule> DefaultSchedule(const Workload& workload, TargetKind target) {
   return sch;
 }
 
-std::vector<Schedule> DefaultSchedules(const Workload& workload, TargetKind target,
+std::vector<Schedule> DefaultSchedules(const Workload& workload, tir::Target target,
                                        const std::vector<std::string>& sketches) {
   std::vector<Schedule> out;
   if (auto def = DefaultSchedule(workload, target)) out.push_back(std::move(*def));
   const Schedule fresh(workload, target);
   for (const SketchSpec* sketch : ApplicableSketches(fresh, sketches)) {
     if (sketch == DefaultSketch(fresh)) continue;
-    if (auto sch = HandPickedSchedule(workload, *sketch)) out.push_back(std::move(*sch));
+    if (auto sch = HandPickedSchedule(workload, *sketch, target.cpu)) out.push_back(std::move(*sch));
   }
   return out;
 }
 
-Result<Schedule> HandPickedSchedule(const Workload& workload, const SketchSpec& sketch) {
-  const Schedule fresh(workload, sketch.target);
+Result<Schedule> HandPickedSchedule(const Workload& workload, const SketchSpec& sketch, tir::CpuVectors cpu) {
+  const tir::Target target{sketch.target, cpu};
+  const Schedule fresh(workload, target);
   if (ApplicableSketches(fresh, {sketch.name}).empty()) {
     return MakeError(fmt::format("sketch {} does not apply to {} on the {} target", sketch.name,
                                  workload.CanonicalText(), TargetKindName(sketch.target)));
   }
-  if (&sketch == DefaultSketch(fresh)) return DefaultSchedule(workload, sketch.target);
-  Schedule sch(workload, sketch.target);
+  if (&sketch == DefaultSketch(fresh)) return DefaultSchedule(workload, target);
+  Schedule sch(workload, target);
   if (auto r = ApplySketch(sch, sketch, DefaultDecisions(fresh, sketch)); !r) return r.error();
   return sch;
 }
 
-Result<Schedule> RandomSchedule(const Workload& workload, TargetKind target, uint64_t seed,
+Result<Schedule> RandomSchedule(const Workload& workload, tir::Target target, uint64_t seed,
                                 const std::vector<std::string>& sketches) {
   Schedule sch(workload, target, seed);
   const std::vector<const SketchSpec*> offered = ApplicableSketches(sch, sketches);
@@ -331,8 +332,9 @@ Result<Schedule> RandomSchedule(const Workload& workload, TargetKind target, uin
   return sch;
 }
 
-Result<Schedule> RandomScheduleOfSketch(const Workload& workload, const SketchSpec& sketch, uint64_t seed) {
-  Schedule sch(workload, sketch.target, seed);
+Result<Schedule> RandomScheduleOfSketch(const Workload& workload, const SketchSpec& sketch, uint64_t seed,
+                                        tir::CpuVectors cpu) {
+  Schedule sch(workload, tir::Target{sketch.target, cpu}, seed);
   if (auto r = ApplySketch(sch, sketch, SketchDecisions{}); !r) return r.error();
   return sch;
 }

@@ -27,21 +27,23 @@ SketchDecisions DefaultDecisions(const tir::Schedule& fresh, const SketchSpec& s
 // On cuda, when the default decisions make a kernel that does not fit the GPU (sm_90's limits, e.g.
 // a 7x7 stride-2 convolution's input tile in shared memory), the first of the shrunk decisions that
 // fits; none fitting, the default as it is.
-Result<tir::Schedule> DefaultSchedule(const tir::Workload& workload, tir::TargetKind target);
+Result<tir::Schedule> DefaultSchedule(const tir::Workload& workload, tir::Target target);
 // One sketch's schedule with its hand-picked decisions: the default schedule for the target's first
 // sketch, else DefaultDecisions(fresh, sketch) applied; an error when the sketch is not offered for
-// the workload on its target (ApplicableSketches) or does not apply.
-Result<tir::Schedule> HandPickedSchedule(const tir::Workload& workload, const SketchSpec& sketch);
+// the workload on its target (ApplicableSketches) or does not apply. `cpu`: the target's vectors.
+Result<tir::Schedule> HandPickedSchedule(const tir::Workload& workload, const SketchSpec& sketch,
+                                         tir::CpuVectors cpu = {});
 // The default schedule first, then one schedule per other sketch offered for the workload, each with
 // its hand-picked decisions (the first batch of a tuning job measures them all).
 // `sketches`: the sketches searched (empty: the default set, search/sketch.h).
-std::vector<tir::Schedule> DefaultSchedules(const tir::Workload& workload, tir::TargetKind target,
+std::vector<tir::Schedule> DefaultSchedules(const tir::Workload& workload, tir::Target target,
                                             const std::vector<std::string>& sketches = {});
 // A random schedule from `seed`: the sketch is drawn uniformly among the offered ones (no draw when
 // there is one), then every decision is sampled.
-Result<tir::Schedule> RandomSchedule(const tir::Workload& workload, tir::TargetKind target, uint64_t seed,
+Result<tir::Schedule> RandomSchedule(const tir::Workload& workload, tir::Target target, uint64_t seed,
                                      const std::vector<std::string>& sketches = {});
 // A random schedule of one sketch.
-Result<tir::Schedule> RandomScheduleOfSketch(const tir::Workload& workload, const SketchSpec& sketch, uint64_t seed);
+Result<tir::Schedule> RandomScheduleOfSketch(const tir::Workload& workload, const SketchSpec& sketch, uint64_t seed,
+                                             tir::CpuVectors cpu = {});
 
 }  // namespace autotune::search

@@ -329,7 +329,7 @@ int EpsilonGreedyCount(int n, double eps_greedy) {
 // in candidate order; the Prepare functions compute ahead, in parallel, what admitting needs.
 class EvolutionarySearch::Pool {
  public:
-  Pool(const tir::Workload& workload, tir::TargetKind target, int threads, const CostModel& model,
+  Pool(const tir::Workload& workload, tir::Target target, int threads, const CostModel& model,
        const EvolutionConfig& config, EvolutionarySearch::Stats& stats)
       : workload_(workload),
         target_(target),
@@ -520,7 +520,7 @@ class EvolutionarySearch::Pool {
   }
 
   const tir::Workload& workload_;
-  tir::TargetKind target_;
+  tir::Target target_;
   int threads_;
   const CostModel& model_;
   tir::GpuLimits limits_;  // the defaults, with the search's cap on unrolled code
@@ -545,7 +545,7 @@ struct EvolutionarySearch::Batch {
   std::unordered_set<std::string> chosen;  // trace hashes of the model's picks; membership only
 };
 
-EvolutionarySearch::EvolutionarySearch(const tir::Workload& workload, tir::TargetKind target, EvolutionConfig config,
+EvolutionarySearch::EvolutionarySearch(const tir::Workload& workload, tir::Target target, EvolutionConfig config,
                                        uint64_t seed)
     : workload_(workload), target_(target), config_(config), rng_(seed) {}
 

@@ -70,7 +70,7 @@ struct Candidate {
 
 class EvolutionarySearch {
  public:
-  EvolutionarySearch(const tir::Workload& workload, tir::TargetKind target, EvolutionConfig config, uint64_t seed);
+  EvolutionarySearch(const tir::Workload& workload, tir::Target target, EvolutionConfig config, uint64_t seed);
 
   // Up to `n` distinct candidates whose trace hashes are not in `measured` (and with distinct_programs,
   // whose programs differ from each other's and from those of every candidate this search returned
@@ -127,7 +127,7 @@ class EvolutionarySearch {
   bool ProposedBefore(size_t code_hash) const;
 
   tir::Workload workload_;
-  tir::TargetKind target_;
+  tir::Target target_;
   EvolutionConfig config_;
   Random rng_;
   Stats stats_;

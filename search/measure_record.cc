@@ -4,13 +4,17 @@
 
 #include <cmath>
 
+#include "measure/cpu_isa.h"
 #include "measure/host_info.h"
 #include "tir/version.h"
 
 namespace autotune::search {
 
 db::TargetInfo CpuTargetInfo(const measure::MeasureConfig& config) {
-  return db::TargetInfo{"cpu", measure::HostMachine(), measure::HostCpuModel(), "", measure::CCompilerVersion(config.cc)};
+  // The architecture is the instruction set built for ("avx512"), which a query such as cpu:avx2 names.
+  auto isa = measure::ResolveCpuIsa(config.cpu_isa);
+  const std::string arch = isa ? isa->name : config.cpu_isa;
+  return db::TargetInfo{"cpu", arch, measure::HostCpuModel(), "", measure::CCompilerVersion(config.cc)};
 }
 
 db::TargetInfo CudaTargetInfo(const measure::CudaDeviceInfo& device, const std::string& nvrtc_version) {

@@ -8,7 +8,7 @@
 
 namespace autotune::search {
 
-std::vector<TransferredSchedule> NearestShapeSchedules(const tir::Workload& workload, tir::TargetKind target,
+std::vector<TransferredSchedule> NearestShapeSchedules(const tir::Workload& workload, tir::Target target,
                                                        const std::vector<db::TuningRecord>& others) {
   struct Neighbour {
     bool other_epilogue;

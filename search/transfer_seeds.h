@@ -34,7 +34,7 @@ constexpr int kTransferPerShape = 4;
 // neighbour's second fastest, and so on, at most kTransferPerShape a neighbour. Traces that no longer
 // parse or do not replay on this shape are left out; whether a schedule is valid on the target is the
 // search's to judge (EvolutionarySearch::Adopt).
-std::vector<TransferredSchedule> NearestShapeSchedules(const tir::Workload& workload, tir::TargetKind target,
+std::vector<TransferredSchedule> NearestShapeSchedules(const tir::Workload& workload, tir::Target target,
                                                        const std::vector<db::TuningRecord>& others);
 
 }  // namespace autotune::search

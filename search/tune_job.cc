@@ -53,7 +53,7 @@ bool InterruptCanCause(measure::ErrorKind k) {
 
 // The stored records' traces replayed on the workload, on every usable core; nullopt where a trace no
 // longer parses or replays (a record of an older schedule space).
-std::vector<std::optional<tir::Schedule>> ReplayRecords(const tir::Workload& workload, tir::TargetKind target,
+std::vector<std::optional<tir::Schedule>> ReplayRecords(const tir::Workload& workload, tir::Target target,
                                                         const std::vector<db::TuningRecord>& records) {
   std::vector<std::optional<tir::Schedule>> out(records.size());
   ParallelFor(UsableCores(), records.size(), [&](size_t k) {

@@ -27,7 +27,7 @@
 namespace autotune::search {
 
 struct TuneConfig {
-  tir::TargetKind target = tir::TargetKind::kCpu;
+  tir::Target target;  // the kind, and the cpu vector registers the rules size register tiles for
   db::TargetInfo target_info;  // how the database names this target (CpuTargetInfo / CudaTargetInfo)
   int trials = 1000;           // measurements in the whole job (all tasks)
   int batch_size = 64;         // measurements per round

@@ -10,6 +10,7 @@
 #include "cli/measure_options.h"
 #include "cli/open_database.h"
 #include "cli/output.h"
+#include "cli/target_option.h"
 #include "cli/workload_options.h"
 #include "db/database.h"
 #include "measure/c_builder.h"
@@ -119,7 +120,7 @@ int RunMeasure(MeasureOptions& o) {
   const tir::Workload w = o.wl.MakeWorkload();
   CheckMeasureOptions(o);
   // No GPU or driver is a user-level problem with this command line: say so and stop.
-  const MeasureTarget target = ResolveMeasureTarget(tir::TargetKindName(o.wl.Target()), o.config);
+  const MeasureTarget target = ResolveMeasureTarget(TakeTargetOption(o.wl.target, o.config, false), o.config);
   // Open the database first: a bad path or a corrupt file should not cost a measurement.
   std::unique_ptr<db::TuningDatabase> database;
   if (!o.db_file.empty()) database = OpenDatabase(o.db_file, db::OpenMode::kReadWrite);

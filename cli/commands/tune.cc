@@ -26,6 +26,7 @@
 #include "cli/open_database.h"
 #include "cli/remote_options.h"
 #include "cli/stop_signal.h"
+#include "cli/target_option.h"
 #include "cli/output.h"
 #include "db/database.h"
 #include "db/lookup/kernel_source.h"
@@ -372,7 +373,7 @@ void AddTuneOptions(CLI::App& cmd, TuneOptions& o) {
                  "JSON task list: [{\"op\", \"shape\", \"epilogue\", \"dtype\", \"weight\", \"name\"}, ...]");
   cmd.add_option("--network", o.network, "tune a network's layers: resnet18, resnet50, mobilenet_v2, bert_base or dcgan");
   cmd.add_option("--batch", o.batch, "batch size of --network (default 1)")->check(CLI::Range(1, 4096));
-  cmd.add_option("--target", o.target, "cpu, cuda or auto (cuda when a GPU and NVRTC are usable)")
+  cmd.add_option("--target", o.target, TargetOptionHelp(true))
       ->capture_default_str();
   auto* trials = cmd.add_option("--trials", o.trials,
                                  "measurements of the job's workloads on this device in all, counting those the "
@@ -438,16 +439,15 @@ void AddTuneOptions(CLI::App& cmd, TuneOptions& o) {
   AddRemoteOptions(cmd, o.remote);
 }
 
-void CheckTuneOptions(const TuneOptions& o) {
+// Checks the options and splits --target into its kind and the config's instruction set.
+void CheckTuneOptions(TuneOptions& o) {
   if (o.cost_model != "xgboost" && o.cost_model != "random") {
     throw UserError{fmt::format("unknown cost model '{}' (expected xgboost or random)", o.cost_model)};
   }
   if (!o.model.empty() && o.model != "none" && o.cost_model != "xgboost") {
     throw UserError{"--model needs --cost-model xgboost"};
   }
-  if (o.target != "cpu" && o.target != "cuda" && o.target != "auto") {
-    throw UserError{fmt::format("unknown target '{}' (expected cpu, cuda or auto)", o.target)};
-  }
+  o.target = TakeTargetOption(o.target, o.config, /*allow_auto=*/true);
   CheckSketchNames(o.sketches, o.target);
   // A model named in a database that does not exist yet cannot be there: say so before creating it.
   std::error_code ec;
@@ -511,7 +511,7 @@ std::unique_ptr<costmodel::CostModel> MakeCostModel(TuneOptions& o, db::TuningDa
 
 search::TuneConfig MakeTuneConfig(const TuneOptions& o, const MeasureTarget& target) {
   search::TuneConfig tc;
-  tc.target = target.kind;
+  tc.target = SearchTarget(target.info);
   tc.target_info = target.info;
   tc.trials = o.to_measure;
   tc.batch_size = o.batch_size;

@@ -18,6 +18,7 @@
 #include "cli/secret_files.h"
 #include "cli/command.h"
 #include "cli/measure_options.h"
+#include "cli/target_option.h"
 #include "measure/cuda_driver.h"
 #include "measure/remote/metrics_server.h"
 #include "measure/remote/worker_service.h"
@@ -103,9 +104,7 @@ CommandRun AddWorkerCommand(CLI::App& app) {
   cmd->add_option("--listen", opts->listen,
                   "address to serve on, HOST:PORT (port 0: pick a free one); any non-loopback host needs --token-file or TLS")
       ->capture_default_str();
-  cmd->add_option("--target", opts->target, "what to measure on: cpu, cuda, or auto (cuda when a GPU is usable)")
-      ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
-      ->capture_default_str();
+  cmd->add_option("--target", opts->target, "what to measure on: " + TargetOptionHelp(true))->capture_default_str();
   cmd->add_option("--token-file", opts->token_file,
                   "file holding a shared secret; every call must carry 'authorization: Bearer <secret>'");
   cmd->add_option("--tls-cert", opts->tls_cert, "TLS: this worker's certificate (PEM); with --tls-key and --tls-client-ca");
@@ -134,7 +133,8 @@ CommandRun AddWorkerCommand(CLI::App& app) {
           opts->listen)};
     }
     const std::string token = opts->token_file.empty() ? "" : ReadTokenFile(opts->token_file);
-    const MeasureTarget target = ResolveMeasureTarget(opts->target, opts->config);
+    const std::string kind = TakeTargetOption(opts->target, opts->config, /*allow_auto=*/true);
+    const MeasureTarget target = ResolveMeasureTarget(kind, opts->config);
     measure::remote::WorkerOptions worker = MakeWorkerOptions(*opts, target);
     worker.token = token;
     measure::remote::WorkerService service(std::move(worker));

@@ -8,6 +8,7 @@
 // operand copy of copy_operand_cpu, where there is one, is computed per parallel tile.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "search/rules/builtin_rules.h"
@@ -18,13 +19,13 @@
 namespace autotune::search {
 namespace {
 
-// Elements of the register tile: 24 of the 32 AVX-512 registers of 16 float32 lanes (the others hold
-// the operands); on AVX2's 16 registers of 8 lanes a tile this large spills, and the search learns so.
-constexpr int64_t kMaxRegisterTile = 24 * 16;
+// Elements of the register tile: three quarters of the vector registers (the others hold the operands),
+// 24 of AVX-512's 32 registers of 16 float32 lanes, 12 of AVX2's 16 of 8.
+int64_t MaxRegisterTile(const tir::CpuVectors& v) { return int64_t{v.registers} * 3 / 4 * v.float_lanes; }
 // The register tile's extent on the innermost (vectorized) axis, and on each other axis (unrolled).
 constexpr int64_t kMaxVectorExtent = 64, kMaxUnrolledExtent = 8;
-// The vectorized extent a sample aims at: whole vectors of 8 lanes where the axis allows.
-constexpr int64_t kLanes = 8;
+// The vectorized extent a sample aims at: whole vectors of 8 lanes (4 on SSE) where the axis allows.
+int64_t SampledLanes(const tir::CpuVectors& v) { return std::min(8, v.float_lanes); }
 constexpr int kJointDraws = 256;
 
 // The register tile's largest extent on axis `a`, `va` being the vectorized one.
@@ -36,9 +37,10 @@ int64_t RegisterElements(const std::vector<std::vector<int64_t>>& tiles) {
   return elements;
 }
 
-bool FitsRegisters(const std::vector<std::vector<int64_t>>& tiles, const std::vector<int64_t>& extents, int va) {
-  const int64_t vector = tiles[va].back();
-  return RegisterElements(tiles) <= kMaxRegisterTile && (vector % kLanes == 0 || extents[va] % kLanes != 0);
+bool FitsRegisters(const std::vector<std::vector<int64_t>>& tiles, const std::vector<int64_t>& extents, int va,
+                   const tir::CpuVectors& v) {
+  const int64_t vector = tiles[va].back(), lanes = SampledLanes(v);
+  return RegisterElements(tiles) <= MaxRegisterTile(v) && (vector % lanes == 0 || extents[va] % lanes != 0);
 }
 
 // Tiles [parallel, outer, register] of every spatial axis: the decider's where it decides; the others
@@ -54,9 +56,10 @@ Result<std::vector<std::vector<int64_t>>> SpatialTiles(tir::Schedule& sch, const
     j.decided.push_back(d.tiles(TileRequest{false, a, ns, extent, 3, MaxRegisterExtent(a, va)}));
   }
   AxisTiles last;
-  auto fits = [&](const AxisTiles& t) { return FitsRegisters(t, j.extents, va); };
+  const tir::CpuVectors& vectors = sch.full_target().cpu;
+  auto fits = [&](const AxisTiles& t) { return FitsRegisters(t, j.extents, va, vectors); };
   if (auto tiles = DrawJointTiles(sch.rng(), j, kJointDraws, fits, {}, &last)) return *tiles;
-  return MakeError(fmt::format("no register tile of at most {} elements drawn (last: {})", kMaxRegisterTile,
+  return MakeError(fmt::format("no register tile of at most {} elements drawn (last: {})", MaxRegisterTile(vectors),
                                RegisterElements(last)));
 }
 

@@ -3,6 +3,7 @@
 // without a command name, and one line with exit status 2 for bad input. No timing is asserted:
 // the best found is compared with the default schedule's record in the same database, which the
 // first batch measures.
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -171,6 +172,30 @@ TEST(TuneCli, Float16Gemm) {
   ASSERT_EQ(RunCli("db export --db " + db_path + " --out " + exported).status, 0);
   auto imported = RunCli("db import --db " + copy + " --in " + exported);
   EXPECT_EQ(imported.status, 0) << imported.err;
+}
+
+// cpu:ISA builds for that instruction set: the records carry it as their architecture, and lookups by
+// it find them and nothing of another set.
+TEST(TuneCli, NamedInstructionSet) {
+  const std::string db_path = Fresh("gemm_generic.db");
+  const std::string fast = std::string(kFast).replace(kFast.find("--target cpu"), 12, "--target cpu:generic");
+  auto r = RunCli("tune --op gemm --shape M=16,N=16,K=16" + fast + " --trials 4 --batch-size 4 --db " + db_path +
+                  " --json -");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["target_info"].get<std::string>().rfind("cpu:generic (", 0), 0u) << r.out;
+  const std::string lookup = "lookup --db " + db_path + " --op gemm --shape M=16,N=16,K=16 --target ";
+  EXPECT_EQ(RunCli(lookup + "cpu:generic").status, 0);
+  EXPECT_EQ(RunCli(lookup + "cpu").status, 0);
+  EXPECT_EQ(RunCli(lookup + "cpu:avx2").status, 1);
+  for (const char* bad : {"cpu:sse9", "cuda:avx2", "cpu:"}) {
+    auto refused = RunCli(std::string("tune --op gemm --shape M=16,N=16,K=16 --target ") + bad + " --db " + db_path);
+    EXPECT_EQ(refused.status, 2) << bad;
+    EXPECT_NE(refused.err.find("unknown"), std::string::npos) << refused.err;
+  }
+  auto targets = json::parse(RunCli("targets --json").out);
+  EXPECT_TRUE(std::any_of(targets.begin(), targets.end(), [](const json& t) {
+    return t["target"] == "cpu:generic" && t["measure"].get<bool>();
+  })) << targets.dump();
 }
 
 TEST(TuneCli, BatchMatmul) { TuneOneOperator("bmm", "--op batch_matmul --shape B=2,M=16,N=32,K=16", ".c"); }

@@ -40,7 +40,7 @@ int probe(int* counts, int* firsts, int max) {
 )";
 
 TEST(ThreadPinning, EachThreadOfTheKernelsRegionsGetsItsOwnCpu) {
-  const CCompiler cc("cc", {}, testing::TestTempPath("thread_pinning", "cache"), 60);
+  const CCompiler cc("cc", NativeCpuIsa(), {}, testing::TestTempPath("thread_pinning", "cache"), 60);
   const auto out = cc.Compile(kProbe);
   ASSERT_TRUE(out.ok) << out.error;
   void* lib = dlopen(out.artifact.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -73,7 +73,7 @@ TEST(ThreadPinning, AKernelOnFewerThreadsThanCpusIsLeftToTheScheduler) {
   cpu_set_t allowed;
   ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
   if (CPU_COUNT(&allowed) < 2) GTEST_SKIP() << "one CPU: every team covers it";
-  const CCompiler cc("cc", {}, testing::TestTempPath("thread_pinning", "cache_few"), 60);
+  const CCompiler cc("cc", NativeCpuIsa(), {}, testing::TestTempPath("thread_pinning", "cache_few"), 60);
   const auto out = cc.Compile(kProbe);
   ASSERT_TRUE(out.ok) << out.error;
   void* lib = dlopen(out.artifact.c_str(), RTLD_NOW | RTLD_LOCAL);

@@ -266,6 +266,20 @@ class CpuFlow(unittest.TestCase):
         io = json.loads((self.out / "cases" / "gemm-M=8,N=8,K=8-tf32" / "io" / "io.json").read_text())
         self.assertEqual((io["dtype"], io["precision"]), ("float32", "tf32"))
 
+    def test_6_a_named_instruction_set_is_its_own_run(self):
+        out = self.tmp / "generic"
+        args = support.tiny_cpu_bench_args(AUTOTUNE)
+        args[args.index("--target") + 1] = "cpu:generic"
+        result = run("--out", str(out), *args)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        [r] = [json.loads(l) for l in (out / "bench.jsonl").read_text().splitlines()]
+        self.assertNotIn("error", r)
+        self.assertEqual((r["target"], r["trials"]), ("cpu:generic", 4))
+        if (Path(AUTOTUNE).parent / "autotune-cpu-peer").is_file():
+            peer = json.loads((out / "cases" / "gemm-M=8,N=8,K=8" / "peer.json").read_text())
+            self.assertEqual(peer["isa"], "generic")
+            self.assertTrue(r["answers_match"], r)
+
 
 class Errors(unittest.TestCase, support.OneLineErrors):
     def test_unknown_case(self):

@@ -391,5 +391,28 @@ TEST(Sketches, Im2colSamplesFitTheGpuAsOftenAsTiledOnes) {
   EXPECT_GT(im2col, tiled - 15) << im2col << " against " << tiled;
 }
 
+
+// The cpu register tile (the innermost of the three-level spatial tiles) fits the target's vector
+// registers: at most 12 of AVX2's 16 registers of 8 lanes; AVX-512's room is four times as large.
+TEST(Sketch, CpuRegisterTilesFitTheTargetsVectorRegisters) {
+  const tir::Workload w = Make("gemm", "M=128,N=128,K=128");
+  auto largest_tile = [&](tir::Target target) {
+    int64_t largest = 0;
+    for (uint64_t seed = 1; seed <= 40; ++seed) {
+      auto sch = RandomSchedule(w, target, seed, {"cpu.registers"});
+      EXPECT_TRUE(sch) << sch.error().message;
+      if (!sch) continue;
+      int64_t elements = 1;
+      for (const auto& inst : sch->trace().instructions()) {
+        if (inst.kind == "sample_perfect_tile" && inst.decision.size() == 3) elements *= inst.decision.back().get<int64_t>();
+      }
+      largest = std::max(largest, elements);
+    }
+    return largest;
+  };
+  EXPECT_LE(largest_tile(tir::Target{TargetKind::kCpu, tir::CpuVectors{8, 16}}), 96);
+  EXPECT_GT(largest_tile(TargetKind::kCpu), 96);
+}
+
 }  // namespace
 }  // namespace autotune::search

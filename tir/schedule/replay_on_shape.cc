@@ -53,7 +53,7 @@ std::vector<int64_t> AdaptTileSizes(const std::vector<int64_t>& recorded, int64_
   return tiles;
 }
 
-Result<Schedule> ReplayOnShape(const Workload& workload, TargetKind target, const Trace& trace) {
+Result<Schedule> ReplayOnShape(const Workload& workload, Target target, const Trace& trace) {
   auto refit = [](const Schedule& sch, const ReplayEnv& env, Instruction& inst) -> Result<void> {
     if (inst.kind != "sample_perfect_tile" || !inst.decision.is_array() || inst.inputs.empty() ||
         !inst.inputs[0].is_string()) {

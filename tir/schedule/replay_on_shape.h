@@ -19,6 +19,6 @@ std::vector<int64_t> AdaptTileSizes(const std::vector<int64_t>& recorded, int64_
 
 // Replays `trace` on `workload` with adapted tile decisions; the returned schedule's trace holds the
 // decisions actually used. Fails like Schedule::Replay when another instruction does not apply.
-Result<Schedule> ReplayOnShape(const Workload& workload, TargetKind target, const Trace& trace);
+Result<Schedule> ReplayOnShape(const Workload& workload, Target target, const Trace& trace);
 
 }  // namespace autotune::tir

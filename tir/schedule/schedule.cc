@@ -7,13 +7,13 @@
 
 namespace autotune::tir {
 
-Schedule::Schedule(const Workload& workload, TargetKind target, uint64_t seed)
+Schedule::Schedule(const Workload& workload, Target target, uint64_t seed)
     : workload_(std::make_shared<Workload>(workload)), rng_(seed) {
   AUTOTUNE_CHECK(workload.dag, "workload has no compute definition");
   state_ = ScheduleState::Make(*workload.dag, target);
 }
 
-Result<Schedule> Schedule::Replay(const Workload& workload, TargetKind target, const Trace& trace, uint64_t seed,
+Result<Schedule> Schedule::Replay(const Workload& workload, Target target, const Trace& trace, uint64_t seed,
                                   const InstructionRewrite& rewrite) {
   Schedule sch(workload, target, seed);
   ReplayEnv env;

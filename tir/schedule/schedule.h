@@ -40,16 +40,18 @@ using FactorArg = std::variant<std::monostate, int64_t, IntRV>;
 
 class Schedule {
  public:
-  Schedule(const Workload& workload, TargetKind target, uint64_t seed = 1);
+  Schedule(const Workload& workload, Target target, uint64_t seed = 1);
   // Replays `trace` on a fresh state of `workload`. Sampling instructions use their recorded
   // decisions (an invalid decision is an error), unless `rewrite` changes them first.
-  static Result<Schedule> Replay(const Workload& workload, TargetKind target, const Trace& trace, uint64_t seed = 1,
+  static Result<Schedule> Replay(const Workload& workload, Target target, const Trace& trace, uint64_t seed = 1,
                                  const InstructionRewrite& rewrite = {});
 
   const ScheduleState& state() const { return state_; }
   const Trace& trace() const { return trace_; }
   const Workload& workload() const { return *workload_; }
-  TargetKind target() const { return state_.target; }
+  TargetKind target() const { return state_.target.kind; }
+  // The target with its cpu vector registers (what a replay of this schedule's trace should get).
+  const Target& full_target() const { return state_.target; }
 
   // ---- Lookups ----
   Result<StageRV> GetStage(const std::string& name);

@@ -55,7 +55,7 @@ void InitStageIters(Stage& stage) {
   stage.leaves = stage.root;
 }
 
-ScheduleState ScheduleState::Make(const te::ComputeDAG& dag, TargetKind target) {
+ScheduleState ScheduleState::Make(const te::ComputeDAG& dag, Target target) {
   ScheduleState s;
   s.target = target;
   s.inputs = dag.inputs;

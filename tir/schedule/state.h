@@ -76,13 +76,13 @@ struct PackedInput {
 };
 
 struct ScheduleState {
-  TargetKind target = TargetKind::kCpu;
+  Target target;
   std::vector<te::Operation> inputs;  // placeholders in kernel argument order
   std::vector<PackedInput> packs;     // inputs taken packed, in the order packed
   std::vector<Stage> stages;          // stage id = index; stages are never erased
   std::vector<int> order;             // live stages (not inlined) in topological order
 
-  static ScheduleState Make(const te::ComputeDAG& dag, TargetKind target);
+  static ScheduleState Make(const te::ComputeDAG& dag, Target target);
   int FindStage(const std::string& name) const;  // -1 when absent or inlined
   int OutputStage() const;
   // Live stages whose operation reads the output buffer of `stage`.

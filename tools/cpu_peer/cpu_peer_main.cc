@@ -5,10 +5,14 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
 
+#include "measure/cpu_isa.h"
 #include "measure/cpu_timing.h"
 #include "measure/measure_result.h"
 #include "measure/reference_check.h"
@@ -24,7 +28,7 @@ namespace {
 using namespace autotune;
 
 struct Options {
-  std::string inputs;
+  std::string inputs, isa;
   int repeats = 10, warmup = 1, threads = 0;
   double min_repeat_ms = 50, rtol = 1e-4;
 };
@@ -143,7 +147,7 @@ int Run(const Options& o) {
     variants.push_back(std::move(r));
   }
   nlohmann::json report = {{"peer", peer->library}, {"workload", w.manifest.value("workload", "")},
-                           {"variants", variants}, {"rtol", o.rtol}};
+                           {"variants", variants}, {"rtol", o.rtol}, {"isa", o.isa.empty() ? "native" : o.isa}};
   const double flops = w.manifest.value("flops", 0.0);
   if (!best.is_null()) {
     report.update(best);
@@ -153,6 +157,20 @@ int Run(const Options& o) {
   }
   std::printf("%s\n", report.dump().c_str());
   return report.value("answers_match", true) ? 0 : 1;
+}
+
+// --isa: OpenBLAS picks its kernels when it is loaded, so the libraries' variables are set and the
+// program started again with them (once: the second start finds them set).
+void RestrictLibrariesTo(const std::string& name, char** argv) {
+  auto isa = measure::FindCpuIsa(name);
+  if (!isa) Fail(isa.error().message);
+  if (!measure::HostRuns(*isa)) Fail(fmt::format("this host cannot run {} code", name));
+  const char* set = std::getenv("OPENBLAS_CORETYPE");
+  if (isa->openblas_coretype.empty() || (set && set == isa->openblas_coretype)) return;
+  setenv("OPENBLAS_CORETYPE", isa->openblas_coretype.c_str(), 1);
+  setenv("ONEDNN_MAX_CPU_ISA", isa->onednn_max_isa.c_str(), 1);
+  execv("/proc/self/exe", argv);
+  Fail(fmt::format("cannot start again with {}'s library settings", name));
 }
 
 }  // namespace
@@ -168,6 +186,8 @@ int main(int argc, char** argv) {
   app.add_option("--min-repeat-ms", o.min_repeat_ms, "each repeat lasts at least this long")->check(CLI::Range(0.0, 1e4));
   app.add_option("--warmup", o.warmup, "untimed calls after the first")->check(CLI::Range(0, 1000));
   app.add_option("--threads", o.threads, "threads of the library (0: all cores)")->check(CLI::Range(0, 4096));
+  app.add_option("--isa", o.isa, "run the libraries' kernels of this instruction set only (" + measure::CpuIsaNames() +
+                              "), as `--target cpu:ISA` builds autotune's");
   app.add_option("--rtol", o.rtol, "tolerance of the answer check (autotune's reference-check rule)")->check(CLI::Range(0.0, 1.0));
   try {
     app.parse(argc, argv);
@@ -175,5 +195,6 @@ int main(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);
     Fail(e.what());
   }
+  if (!o.isa.empty()) RestrictLibrariesTo(o.isa, argv);
   return Run(o);
 }
