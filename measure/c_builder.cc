@@ -12,10 +12,11 @@ namespace autotune::measure {
 namespace {
 using Clock = std::chrono::steady_clock;
 
-// The command line has checked the name and that this host runs the set (ResolveCpuIsa); a kernel
-// built for a set the host lacks would fail as a run error.
+// The set named (the command line checked the name, and that this host runs it where it measures
+// here), else the host's own.
 CpuIsa IsaOf(const MeasureConfig& config) {
-  auto isa = ResolveCpuIsa(config.cpu_isa);
+  if (config.cpu_isa.empty()) return NativeCpuIsa();
+  auto isa = FindCpuIsa(config.cpu_isa);
   return isa ? *isa : NativeCpuIsa();
 }
 }  // namespace
@@ -23,8 +24,8 @@ CpuIsa IsaOf(const MeasureConfig& config) {
 CBuilder::CBuilder(MeasureConfig config)
     : config_(std::move(config)),
       slots_(config_.build_threads),
-      compiler_(config_.cc, IsaOf(config_), config_.extra_cflags, config_.cache_dir.empty() ? DefaultCacheDir("c") : config_.cache_dir,
-                config_.build_timeout_s) {}
+      compiler_(config_.cc, IsaOf(config_), config_.extra_cflags,
+                config_.cache_dir.empty() ? DefaultCacheDir("c") : config_.cache_dir, config_.build_timeout_s) {}
 
 std::vector<BuildResult> CBuilder::Build(const std::vector<BuildInput>& inputs, const OnBuilt& on_built) {
   return BuildInParallel(

@@ -36,7 +36,7 @@ std::vector<float> FeaturesOfTrace(const PendingRecord& rec) {
 }  // namespace
 
 Result<tir::Schedule> ReplayStoredTrace(const std::string& trace_json, const tir::Workload& workload,
-                                        tir::TargetKind target) {
+                                        tir::Target target) {
   auto trace = tir::Trace::FromJsonText(trace_json);
   if (!trace) return trace.error();
   return tir::Schedule::Replay(workload, target, *trace);

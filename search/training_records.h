@@ -22,7 +22,7 @@ struct TrainingFilter {
 // A stored record's trace (its trace_json) replayed on `workload`; an error when it no longer parses
 // or replays (a record of an older schedule space). Pure: runs on any thread.
 Result<tir::Schedule> ReplayStoredTrace(const std::string& trace_json, const tir::Workload& workload,
-                                        tir::TargetKind target);
+                                        tir::Target target);
 
 // Reads, replays and featurizes the records that match `filter`, lowering on `threads` threads.
 Result<costmodel::TrainingSet> ReadTrainingSet(db::TuningDatabase& db, const TrainingFilter& filter, int threads);

@@ -48,7 +48,9 @@ class CpuModule final : public KernelModule {
                                    measure::kMaxKernelParams));
     }
     const char* cc = std::getenv("CC");
-    const measure::CCompiler compiler(cc && *cc ? cc : "cc", measure::NativeCpuIsa(), {}, measure::DefaultCacheDir("c"), kCompileTimeoutS);
+    // For this host, whatever set the kernel was tuned for: the client runs it here.
+    const measure::CCompiler compiler(cc && *cc ? cc : "cc", measure::NativeCpuIsa(), {}, measure::DefaultCacheDir("c"),
+                                      kCompileTimeoutS);
     const measure::CCompiler::Output built = compiler.Compile(k.code);
     if (!built.ok) return MakeError("compiling the kernel: " + built.error);
     // Never unloaded (RTLD_NODELETE): the kernel brings OpenMP in, whose idle worker threads would
