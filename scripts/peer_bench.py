@@ -116,7 +116,11 @@ class EpilogueTail:
 
 # Per convolution operator: its spatial and kernel parameters, outermost first, and PyTorch's function.
 CONVOLUTIONS = {"conv1d": (("L",), ("R",), F.conv1d), "conv2d": (("H", "W"), ("R", "S"), F.conv2d),
-                "conv3d": (("D", "H", "W"), ("Q", "R", "S"), F.conv3d)}
+                "conv3d": (("D", "H", "W"), ("Q", "R", "S"), F.conv3d),
+                "conv2d_nhwc": (("H", "W"), ("R", "S"), F.conv2d)}
+# Operators whose tensors have the channels last: PyTorch runs them on channels_last views of the same
+# memory (NHWC data and KRSC weights as NCHW and KCRS tensors; cuDNN's NHWC kernels), no copies.
+CHANNELS_LAST = ("conv2d_nhwc",)
 
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 UNIT_ROUNDOFF = {"float32": 0.0, "float16": 2.0**-11, "bfloat16": 2.0**-8}
@@ -160,18 +164,25 @@ def make_case(op, p, epilogue, dev, given=None, peer="pytorch", dtype=torch.floa
     elif op in CONVOLUTIONS:
         spatial, kernel, conv = CONVOLUTIONS[op]
         s, pad, dil, g = p.get("stride", 1), p.get("pad", 0), p.get("dilation", 1), p.get("groups", 1)
-        x = rnd(p["N"], p["C"], *(p[d] for d in spatial))
-        w = rnd(p["K"], p["C"] // g, *(p[d] for d in kernel))
+        last = op in CHANNELS_LAST
+        x = rnd(p["N"], *(p[d] for d in spatial), p["C"]) if last else rnd(p["N"], p["C"], *(p[d] for d in spatial))
+        w = (rnd(p["K"], *(p[d] for d in kernel), p["C"] // g) if last
+             else rnd(p["K"], p["C"] // g, *(p[d] for d in kernel)))
+        if last:  # the same memory as channels_last NCHW and KCRS tensors
+            x, w = x.permute(0, 3, 1, 2), w.permute(0, 3, 1, 2)
         out = [(p[d] + 2 * pad - dil * (p[k] - 1) - 1) // s + 1 for d, k in zip(spatial, kernel)]
+        out_shape = (p["N"], *out, p["K"]) if last else (p["N"], p["K"], *out)
         # A leading bias goes into the convolution itself (cuDNN fuses it), the rest follow.
         fused_bias = rnd(p["K"]) if parts[:1] == ["bias"] else None
-        tail = EpilogueTail(parts[1:] if fused_bias is not None else parts, rnd, (p["N"], p["K"], *out), p["K"], 1)
+        tail = EpilogueTail(parts[1:] if fused_bias is not None else parts, rnd, out_shape, p["K"],
+                            len(out_shape) - 1 if last else 1)
         flops = 2.0 * p["N"] * p["K"] * (p["C"] // g)
         for d, k in zip(out, kernel):
             flops *= d * p[k]
 
         def fn():
-            return tail(conv(x, w, fused_bias, stride=s, padding=pad, dilation=dil, groups=g))
+            y = conv(x, w, fused_bias, stride=s, padding=pad, dilation=dil, groups=g)
+            return tail(y.permute(0, 2, 3, 1) if last else y)
     elif op == "conv2d_transpose":
         s, pad, dil, g = p.get("stride", 1), p.get("pad", 0), p.get("dilation", 1), p.get("groups", 1)
         extra = p.get("output_padding", 0)

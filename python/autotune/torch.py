@@ -31,7 +31,7 @@ from .tensors import DTYPE_NAMES
 _DTYPES = {getattr(torch, name): name for name in DTYPE_NAMES}
 _MATMULS = (torch.bmm, torch.matmul, operator.matmul)
 # The layers whose float32 products take a precision (tf32, 3xtf32) besides ieee.
-PRECISION_OPS = ("gemm", "batch_matmul", "conv1d", "conv2d", "conv3d")
+PRECISION_OPS = ("gemm", "batch_matmul", "conv1d", "conv2d", "conv2d_nhwc", "conv3d")
 
 
 def _activation(gm, node):

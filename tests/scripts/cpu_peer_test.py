@@ -25,6 +25,7 @@ CASES = [
     ("conv2d", "N=1,C=5,H=11,W=11,K=5,R=3,S=3,pad=1,groups=5", "residual,bias,relu6"),
     ("conv1d", "N=1,C=3,L=17,K=7,R=5,stride=3,pad=2", "bias,gelu_tanh"),
     ("conv3d", "N=1,C=2,D=5,H=6,W=7,K=3,Q=3,R=2,S=3,pad=1", "bias,relu"),
+    ("conv2d_nhwc", "N=2,C=6,H=9,W=7,K=4,R=3,S=2,stride=2,pad=1,groups=2", "bias,residual,relu"),
 ]
 
 
@@ -88,6 +89,7 @@ class CpuPeer(unittest.TestCase, support.OneLineErrors):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.one_line(run_peer(io)[0], "no CPU peer for softmax")
         self.one_line(run_peer(io, "--repeats", "0")[0], "--repeats")
+        self.one_line(run_peer(io, "--isa", "sse9")[0], "unknown cpu instruction set")
 
     def test_inputs_that_are_not_the_workloads_are_one_line(self):
         io = self.tmp / "hostile"

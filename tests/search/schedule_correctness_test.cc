@@ -189,6 +189,16 @@ TEST(ScheduleCorrectness, Conv1dAndConv3d) {
                 8);
 }
 
+// Channels last: every sketch (cpu and cuda, FMA) on NHWC data and KRSC weights, odd shapes included.
+TEST(ScheduleCorrectness, Conv2dNhwc) {
+  CheckOperator("conv2d_nhwc",
+                {{"N=1,C=8,H=9,W=9,K=16,R=3,S=3,pad=1", "bias,relu"},
+                 {"N=2,C=6,H=7,W=11,K=6,R=3,S=3,stride=2,pad=1,groups=6", "scale,shift,residual"},
+                 {"N=1,C=5,H=13,W=7,K=3,R=2,S=2,stride=3,dilation=2", "", "float16"},  // primes, stride > kernel
+                 {"N=1,C=32,H=4,W=4,K=8,R=1,S=1", "gelu"}},
+                8);
+}
+
 TEST(ScheduleCorrectness, Conv2dTranspose) {
   CheckOperator("conv2d_transpose",
                 {{"N=1,C=16,H=4,W=4,K=8,R=4,S=4,stride=2,pad=1", "bias,relu"},
@@ -363,6 +373,10 @@ TEST(ScheduleCorrectness, TensorCoreSketch) {
                  {"N=1,C=16,H=12,W=12,K=32,R=3,S=3,pad=2,dilation=2", "scale,shift,residual,relu", "float16"}},
                 9, "cuda.tensor_core");
   CheckOperator("conv1d", {{"N=2,C=8,L=30,K=16,R=5,pad=2", "gelu", "bfloat16"}}, 3, "cuda.tensor_core");
+  CheckOperator("conv2d_nhwc",
+                {{"N=2,C=8,H=10,W=10,K=16,R=3,S=3,pad=1", "bias,relu", "float16"},
+                 {"N=1,C=5,H=9,W=7,K=24,R=3,S=3,stride=2,pad=1", "residual", "bfloat16"}},
+                6, "cuda.tensor_core");
   CheckOperator("conv3d", {{"N=1,C=4,D=5,H=6,W=6,K=16,Q=3,R=3,S=3,pad=1", "", "float16"}}, 3, "cuda.tensor_core");
 }
 

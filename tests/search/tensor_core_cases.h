@@ -51,6 +51,7 @@ inline std::vector<Case> Cases() {
       {"conv3d", "N=1,C=4,D=4,H=5,W=5,K=16,Q=3,R=3,S=3,pad=1", "", "bfloat16", TensorCoreTiling{1, 2, 1, 2, 1, 2}},
       {"conv2d", "N=1,C=8,H=6,W=6,K=16,R=3,S=3,pad=1", "", "tf32", TensorCoreTiling{1, 1, 1, 5, 1, 2}},
       {"conv1d", "N=2,C=6,L=10,K=16,R=3,pad=1", "bias", "3xtf32", TensorCoreTiling{1, 1, 1, 3, 2, 2}},
+      {"conv2d_nhwc", "N=2,C=16,H=6,W=6,K=16,R=3,S=3,pad=1", "bias", "float16", TensorCoreTiling{1, 2, 1, 4, 1, 2}},
   };
 }
 

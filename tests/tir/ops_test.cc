@@ -12,7 +12,7 @@ namespace {
 TEST(Operators, RegistryListsTheBuiltins) {
   std::vector<std::string> names;
   for (const auto* op : BuiltinOperators().All()) names.push_back(op->Name());
-  EXPECT_EQ(names, (std::vector<std::string>{"gemm", "batch_matmul", "conv2d", "conv1d", "conv3d", "conv2d_transpose", "capsule_conv2d",
+  EXPECT_EQ(names, (std::vector<std::string>{"gemm", "batch_matmul", "conv2d", "conv2d_nhwc", "conv1d", "conv3d", "conv2d_transpose", "capsule_conv2d",
                                                "norm", "softmax", "layer_norm", "rms_norm"}));
 }
 
@@ -195,6 +195,40 @@ TEST(Operators, EpilogueActivationsReference) {
   EXPECT_FALSE(ParseEpilogue("bias,"));
   EXPECT_EQ(ParseEpilogue("bias+relu")->Text(), "bias,relu");
   EXPECT_EQ(ParseEpilogue("none")->Text(), "");
+}
+
+// conv2d_nhwc is conv2d with the channels last in data (NHWC), weights (KRSC) and output (NPQK): the
+// same answers on transposed data, its epilogue's channels last too.
+TEST(Operators, Conv2dNhwcIsConv2dWithTheChannelsLast) {
+  const std::string shape = "N=2,C=4,H=5,W=6,K=6,R=3,S=2,stride=2,pad=1,groups=2";
+  auto first = MakeWorkload("conv2d", shape, "bias"), last = MakeWorkload("conv2d_nhwc", shape, "bias");
+  ASSERT_TRUE(first && last);
+  EXPECT_EQ(last->inputs[0].shape, (std::vector<int64_t>{2, 5, 6, 4}));
+  EXPECT_EQ(last->inputs[1].shape, (std::vector<int64_t>{6, 3, 2, 2}));
+  EXPECT_EQ(last->output.shape, (std::vector<int64_t>{2, 3, 4, 6}));
+  EXPECT_EQ(first->flops, last->flops);
+  const int64_t N = 2, C = 4, H = 5, W = 6, K = 6, Cg = 2, R = 3, S = 2, P = 3, Q = 4;
+  std::vector<float> data(N * C * H * W), weight(K * Cg * R * S), bias(K), data_last(data.size()), weight_last(weight.size());
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<float>((i * 7) % 13) - 6;
+  for (size_t i = 0; i < weight.size(); ++i) weight[i] = static_cast<float>((i * 5) % 7) - 3;
+  for (size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<float>(i);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t x = 0; x < H * W; ++x) data_last[(n * H * W + x) * C + c] = data[(n * C + c) * H * W + x];
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t c = 0; c < Cg; ++c)
+      for (int64_t x = 0; x < R * S; ++x) weight_last[(k * R * S + x) * Cg + c] = weight[(k * Cg + c) * R * S + x];
+  std::vector<float> out_first(N * K * P * Q), out_last(out_first.size());
+  first->reference({data.data(), weight.data(), bias.data()}, out_first.data());
+  last->reference({data_last.data(), weight_last.data(), bias.data()}, out_last.data());
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t x = 0; x < P * Q; ++x) {
+        ASSERT_EQ(out_last[(n * P * Q + x) * K + k], out_first[(n * K + k) * P * Q + x]) << n << " " << k << " " << x;
+      }
+  auto bad = MakeWorkload("conv2d_nhwc", "N=1,C=6,H=8,W=8,K=4,R=3,S=3,groups=4");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("C=6 is not a multiple of groups=4"), std::string::npos) << bad.error().message;
 }
 
 // conv1d and conv3d are conv2d with the extra dimensions gone or of extent 1: same answers on the

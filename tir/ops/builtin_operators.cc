@@ -7,6 +7,7 @@ void RegisterBuiltinOperators(OperatorRegistry& registry) {
   registry.Register(MakeGemmOperator());
   registry.Register(MakeBatchMatmulOperator());
   registry.Register(MakeConv2dOperator());
+  registry.Register(MakeConv2dNhwcOperator());
   registry.Register(MakeConv1dOperator());
   registry.Register(MakeConv3dOperator());
   registry.Register(MakeConv2dTransposeOperator());

@@ -11,6 +11,7 @@ std::unique_ptr<OperatorDef> MakeGemmOperator();
 std::unique_ptr<OperatorDef> MakeBatchMatmulOperator();
 std::unique_ptr<OperatorDef> MakeConv1dOperator();
 std::unique_ptr<OperatorDef> MakeConv2dOperator();
+std::unique_ptr<OperatorDef> MakeConv2dNhwcOperator();
 std::unique_ptr<OperatorDef> MakeConv3dOperator();
 std::unique_ptr<OperatorDef> MakeConv2dTransposeOperator();
 std::unique_ptr<OperatorDef> MakeCapsuleConv2dOperator();

@@ -59,7 +59,7 @@ class ConvOperator : public OperatorDef {
                                          te::Placeholder("weight", g.WeightShape(), dtype)};
     std::vector<te::Operation> computes;
     const te::Operation conv = ConvCompute(g, rank_.axes, inputs[0], inputs[1], precision, computes);
-    AddEpilogue(conv, 1, epilogue, dtype, inputs, computes);
+    AddEpilogue(conv, g.ChannelDim(), epilogue, dtype, inputs, computes);
     double window = 1;
     for (int64_t k : g.kernel) window *= static_cast<double>(k);
     Workload w = StagedWorkload(Name(), p, epilogue, rank_.layout, inputs, computes);
@@ -72,7 +72,7 @@ class ConvOperator : public OperatorDef {
                   EpilogueInputBytes(epilogue, dtype, static_cast<double>(g.K), outputs);
     w.reference = [g, epilogue](const std::vector<const float*>& in, float* out) {
       ConvReference(g, in[0], in[1], out);
-      ApplyEpilogueReference(epilogue, g.OutShape(), 1, in.data() + 2, out);
+      ApplyEpilogueReference(epilogue, g.OutShape(), g.ChannelDim(), in.data() + 2, out);
     };
     w.reference = ReferenceAt(precision, {static_cast<int64_t>(data_elements), static_cast<int64_t>(weight_elements)},
                               std::move(w.reference));
@@ -94,6 +94,7 @@ class ConvOperator : public OperatorDef {
     g.pad = p[4 + 2 * rank].second;
     g.dilation = p[5 + 2 * rank].second;
     g.groups = p[6 + 2 * rank].second;
+    g.channels_last = rank_.channels_last;
     return g;
   }
 
@@ -104,22 +105,27 @@ class ConvOperator : public OperatorDef {
 
 std::unique_ptr<OperatorDef> MakeConvOperator(ConvRank rank) { return std::make_unique<ConvOperator>(std::move(rank)); }
 
-std::vector<int64_t> ConvGeometry::DataShape() const {
-  std::vector<int64_t> s = {N, C};
-  s.insert(s.end(), in.begin(), in.end());
+namespace {
+
+// {outer, channels, spatial...}, or {outer, spatial..., channels} with channels last.
+std::vector<int64_t> Laid(bool channels_last, int64_t outer, int64_t channels, const std::vector<int64_t>& spatial) {
+  std::vector<int64_t> s = {outer};
+  if (!channels_last) s.push_back(channels);
+  s.insert(s.end(), spatial.begin(), spatial.end());
+  if (channels_last) s.push_back(channels);
   return s;
 }
 
-std::vector<int64_t> ConvGeometry::WeightShape() const {
-  std::vector<int64_t> s = {K, Cg()};
-  s.insert(s.end(), kernel.begin(), kernel.end());
-  return s;
-}
+}  // namespace
+
+std::vector<int64_t> ConvGeometry::DataShape() const { return Laid(channels_last, N, C, in); }
+
+std::vector<int64_t> ConvGeometry::WeightShape() const { return Laid(channels_last, K, Cg(), kernel); }
 
 std::vector<int64_t> ConvGeometry::OutShape() const {
-  std::vector<int64_t> s = {N, K};
-  for (size_t d = 0; d < in.size(); ++d) s.push_back(Out(d));
-  return s;
+  std::vector<int64_t> out;
+  for (size_t d = 0; d < in.size(); ++d) out.push_back(Out(d));
+  return Laid(channels_last, N, K, out);
 }
 
 double ConvGeometry::Outputs() const {
@@ -154,25 +160,45 @@ Result<void> ValidateConv(const ShapeParams& params, const ConvGeometry& g) {
   return {};
 }
 
+namespace {
+
+// Indices in the layout's order: {outer, channel, spatial...}, or {outer, spatial..., channel}.
+std::vector<Expr> LaidIndices(bool channels_last, Expr outer, Expr channel, const std::vector<Expr>& spatial) {
+  std::vector<Expr> idx = {std::move(outer)};
+  if (!channels_last) idx.push_back(channel);
+  idx.insert(idx.end(), spatial.begin(), spatial.end());
+  if (channels_last) idx.push_back(std::move(channel));
+  return idx;
+}
+
+// The spatial axes of a data or output index (after the outer one, before or after the channel).
+std::vector<Expr> SpatialOf(const ConvGeometry& g, const std::vector<Var>& v) {
+  const size_t first = g.channels_last ? 1 : 2;
+  return std::vector<Expr>(v.begin() + first, v.begin() + first + g.in.size());
+}
+
+}  // namespace
+
 te::Operation ConvCompute(const ConvGeometry& g, const ConvAxisNames& names, const te::Operation& data,
                           const te::Operation& weight, Precision precision, std::vector<te::Operation>& computes) {
   const size_t rank = g.in.size();
+  const bool last = g.channels_last;
   te::Operation padded = data;
   if (g.pad > 0) {
-    std::vector<int64_t> shape = {g.N, g.C};
-    for (int64_t x : g.in) shape.push_back(x + 2 * g.pad);
+    std::vector<int64_t> extents;
+    for (int64_t x : g.in) extents.push_back(x + 2 * g.pad);
     // The padded input keeps the input's element type (padding changes no value): a tensor-core
     // schedule's copies of it are of 16-bit elements.
-    padded = te::Compute("pad", shape, names.padded, [&](const std::vector<Var>& v) {
+    padded = te::Compute("pad", Laid(last, g.N, g.C, extents), names.padded, [&](const std::vector<Var>& v) {
       Expr inside;
-      std::vector<Expr> idx = {v[0], v[1]};
+      std::vector<Expr> spatial;
       for (size_t d = 0; d < rank; ++d) {
-        const Expr x = v[2 + d];
+        const Expr x = SpatialOf(g, v)[d];
         const Expr in_d = And(GE(x, IntImm(g.pad)), LT(x, IntImm(g.in[d] + g.pad)));
         inside = inside ? And(inside, in_d) : in_d;
-        idx.push_back(x - g.pad);
+        spatial.push_back(x - g.pad);
       }
-      return Select(inside, te::Read(data, idx), ZeroOf(data->dtype));
+      return Select(inside, te::Read(data, LaidIndices(last, v[0], v[g.ChannelDim()], spatial)), ZeroOf(data->dtype));
     });
     computes.push_back(padded);
   }
@@ -180,17 +206,22 @@ te::Operation ConvCompute(const ConvGeometry& g, const ConvAxisNames& names, con
   for (size_t d = 0; d < rank; ++d) reduce.push_back(te::ReduceAxis(g.kernel[d], names.reduce[1 + d]));
   return te::Compute("conv", g.OutShape(), names.out, [&](const std::vector<Var>& v) {
     const Var& rc = reduce[0].var;
-    Expr channel = g.groups == 1 ? Expr(rc) : FloorDiv(v[1], IntImm(g.Kg())) * g.Cg() + rc;
-    std::vector<Expr> at = {v[0], channel}, w = {v[1], rc};
+    const Expr k = v[g.ChannelDim()];
+    Expr channel = g.groups == 1 ? Expr(rc) : FloorDiv(k, IntImm(g.Kg())) * g.Cg() + rc;
+    std::vector<Expr> at, taps;
     for (size_t d = 0; d < rank; ++d) {
-      at.push_back(v[2 + d] * g.stride + reduce[1 + d].var * g.dilation);
-      w.push_back(reduce[1 + d].var);
+      at.push_back(SpatialOf(g, v)[d] * g.stride + reduce[1 + d].var * g.dilation);
+      taps.push_back(reduce[1 + d].var);
     }
-    return te::Sum(ProductAt(ReadFloat32(padded, at), ReadFloat32(weight, w), precision), reduce);
+    return te::Sum(ProductAt(ReadFloat32(padded, LaidIndices(last, v[0], channel, at)),
+                             ReadFloat32(weight, LaidIndices(last, k, rc, taps)), precision),
+                   reduce);
   });
 }
 
-void ConvReference(const ConvGeometry& g, const float* data, const float* weight, float* out) {
+namespace {
+
+void ChannelsFirstReference(const ConvGeometry& g, const float* data, const float* weight, float* out) {
   const Dims3 s(g);
   const int64_t D = s.in[0], H = s.in[1], W = s.in[2];
   const int64_t OD = s.out[0], OH = s.out[1], OW = s.out[2];
@@ -233,6 +264,44 @@ void ConvReference(const ConvGeometry& g, const float* data, const float* weight
       for (int64_t i = 0; i < OD * OH * OW; ++i) o[i] = static_cast<float>(acc[i]);
     }
   }
+}
+
+// [outer][channels][spatial] <-> [outer][spatial][channels].
+std::vector<float> MoveChannels(const float* src, int64_t outer, int64_t channels, int64_t spatial, bool to_last) {
+  std::vector<float> dst(static_cast<size_t>(outer * channels * spatial));
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t c = 0; c < channels; ++c) {
+      for (int64_t x = 0; x < spatial; ++x) {
+        const int64_t first = (o * channels + c) * spatial + x, last = (o * spatial + x) * channels + c;
+        dst[to_last ? last : first] = src[to_last ? first : last];
+      }
+    }
+  }
+  return dst;
+}
+
+int64_t Product(const std::vector<int64_t>& v) {
+  int64_t p = 1;
+  for (int64_t x : v) p *= x;
+  return p;
+}
+
+}  // namespace
+
+// Channels last: the channels-first reference on transposed copies (a reference needs no speed).
+void ConvReference(const ConvGeometry& g, const float* data, const float* weight, float* out) {
+  if (!g.channels_last) return ChannelsFirstReference(g, data, weight, out);
+  ConvGeometry first = g;
+  first.channels_last = false;
+  std::vector<int64_t> out_spatial;
+  for (size_t d = 0; d < g.in.size(); ++d) out_spatial.push_back(g.Out(d));
+  const int64_t pixels = Product(out_spatial);
+  const std::vector<float> d = MoveChannels(data, g.N, g.C, Product(g.in), /*to_last=*/false);
+  const std::vector<float> w = MoveChannels(weight, g.K, g.Cg(), Product(g.kernel), /*to_last=*/false);
+  std::vector<float> o(static_cast<size_t>(g.N * g.K * pixels));
+  ChannelsFirstReference(first, d.data(), w.data(), o.data());
+  const std::vector<float> moved = MoveChannels(o.data(), g.N, g.K, pixels, /*to_last=*/true);
+  std::copy(moved.begin(), moved.end(), out);
 }
 
 }  // namespace autotune::tir

@@ -94,8 +94,9 @@ cpu_peer::SavedWorkload Load(const std::string& dir) {
 Result<cpu_peer::PeerKernel> MakePeer(const cpu_peer::SavedWorkload& w, float* out) {
   const std::string op = w.manifest.at("op");
   const bool blas = op == "gemm" || op == "batch_matmul";
-  if (!blas && op != "conv1d" && op != "conv2d" && op != "conv3d") {
-    return MakeError("no CPU peer for " + op + " (OpenBLAS: gemm, batch_matmul; oneDNN: conv1d, conv2d, conv3d)");
+  if (!blas && op != "conv1d" && op != "conv2d" && op != "conv3d" && op != "conv2d_nhwc") {
+    return MakeError("no CPU peer for " + op +
+                     " (OpenBLAS: gemm, batch_matmul; oneDNN: conv1d, conv2d, conv3d, conv2d_nhwc)");
   }
   return blas ? cpu_peer::MakeOpenBlasKernel(w, out) : cpu_peer::MakeOneDnnKernel(w, out);
 }

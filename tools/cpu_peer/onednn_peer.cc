@@ -1,5 +1,6 @@
-// oneDNN as the peer of conv1d, conv2d and conv3d: its forward-inference convolution on the saved
-// NC[D]H[W] data and K C/groups R S weights, the epilogue as its bias and post-ops. Weights are
+// oneDNN as the peer of conv1d, conv2d, conv3d and conv2d_nhwc: its forward-inference convolution on
+// the saved NC[D]H[W] data and K C/groups R S weights (NHWC and KRSC for conv2d_nhwc, described to
+// oneDNN as those layouts of the same tensors), the epilogue as its bias and post-ops. Weights are
 // reordered into the primitive's layout once, outside the timing (a framework does it when it loads
 // the model); data and output stay in the plain layout the caller holds, so a variant that computes
 // in oneDNN's blocked layouts has its two reorders timed with it.
@@ -7,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 
 #ifdef AUTOTUNE_PEER_ONEDNN
@@ -33,12 +35,38 @@ memory::desc AnyDesc(const memory::dims& dims) { return {dims, memory::data_type
 
 memory::dims Dims(const std::vector<int64_t>& v) { return memory::dims(v.begin(), v.end()); }
 
+// The tag of a tensor whose dimension `ch` (logical order) is stored last: NHWC is acdb.
+Tag ChannelsLastTag(size_t rank, size_t ch) {
+  static const std::pair<std::pair<size_t, size_t>, Tag> tags[] = {
+      {{3, 1}, Tag::acb}, {{4, 1}, Tag::acdb}, {{5, 1}, Tag::acdeb}, {{5, 2}, Tag::abdec}, {{6, 2}, Tag::abdefc}};
+  for (const auto& [key, tag] : tags) {
+    if (key == std::make_pair(rank, ch)) return tag;
+  }
+  throw dnnl::error(dnnl_unimplemented, "no channels-last tag of this rank");
+}
+
+// Saved dims with the channels last, in oneDNN's logical order (channels second).
+memory::dims ChannelsSecond(memory::dims d) {
+  std::rotate(d.begin() + 1, d.end() - 1, d.end());
+  return d;
+}
+
 // What the convolution needs from the saved workload, in oneDNN's terms.
 struct ConvSpec {
-  memory::dims src, weights, bias, dst, strides, dilates, padding;
+  memory::dims src, weights, bias, dst, strides, dilates, padding;  // logical order (channels second)
+  bool channels_last = false;  // the caller's tensors are stored channels last
   bool bias_first = false;  // the epilogue starts with bias: the convolution's own bias input
   dnnl::post_ops post_ops;
   std::vector<std::pair<int, memory>> post_op_args;  // binary post-ops' second inputs
+
+  // How the caller's data, output (and residual) and weights are laid out.
+  memory::desc User(const memory::dims& d) const {
+    return {d, memory::data_type::f32, channels_last ? ChannelsLastTag(d.size(), 1) : PlainTag(d.size())};
+  }
+  memory::desc UserWeights() const {
+    const size_t ch = weights.size() - src.size() + 1;  // grouped weights have a leading group dimension
+    return {weights, memory::data_type::f32, channels_last ? ChannelsLastTag(weights.size(), ch) : PlainTag(weights.size())};
+  }
 };
 
 algorithm Eltwise(tir::EpiloguePart p, float* alpha, float* beta) {
@@ -67,7 +95,7 @@ void AddPostOps(const SavedWorkload& w, const dnnl::engine& engine, ConvSpec* sp
       continue;
     }
     if (tir::TakesInput(p)) {
-      const memory::desc md = PlainDesc(p == EpiloguePart::kResidual ? spec->dst : channel);
+      const memory::desc md = p == EpiloguePart::kResidual ? spec->User(spec->dst) : PlainDesc(channel);
       spec->post_ops.append_binary(p == EpiloguePart::kScale ? algorithm::binary_mul : algorithm::binary_add, md);
       void* data = const_cast<float*>(w.inputs.at(input++).data.data());
       const int arg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(spec->post_ops.len() - 1) | DNNL_ARG_SRC_1;
@@ -82,9 +110,11 @@ void AddPostOps(const SavedWorkload& w, const dnnl::engine& engine, ConvSpec* sp
 
 ConvSpec MakeConvSpec(const SavedWorkload& w, const dnnl::engine& engine) {
   ConvSpec s;
+  s.channels_last = w.manifest.at("op") == "conv2d_nhwc";
   s.src = Dims(w.inputs.at(0).shape);
   s.weights = Dims(w.inputs.at(1).shape);
   s.dst = Dims(w.out_shape);
+  if (s.channels_last) s.src = ChannelsSecond(s.src), s.weights = ChannelsSecond(s.weights), s.dst = ChannelsSecond(s.dst);
   const int64_t groups = std::max<int64_t>(w.Param("groups"), 1);
   if (groups > 1) {  // oneDNN's grouped weights: G x K/G x C/G x kernel (the same bytes as K x C/G x kernel)
     s.weights[0] /= groups;
@@ -106,7 +136,7 @@ class ConvVariant {
   ConvVariant(const SavedWorkload& w, const ConvSpec& s, const dnnl::engine& engine, bool plain_io, algorithm alg,
               float* out)
       : spec_(s), engine_(engine), stream_(engine) {
-    auto io = [&](const memory::dims& d) { return plain_io ? PlainDesc(d) : AnyDesc(d); };
+    auto io = [&](const memory::dims& d) { return plain_io ? s.User(d) : AnyDesc(d); };
     const memory::desc bias_md = s.bias_first ? PlainDesc(s.bias) : memory::desc();
     dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, alg, io(s.src), AnyDesc(s.weights),
                                          bias_md, io(s.dst), s.strides, s.dilates, s.padding, s.padding);
@@ -114,11 +144,11 @@ class ConvVariant {
     attr.set_post_ops(s.post_ops);
     pd_ = dnnl::convolution_forward::primitive_desc(desc, attr, engine);
     conv_ = dnnl::convolution_forward(pd_);
-    user_src_ = memory(PlainDesc(s.src), engine, const_cast<float*>(w.inputs[0].data.data()));
-    user_dst_ = memory(PlainDesc(s.dst), engine, out);
+    user_src_ = memory(s.User(s.src), engine, const_cast<float*>(w.inputs[0].data.data()));
+    user_dst_ = memory(s.User(s.dst), engine, out);
     src_ = pd_.src_desc() == user_src_.get_desc() ? user_src_ : memory(pd_.src_desc(), engine);
     dst_ = pd_.dst_desc() == user_dst_.get_desc() ? user_dst_ : memory(pd_.dst_desc(), engine);
-    memory user_weights(PlainDesc(s.weights), engine, const_cast<float*>(w.inputs[1].data.data()));
+    memory user_weights(s.UserWeights(), engine, const_cast<float*>(w.inputs[1].data.data()));
     weights_ = memory(pd_.weights_desc(), engine);
     dnnl::reorder(user_weights, weights_).execute(stream_, user_weights, weights_);
     if (s.bias_first) bias_ = memory(bias_md, engine, const_cast<float*>(w.inputs[2].data.data()));
@@ -153,7 +183,9 @@ std::string OneDnnVersion() {
 
 Result<PeerKernel> MakeOneDnnKernel(const SavedWorkload& w, float* out) {
   const std::string op = w.manifest.at("op");
-  if (op != "conv1d" && op != "conv2d" && op != "conv3d") return MakeError("oneDNN is the peer of conv1d, conv2d and conv3d, not " + op);
+  if (op != "conv1d" && op != "conv2d" && op != "conv3d" && op != "conv2d_nhwc") {
+    return MakeError("oneDNN is the peer of conv1d, conv2d, conv3d and conv2d_nhwc, not " + op);
+  }
   try {
     const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
     const ConvSpec spec = MakeConvSpec(w, engine);
