@@ -19,6 +19,13 @@ tir::Target SearchTarget(const db::TargetInfo& info) {
   return tir::Target{tir::TargetKind::kCpu, tir::CpuVectors{isa->float_lanes, isa->vector_registers}};
 }
 
+tir::Target SearchTarget(const std::string& target) {
+  measure::MeasureConfig config;
+  if (TakeTargetOption(target, config, /*allow_auto=*/false) != "cpu") return tir::TargetKind::kCuda;
+  const measure::CpuIsa isa = config.cpu_isa.empty() ? measure::NativeCpuIsa() : *measure::FindCpuIsa(config.cpu_isa);
+  return tir::Target{tir::TargetKind::kCpu, tir::CpuVectors{isa.float_lanes, isa.vector_registers}};
+}
+
 std::string TargetKindPart(const std::string& target) { return target.substr(0, target.find(':')); }
 
 std::string TakeTargetOption(const std::string& target, measure::MeasureConfig& config, bool allow_auto) {

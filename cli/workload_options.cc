@@ -75,12 +75,12 @@ tir::Schedule WorkloadOptions::MakeSchedule(const tir::Workload& w) const {
       throw UserError{fmt::format("sketch {} does not apply to {} on the {} target", sketch, w.CanonicalText(),
                                   tir::TargetKindName(Target()))};
     }
-    auto sch = search::HandPickedSchedule(w, *spec);
+    auto sch = search::HandPickedSchedule(w, *spec, SearchTarget(target).cpu);
     if (!sch) throw UserError{sch.error().message};
     return std::move(sch).value();
   }
   if (trace_file.empty()) {
-    auto sch = search::DefaultSchedule(w, Target());
+    auto sch = search::DefaultSchedule(w, SearchTarget(target));
     if (!sch) throw UserError{fmt::format("no default schedule for {}: {}", w.CanonicalText(), sch.error().message)};
     return std::move(sch).value();
   }
@@ -92,7 +92,7 @@ tir::Schedule WorkloadOptions::MakeSchedule(const tir::Workload& w) const {
   j = TraceInReport(j, w, trace_file);
   auto trace = tir::Trace::FromJson(j);
   if (!trace) throw UserError{fmt::format("trace file '{}': {}", trace_file, trace.error().message)};
-  auto sch = tir::Schedule::Replay(w, Target(), *trace);
+  auto sch = tir::Schedule::Replay(w, SearchTarget(target), *trace);
   if (!sch) throw UserError{fmt::format("trace file '{}' does not apply to {}: {}", trace_file, w.CanonicalText(), sch.error().message)};
   return std::move(sch).value();
 }

@@ -5,7 +5,7 @@
 namespace autotune::measure {
 
 // x86-64-v4 is AVX-512 F/BW/DQ/VL, v3 AVX2 with FMA, BMI and F16C: GCC's and Clang's names for the
-// levels (psABI), so `-march` and `__builtin_cpu_supports` agree on what each set holds.
+// levels (psABI).
 std::vector<CpuIsa> KnownCpuIsas() {
 #if defined(__x86_64__)
   // GCC vectorizes for 256-bit registers on AVX-512 hosts unless told otherwise: a register-tiled gemm
@@ -32,11 +32,17 @@ Result<CpuIsa> FindCpuIsa(const std::string& name) {
   return MakeError(fmt::format("unknown cpu instruction set '{}' (known: {})", name, CpuIsaNames()));
 }
 
+// Features both GCC's and Clang's __builtin_cpu_supports name (Clang 14 has no "x86-64-v3", "f16c" or
+// "movbe"): every processor with AVX2, FMA and BMI2 has the rest of v3 (Haswell, Zen on).
 bool HostRuns(const CpuIsa& isa) {
 #if defined(__x86_64__)
   __builtin_cpu_init();
-  if (isa.name == "avx512") return __builtin_cpu_supports("x86-64-v4");
-  if (isa.name == "avx2") return __builtin_cpu_supports("x86-64-v3");
+  const bool v3 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2");
+  if (isa.name == "avx2") return v3;
+  if (isa.name == "avx512") {
+    return v3 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+  }
 #endif
   return isa.name == "generic";
 }

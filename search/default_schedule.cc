@@ -7,6 +7,7 @@
 
 #include "search/rules/rule_util.h"
 #include "search/rules/schedule_rule.h"
+#include "search/tensor_core_schedule.h"
 #include "tir/analysis/gpu_validity.h"
 #include "tir/analysis/matrix_axes.h"
 #include "tir/lower/lower.h"
@@ -110,33 +111,47 @@ SketchDecisions DefaultRowSplitDecisions(const Schedule& fresh) {
   return d;
 }
 
+// The default register tile: two vectors wide, by a quarter of the vector registers (half of them
+// accumulate): 8 rows of 32 on AVX-512, 4 of 16 on AVX2. The AVX-512 tile on AVX2 spills: gemm 512^3
+// took 23 ms so, 10x the AVX-512 default's time.
+struct RegisterTile {
+  int64_t rows, width;
+};
+RegisterTile DefaultRegisterTile(const tir::CpuVectors& v) { return {v.registers / 4, 2 * int64_t{v.float_lanes}}; }
+
 // cpu.registers: where the output's rows are over 2 KB apart (as those of the operand read along
 // them), the operand is copied per parallel tile and the tile takes 8 register tiles down the rows,
 // which share the copy. Default schedules on 2 cores: gemm 1024^3 9.2 ms so against 16.3 without the
 // copy, M=512,N=768,K=768 2.4 against 3.9; gemm 512^3 (2 KB rows) 0.81 without it against 2.1.
-SketchDecisions DefaultRegisterTileDecisions(int64_t row_bytes) {
+SketchDecisions DefaultRegisterTileDecisions(int64_t row_bytes, const tir::CpuVectors& v) {
   constexpr int64_t kCopyAboveRowBytes = 2048, kTilesPerCopy = 8;
   SketchDecisions d = DefaultDecisions(TargetKind::kCpu);
-  if (row_bytes <= kCopyAboveRowBytes) return d;
+  const RegisterTile tile = DefaultRegisterTile(v);
+  const bool copy = row_bytes > kCopyAboveRowBytes;
   auto plain = d.tiles;
-  d.tiles = [plain](const TileRequest& r) -> std::optional<std::vector<int64_t>> {
-    if (r.reduce || r.levels != 3 || r.axis != RegisterRowsAxis(r.num_axes)) return plain(r);
-    return Fill(r.extent, {8, kTilesPerCopy}, r.levels);
+  d.tiles = [plain, tile, copy](const TileRequest& r) -> std::optional<std::vector<int64_t>> {
+    if (r.reduce || r.levels != 3) return plain(r);
+    if (r.axis == r.num_axes - 1) return Fill(r.extent, {tile.width, 1}, r.levels);
+    if (r.axis != RegisterRowsAxis(r.num_axes)) return Fill(r.extent, {1, 1}, r.levels);
+    return Fill(r.extent, {tile.rows, copy ? kTilesPerCopy : 1}, r.levels);
   };
-  d.copy_operand = [](const std::vector<int64_t>&) -> std::optional<int64_t> { return 1; };
+  if (copy) d.copy_operand = [](const std::vector<int64_t>&) -> std::optional<int64_t> { return 1; };
   return d;
 }
 
 // cpu.registers on a convolution: vectors along the output channels, as oneDNN's kernels; a
-// register tile of 32 channels (two AVX-512 vectors) by up to 8 output columns, the weights packed
+// register tile of two vectors of channels (32 on AVX-512) by up to 8 output columns (a quarter of
+// the vector registers), the weights packed
 // once and the padded input copied (see copy_input); parallel tiles of 32 channels, the output rows split among
 // them until there are at least 8. Batch-1 ResNet 3x3 layers so take 0.80-1.22 ms on 2 cores (C=64 56x56
 // to C=512 7x7) against 8.8-17.8 with the rows default, and are faster than the tuned rows kernels.
 // A 1x1 kernel reads each input value once per output channel and no neighbours: 64 channels by 4
 // columns, at least 4 parallel tiles (C=256 56x56 to 64 channels: 0.56-0.59 ms against 0.71-0.81).
-SketchDecisions DefaultChannelVectorDecisions(const StageShape& shape) {
+SketchDecisions DefaultChannelVectorDecisions(const StageShape& shape, const tir::CpuVectors& v) {
   const bool pointwise = shape.reduction == shape.first_reduce;
-  const int64_t channels = pointwise ? 64 : 32, columns_cap = pointwise ? 4 : 8, min_tiles = pointwise ? 4 : 8;
+  const RegisterTile tile = DefaultRegisterTile(v);
+  const int64_t channels = pointwise ? 2 * tile.width : tile.width;
+  const int64_t columns_cap = pointwise ? tile.rows / 2 : tile.rows, min_tiles = pointwise ? 4 : 8;
   SketchDecisions d = DefaultDecisions(TargetKind::kCpu);
   d.channel_vectors = [](const std::vector<int64_t>&) -> std::optional<int64_t> { return 1; };
   d.copy_operand = [](const std::vector<int64_t>&) -> std::optional<int64_t> { return 2; };  // weights packed once
@@ -165,9 +180,11 @@ SketchDecisions DefaultCpuRegisterDecisions(const Schedule& fresh) {
   auto roles = FindSketchRoles(fresh.state());
   if (!roles) return DefaultDecisions(TargetKind::kCpu);
   const Stage& main = fresh.state().stages[fresh.state().FindStage(roles->main)];
-  if (ChannelOperand(main)) return DefaultChannelVectorDecisions(ShapeOf(main));
+  const tir::CpuVectors& vectors = fresh.full_target().cpu;
+  if (ChannelOperand(main)) return DefaultChannelVectorDecisions(ShapeOf(main), vectors);
   const StageShape shape = ShapeOf(main);
-  return DefaultRegisterTileDecisions(shape.spatial.empty() ? 0 : shape.spatial.back() * BytesOf(main.op->dtype));
+  return DefaultRegisterTileDecisions(shape.spatial.empty() ? 0 : shape.spatial.back() * BytesOf(main.op->dtype),
+                                      vectors);
 }
 
 // cpu.matrix: as a gemm's cpu.registers, its rows the product's columns (the output's pixels).
@@ -177,13 +194,26 @@ SketchDecisions DefaultMatrixDecisions(const Schedule& fresh) {
   const Stage& main = fresh.state().stages[fresh.state().FindStage(roles->main)];
   auto axes = FindMatrixAxes(*main.op);
   if (!axes) return DefaultDecisions(TargetKind::kCpu);
-  return DefaultRegisterTileDecisions(MatrixAxes::Extent(*main.op, axes->n) * BytesOf(main.op->dtype));
+  return DefaultRegisterTileDecisions(MatrixAxes::Extent(*main.op, axes->n) * BytesOf(main.op->dtype),
+                                      fresh.full_target().cpu);
+}
+
+// cuda.tensor_core: B's shared rows along N ([n][k]) where its operand is read along K (a
+// channels-last convolution's input: copies of 16-byte runs of channels), else along K.
+SketchDecisions DefaultTensorCoreDecisions(const Schedule& fresh) {
+  SketchDecisions d = DefaultDecisions(TargetKind::kCuda);
+  auto roles = FindSketchRoles(fresh.state());
+  auto shape = roles ? TensorCoreShape(fresh, *roles) : Result<MmaShape>(roles.error());
+  const int64_t rows = shape && shape->b_read_along_k ? 1 : 0;
+  d.mma_b_rows = [rows](const std::vector<int64_t>&) -> std::optional<int64_t> { return rows; };
+  return d;
 }
 
 }  // namespace
 
 SketchDecisions DefaultDecisions(const Schedule& fresh, const SketchSpec& sketch) {
   if (sketch.name == "cuda.rows_split") return DefaultRowSplitDecisions(fresh);
+  if (sketch.name == "cuda.tensor_core") return DefaultTensorCoreDecisions(fresh);
   if (sketch.name == "cpu.registers") return DefaultCpuRegisterDecisions(fresh);
   if (sketch.name == "cpu.matrix") return DefaultMatrixDecisions(fresh);
   if (sketch.name != "cuda.split_k") return DefaultDecisions(sketch.target);

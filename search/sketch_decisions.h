@@ -50,6 +50,9 @@ struct SketchDecisions {
   // Elements a thread copies at a time into the B copy of a convolution's matrix form (its im2col
   // tile): 16 bytes, or fewer, so that a warp's lanes read neighbouring elements of a gather.
   ChoiceDecider mma_copy_vector = [](const std::vector<int64_t>&) { return std::nullopt; };
+  // The rows of that B copy in shared memory: 0 its K rows ([k][n]), 1 its N rows ([n][k]: an
+  // operand read along K, as a channels-last convolution's input, is copied in 16-byte runs of K).
+  ChoiceDecider mma_b_rows = [](const std::vector<int64_t>&) { return std::nullopt; };
   // The index of the loop to compute a shared copy at, among `count` outer reduction loops.
   std::function<std::optional<int64_t>(size_t count)> compute_location = [](size_t) { return std::nullopt; };
 };

@@ -6,6 +6,7 @@
 
 #include "search/rules/matrix_rewrite.h"
 #include "search/rules/schedule_rule.h"
+#include "tir/analysis/expr_uses.h"
 #include "tir/analysis/matrix_axes.h"
 #include "tir/analysis/tensor_intrinsics.h"
 #include "tir/buffer.h"
@@ -52,6 +53,16 @@ Result<StageRV> SharedCopy(tir::Schedule& sch, const std::string& operand, Stage
 }
 
 
+// Whether every variable of a load's last index is a reduction iterator of `op` (the load moves in
+// memory only along K: a channels-last input's channels).
+bool ReadAlongReduction(const tir::BufferLoadNode& load, const tir::te::OperationNode& op) {
+  if (load.indices.empty()) return false;
+  const auto vars = tir::VarsIn(load.indices.back());
+  return !vars.empty() && std::all_of(vars.begin(), vars.end(), [&](const tir::VarNode* v) {
+    return std::any_of(op.reduce_axis.begin(), op.reduce_axis.end(), [&](const auto& r) { return r.var.get() == v; });
+  });
+}
+
 // The multiple M or N is padded to: none when it is a multiple of 64 (the factors have a choice),
 // else whole mma tiles when it is small, else 64. (N = 1000 is whole 8-wide tiles, but only 125 of
 // them: no block tile wider than 8 would divide it.)
@@ -66,9 +77,10 @@ int64_t ReducePadUnit(int64_t extent, int64_t step) { return extent % step == 0 
 // elements: 16-bit rows 16k + 8 (the 8 rows an ldmatrix reads in different banks); float32 A rows
 // 8k + 4 (likewise for its ldmatrix), float32 B rows 32k + 8 (a lane's k row and n column: the 32
 // lanes' words in 32 banks).
-std::pair<int64_t, int64_t> RowAlignment(const MmaShape& s, bool matrix_a) {
+// B's [n][k] rows are read as A's are (8 rows of a step's k), and padded the same.
+std::pair<int64_t, int64_t> RowAlignment(const MmaShape& s, bool k_along_rows) {
   if (s.element_bytes == 2) return {16, 8};
-  return matrix_a ? std::pair<int64_t, int64_t>{8, 4} : std::pair<int64_t, int64_t>{32, 8};
+  return k_along_rows ? std::pair<int64_t, int64_t>{8, 4} : std::pair<int64_t, int64_t>{32, 8};
 }
 int64_t PaddedRow(int64_t extent, std::pair<int64_t, int64_t> align) {
   return tir::AlignedStride(extent, align.first, align.second);
@@ -96,6 +108,17 @@ Result<LoopRV> TileOutput(tir::Schedule& sch, StageRV out, const TensorCoreFacto
   AT_TRY_VOID(sch.Bind(cols[1], ThreadTag::kThreadIdxZ));
   AT_TRY_VOID(sch.Tensorize(rows[3], "store_16x8"));
   return cols[1];
+}
+
+// B's shared copy with its last two dimensions (k, n) stored as [n][k].
+Result<void> LayOutByColumns(tir::Schedule& sch, StageRV copy) {
+  AT_TRY(id, sch.Resolve(copy));
+  const size_t rank = sch.state().stages[id].op->shape.size();
+  std::vector<int64_t> order;
+  for (size_t d = 0; d + 2 < rank; ++d) order.push_back(static_cast<int64_t>(d));
+  order.push_back(static_cast<int64_t>(rank) - 1);
+  order.push_back(static_cast<int64_t>(rank) - 2);
+  return sch.ReorderStorage(copy, order);
 }
 
 const char* MmaIntrinsic(const MmaShape& s) {
@@ -139,11 +162,16 @@ Result<void> TileFragment(tir::Schedule& sch, StageRV frag, const MmaShape& shap
 }
 
 // Every thread of the block copies part of a shared-memory chunk, its rows padded (RowAlignment)
-// against bank conflicts of the fragment loads.
+// against bank conflicts of the fragment loads. B laid out [n][k] is copied along its k.
 Result<void> CooperativeFetch(tir::Schedule& sch, StageRV copy, const MmaShape& shape, bool matrix_a,
                               const TensorCoreFactors& t) {
   AT_TRY(loops, sch.GetLoops(copy));
-  const int row_dim = static_cast<int>(loops.size()) - 2;
+  const bool n_rows = !matrix_a && t.b_n_rows;
+  const int row_dim = static_cast<int>(loops.size()) - (n_rows ? 1 : 2);
+  if (n_rows) {
+    std::swap(loops[loops.size() - 1], loops[loops.size() - 2]);
+    AT_TRY_VOID(sch.Reorder(loops));
+  }
   AT_TRY(all, sch.Fuse(loops));
   // 16 bytes a thread and step (rows are whole multiples of that long), unless decided otherwise for B.
   const tir::FactorArg vector = !matrix_a && t.b_copy_vector ? *t.b_copy_vector : tir::FactorArg{16 / shape.element_bytes};
@@ -154,7 +182,7 @@ Result<void> CooperativeFetch(tir::Schedule& sch, StageRV copy, const MmaShape& 
   AT_TRY_VOID(sch.Bind(parts[2], ThreadTag::kThreadIdxZ));
   AT_TRY_VOID(sch.Bind(parts[3], ThreadTag::kThreadIdxX));
   AT_TRY_VOID(sch.Vectorize(parts[4]));
-  const auto [factor, offset] = RowAlignment(shape, matrix_a);
+  const auto [factor, offset] = RowAlignment(shape, matrix_a || n_rows);
   return sch.StorageAlign(copy, row_dim, factor, offset);
 }
 
@@ -172,6 +200,7 @@ Result<MmaShape> TensorCoreShape(const tir::Schedule& fresh, const SketchRoles& 
   // A product of two kernel inputs laid out as matrices is tiled as it is; anything else is first
   // rewritten into that form.
   shape.matrix_form = !roles.pad.empty() || OperandsRead(state, main).size() != 2 || !axes->IsPlain(op);
+  shape.b_read_along_k = ReadAlongReduction(*axes->b, op);
   const bool half_operands = tir::IsHalf(axes->a->buffer->dtype) && axes->b->buffer->dtype == axes->a->buffer->dtype;
   if (axes->precision == tir::Precision::kIEEE && half_operands && half_output) return shape;
   if (axes->precision != tir::Precision::kIEEE) {
@@ -192,7 +221,8 @@ MmaShape PaddedShape(const MmaShape& s) {
 }
 
 int64_t ChunkSharedBytes(const MmaShape& s, int64_t bm, int64_t bn, int64_t bk) {
-  return s.element_bytes * (bm * PaddedRow(bk, RowAlignment(s, true)) + bk * PaddedRow(bn, RowAlignment(s, false)));
+  const int64_t b = std::max(bk * PaddedRow(bn, RowAlignment(s, false)), bn * PaddedRow(bk, RowAlignment(s, true)));
+  return s.element_bytes * (bm * PaddedRow(bk, RowAlignment(s, true)) + b);
 }
 
 
@@ -236,6 +266,7 @@ Result<void> ApplyTensorCoreTiling(tir::Schedule& sch, const SketchRoles& fresh_
   }
   AT_TRY(a_shared, SharedCopy(sch, operands[0], acc));
   AT_TRY(b_shared, SharedCopy(sch, operands[1], acc));
+  if (f.b_n_rows) AT_TRY_VOID(LayOutByColumns(sch, b_shared));
   AT_TRY(a_frag, sch.CacheRead(a_shared, Scope::kLocal, {acc}));
   AT_TRY(b_frag, sch.CacheRead(b_shared, Scope::kLocal, {acc}));
   if (matrix_axes) AT_TRY_VOID(FuseOutputAsMatrix(sch, out, *matrix_axes));
@@ -264,7 +295,9 @@ Result<tir::Schedule> TensorCoreSchedule(const tir::Workload& workload, const Te
     return MakeError(fmt::format("tensor cores: M={} N={} K={} (padded) are not multiples of the {}x{}x{} block tile",
                                  padded.m, padded.n, padded.k, bm, bn, bk));
   }
-  AT_TRY_VOID(ApplyTensorCoreTiling(sch, roles, shape, {t.warps_m, t.warps_n, t.tiles_m, t.tiles_n, t.k_steps, t.stages, std::nullopt}));
+  AT_TRY_VOID(ApplyTensorCoreTiling(sch, roles, shape,
+                                    {t.warps_m, t.warps_n, t.tiles_m, t.tiles_n, t.k_steps, t.stages, std::nullopt,
+                                     shape.matrix_form && t.b_n_rows}));
   return sch;
 }
 

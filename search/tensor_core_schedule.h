@@ -30,6 +30,7 @@ struct TensorCoreFactors {
   // Elements a thread copies at a time into B's shared copy; unset: 16 bytes (a matrix form's gather
   // may do better with fewer, a warp's lanes then on neighbouring elements).
   std::optional<tir::FactorArg> b_copy_vector;
+  bool b_n_rows = false;  // B's shared copy laid out [n][k] (read by ldmatrix without .trans)
 };
 
 // The shape of a matrix product: M, N, K of its reduction stage, and what its mma computes.
@@ -38,6 +39,7 @@ struct MmaShape {
   int element_bytes = 2;                         // of the inputs: 2 (float16, bfloat16) or 4 (float32)
   tir::Precision precision = tir::Precision::kIEEE;  // of a float32 product: tf32 or 3xtf32
   bool matrix_form = false;  // the product is a contraction to rewrite first (tir matrix_form)
+  bool b_read_along_k = false;  // B's operand is contiguous along K (its last index moves with K only)
   int64_t step() const { return element_bytes == 2 ? 16 : 8; }  // the depth of one mma
 };
 // The product's shape when the workload of `fresh` is one tensor cores take (16-bit inputs and
@@ -61,6 +63,7 @@ Result<void> ApplyTensorCoreTiling(tir::Schedule& sch, const SketchRoles& roles,
 // The same with fixed numbers, on a fresh schedule of `workload` (tests, examples).
 struct TensorCoreTiling {
   int64_t warps_m = 2, warps_n = 2, tiles_m = 2, tiles_n = 4, k_steps = 2, stages = 2;
+  bool b_n_rows = false;  // a matrix form's B copied into [n][k] rows
 };
 Result<tir::Schedule> TensorCoreSchedule(const tir::Workload& workload, const TensorCoreTiling& tiling);
 

@@ -18,6 +18,9 @@ struct PrimFunc {
   // Inputs the kernel takes packed (tir/packed_layout.h): each made by its pack function, once,
   // from the workload's tensor, before the kernel is called.
   std::vector<PackedParam> packs = {};
+  // cpu: float32 lanes of the target's vector registers (tir::CpuVectors), the widest chunk the C
+  // backend prints vector code in: a wider GCC vector is kept on the stack (c_vectors.h).
+  int vector_lanes = 16;
 };
 
 }  // namespace autotune::tir

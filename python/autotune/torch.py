@@ -5,7 +5,8 @@
     #   autotune tune --tasks tasks.json --target cuda --db autotune.db
     fast, report = autotune.torch.optimize(model, autotune.Database("autotune.db"), (x,))
 
-Tunable layers: nn.Conv2d (zero padding, the same stride, padding and dilation in both dimensions),
+Tunable layers: nn.Conv2d (zero padding, the same stride, padding and dilation in both dimensions;
+conv2d_nhwc where its input is in torch.channels_last memory format, on the same memory),
 nn.Linear, and torch.bmm / torch.matmul / @ of two matrices or of two tensors with the same leading
 dimensions (flattened into a batch_matmul's batch: an attention's batch and heads); a bias is fused, and so
 are a sum with another tensor of the output's shape (a shortcut: `residual`) and then the activation
@@ -94,7 +95,10 @@ def _pair(v, what):
 
 
 def _conv2d(gm, node, m, x):
-    layer = Layer(node.target, "conv2d", {}, [], _DTYPES.get(x.dtype, str(x.dtype)), [node], m)
+    # A channels_last input is NHWC in memory: conv2d_nhwc's kernels take it as it is.
+    channels_last = getattr(x, "memory_format", None) == torch.channels_last
+    op = "conv2d_nhwc" if channels_last else "conv2d"
+    layer = Layer(node.target, op, {}, [], _DTYPES.get(x.dtype, str(x.dtype)), [node], m)
     try:
         if m.padding_mode != "zeros":
             raise ValueError(f"padding_mode '{m.padding_mode}'")
@@ -218,11 +222,16 @@ class TunedLayer(nn.Module):
         self.has_residual = "residual" in layer.epilogue
         if isinstance(layer.module, nn.Linear):
             self.register_buffer("weight_t", layer.module.weight.detach().t().contiguous(), persistent=False)
-        # A cpu kernel that takes the weight packed gets it packed once, here (as it was measured).
-        packed = None
-        if layer.op == "conv2d" and "weight" in kernel.packs:
-            packed = kernel.pack("weight", layer.module.weight.detach().contiguous())
-        self.register_buffer("weight_packed", packed, persistent=False)
+        # conv2d_nhwc's tensors are NHWC (KRSC weights): channels_last tensors seen in their memory order.
+        self.channels_last = layer.op == "conv2d_nhwc"
+        weight = None
+        if layer.op in ("conv2d", "conv2d_nhwc"):
+            weight = layer.module.weight.detach()
+            weight = (weight.permute(0, 2, 3, 1) if self.channels_last else weight).contiguous()
+            # A cpu kernel that takes the weight packed gets it packed once, here (as it was measured).
+            if "weight" in kernel.packs:
+                weight = kernel.pack("weight", weight)
+        self.register_buffer("conv_weight", weight, persistent=False)
 
     def _epilogue_inputs(self):
         b = getattr(self.module, "bias", None)
@@ -231,12 +240,16 @@ class TunedLayer(nn.Module):
     def forward(self, *args):
         # args: the layer's inputs, then the residual when the epilogue has one.
         layer_args, extra = (args[:-1], args[-1:]) if self.has_residual else (args, ())
-        if self.op == "conv2d":
+        if self.op in ("conv2d", "conv2d_nhwc"):
             x = layer_args[0]
+            if self.channels_last:  # NCHW views of NHWC memory, in and out
+                x, extra = x.permute(0, 2, 3, 1), tuple(r.permute(0, 2, 3, 1) for r in extra)
+                if not x.is_contiguous() or not all(r.is_contiguous() for r in extra):
+                    return self.original(*args)
             if tuple(x.shape) != self.expected[0]:
                 return self.original(*args)
-            weight = self.weight_packed if self.weight_packed is not None else self.module.weight.detach()
-            return self.kernel(x, weight, *self._epilogue_inputs(), *extra)
+            y = self.kernel(x, self.conv_weight, *self._epilogue_inputs(), *extra)
+            return y.permute(0, 3, 1, 2) if self.channels_last else y
         if isinstance(self.module, nn.Linear):
             x = layer_args[0]
             rows = x.reshape(-1, x.shape[-1])

@@ -55,6 +55,8 @@ class TensorCoreTilingRule final : public CudaRule {
     if (raw.matrix_form) {
       AT_TRY(vector, Pick(sch, {1, 2, 16 / s.element_bytes}, d.mma_copy_vector));
       factors.b_copy_vector = vector;
+      AT_TRY(rows, Pick(sch, {0, 1}, d.mma_b_rows));
+      factors.b_n_rows = *sch.Resolve(rows) == 1;
     }
     AT_TRY_VOID(ApplyTensorCoreTiling(sch, ctx.roles, raw, factors));
     ctx.tiled = true;

@@ -43,11 +43,12 @@ TEST(Cli, OpsListsOperatorsAndJson) {
   auto j = RunCli("ops --json");
   ASSERT_EQ(j.status, 0);
   auto parsed = nlohmann::json::parse(j.out);
-  ASSERT_EQ(parsed.size(), 11u);
+  ASSERT_EQ(parsed.size(), 12u);
   EXPECT_EQ(parsed[2]["params"][7]["name"], "stride");
   EXPECT_EQ(parsed[2]["params"][7]["default"], 1);
-  EXPECT_EQ(parsed[4]["name"], "conv3d");
-  EXPECT_EQ(parsed[4]["params"][6]["name"], "Q");  // N, C, D, H, W, K, then the kernel's QxRxS
+  EXPECT_EQ(parsed[3]["name"], "conv2d_nhwc");
+  EXPECT_EQ(parsed[5]["name"], "conv3d");
+  EXPECT_EQ(parsed[5]["params"][6]["name"], "Q");  // N, C, D, H, W, K, then the kernel's QxRxS
 }
 
 TEST(Cli, NetworksListsThemAndPrintsATaskList) {

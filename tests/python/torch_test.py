@@ -101,6 +101,36 @@ class TorchCpu(unittest.TestCase):
         with torch.no_grad():
             torch.testing.assert_close(fast(self.x), self.model(self.x))
 
+@unittest.skipIf(torch is None, "PyTorch is not installed: autotune.torch is not tested")
+class TorchChannelsLast(unittest.TestCase):
+    """A channels_last model's convolutions are conv2d_nhwc tasks, run on the same memory."""
+
+    def test_channels_last_convolutions_are_nhwc_kernels(self):
+        import autotune
+        import autotune.torch as at
+        torch.manual_seed(1)
+        model = nn.Sequential(nn.Conv2d(4, 8, 3, padding=1), nn.ReLU(), nn.Conv2d(8, 8, 1, bias=False)).eval()
+        model = model.to(memory_format=torch.channels_last)
+        x = (torch.rand(1, 4, 6, 6) * 2 - 1).to(memory_format=torch.channels_last)
+        tasks = at.tasks(model, (x,))
+        self.assertEqual({(t["op"], t["epilogue"]) for t in tasks}, {("conv2d_nhwc", "bias,relu"), ("conv2d_nhwc", "")})
+        with tempfile.TemporaryDirectory() as tmp:
+            path, db = os.path.join(tmp, "tasks.json"), os.path.join(tmp, "n.db")
+            with open(path, "w") as f:
+                json.dump(tasks, f)
+            tune = subprocess.run([AUTOTUNE, "tune", "--tasks", path, "--target", "cpu", "--trials", "8", "--db", db],
+                                  capture_output=True, text=True, timeout=600)
+            self.assertEqual(tune.returncode, 0, tune.stderr)
+            fast, report = at.optimize(model, autotune.Database(db), (x,))
+            self.assertEqual(report.swapped(), 2, str(report))
+            with torch.no_grad():
+                y = fast(x)
+                torch.testing.assert_close(y, model(x), rtol=1e-4, atol=1e-5)
+                self.assertTrue(y.is_contiguous(memory_format=torch.channels_last))
+                plain = torch.rand(1, 4, 6, 6)  # NCHW memory: PyTorch's layers
+                torch.testing.assert_close(fast(plain), model(plain), rtol=1e-4, atol=1e-5)
+
+
 if __name__ == "__main__":
     AUTOTUNE = sys.argv.pop(1)
     unittest.main(verbosity=2)

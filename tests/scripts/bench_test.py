@@ -291,7 +291,7 @@ class Errors(unittest.TestCase, support.OneLineErrors):
     def test_precision_is_for_float32_products(self):
         with tempfile.TemporaryDirectory() as d:
             self.one_line(run("--out", d, "--case-shape", "softmax:M=4,N=8", "--precision", "tf32"),
-                          "--precision tf32 is for gemm, batch_matmul, conv1d, conv2d, conv3d cases, not softmax-")
+                          "--precision tf32 is for gemm, batch_matmul, conv1d, conv2d, conv2d_nhwc, conv3d cases, not softmax-")
             self.one_line(run("--out", d, "--case-shape", "gemm:M=1,N=1,K=1", "--precision", "3xtf32", "--dtype",
                               "float16"), "--precision 3xtf32 is for float32 products, not --dtype float16")
 

@@ -412,6 +412,22 @@ TEST(Sketch, CpuRegisterTilesFitTheTargetsVectorRegisters) {
   };
   EXPECT_LE(largest_tile(tir::Target{TargetKind::kCpu, tir::CpuVectors{8, 16}}), 96);
   EXPECT_GT(largest_tile(TargetKind::kCpu), 96);
+  // The default tile: two vectors wide, a quarter of the registers deep (8 x 32 on AVX-512, 4 x 16 on
+  // AVX2), and the kernel prints vectors of the target's lanes.
+  auto default_tile = [&](tir::Target target) {
+    auto sch = DefaultSchedule(w, target);
+    EXPECT_TRUE(sch);
+    std::vector<int64_t> inner;
+    for (const auto& inst : sch->trace().instructions()) {
+      if (inst.kind == "sample_perfect_tile" && inst.decision.size() == 3) inner.push_back(inst.decision.back());
+    }
+    auto f = tir::Lower(sch->state());
+    EXPECT_TRUE(f);
+    EXPECT_EQ(f->vector_lanes, target.cpu.float_lanes);
+    return inner;
+  };
+  EXPECT_EQ(default_tile(TargetKind::kCpu), (std::vector<int64_t>{8, 32}));
+  EXPECT_EQ(default_tile(tir::Target{TargetKind::kCpu, tir::CpuVectors{8, 16}}), (std::vector<int64_t>{4, 16}));
 }
 
 }  // namespace

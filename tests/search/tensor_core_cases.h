@@ -51,7 +51,11 @@ inline std::vector<Case> Cases() {
       {"conv3d", "N=1,C=4,D=4,H=5,W=5,K=16,Q=3,R=3,S=3,pad=1", "", "bfloat16", TensorCoreTiling{1, 2, 1, 2, 1, 2}},
       {"conv2d", "N=1,C=8,H=6,W=6,K=16,R=3,S=3,pad=1", "", "tf32", TensorCoreTiling{1, 1, 1, 5, 1, 2}},
       {"conv1d", "N=2,C=6,L=10,K=16,R=3,pad=1", "bias", "3xtf32", TensorCoreTiling{1, 1, 1, 3, 2, 2}},
-      {"conv2d_nhwc", "N=2,C=16,H=6,W=6,K=16,R=3,S=3,pad=1", "bias", "float16", TensorCoreTiling{1, 2, 1, 4, 1, 2}},
+      // Channels last, B (the input's im2col tile) copied into [n][k] rows along its channels.
+      {"conv2d_nhwc", "N=2,C=16,H=6,W=6,K=16,R=3,S=3,pad=1", "bias", "float16", TensorCoreTiling{1, 2, 1, 4, 1, 2, true}},
+      {"conv2d_nhwc", "N=1,C=8,H=7,W=5,K=24,R=3,S=3,stride=2,pad=1", "relu", "bfloat16", TensorCoreTiling{1, 1, 1, 2, 2, 3, true}},
+      {"conv2d_nhwc", "N=1,C=8,H=6,W=6,K=16,R=3,S=3,pad=1", "", "tf32", TensorCoreTiling{1, 1, 1, 5, 1, 2, true}},
+      {"conv2d_nhwc", "N=1,C=16,H=6,W=6,K=16,R=1,S=1", "", "float16", TensorCoreTiling{1, 1, 1, 5, 1, 1, false}},
   };
 }
 

@@ -52,7 +52,14 @@ TEST(TensorCoreSchedule, CudaUsesMmaAndLdmatrixAndCompiles) {
     } else {
       EXPECT_NE(m->code.find("at_mma_m16n8k16_"), std::string::npos) << m->code;
       EXPECT_NE(m->code.find("mma.sync.aligned.m16n8k16.row.col.f32"), std::string::npos);
-      EXPECT_NE(m->code.find("at_ldmatrix_x2_trans("), std::string::npos) << m->code;
+      // B from [k][n] rows: ldmatrix.trans; from [n][k] rows (a channels-last input copied along its
+      // channels, 16 bytes at a time): ldmatrix without .trans.
+      EXPECT_NE(m->code.find(c.tiling.b_n_rows ? "at_ldmatrix_x2(" : "at_ldmatrix_x2_trans("), std::string::npos) << m->code;
+      if (c.tiling.b_n_rows) EXPECT_NE(m->code.find("ldmatrix.sync.aligned.m8n8.x2.shared.b16"), std::string::npos);
+    }
+    if (c.tiling.b_n_rows && c.tiling.stages > 1) {
+      EXPECT_NE(m->code.find(c.shape.find("pad=") != std::string::npos ? "at_cp_async_16_or_zero(" : "at_cp_async_16("),
+                std::string::npos) << m->code;
     }
     if (c.shape == "M=33,N=17,K=40") {  // zero-padded copies: whole 16-byte vectors, copied or zeroed
       EXPECT_NE(m->code.find("at_cp_async_16_or_zero("), std::string::npos) << m->code;

@@ -1,5 +1,6 @@
 #include "tir/codegen/codegen_c.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -183,6 +184,16 @@ TEST(CodegenC, RegisterTilesAreVectorChunks) {
   EXPECT_NE(code.find("  for (int32_t c = 0; c < 64; ++c) {\n    #pragma GCC unroll 2\n"), std::string::npos) << code;
   code = tile(24, r * 24 + k, Load(W, {k}));  // an odd number of 8-lane vectors
   EXPECT_NE(code.find("for (int32_t k = 0; k < 24; k += 8) {\n      at_store_f32x8("), std::string::npos) << code;
+  // At most the target's lanes: AVX2's 8, SSE's 4 (a wider GCC vector would live on the stack).
+  for (int lanes : {8, 4}) {
+    PrimFunc f{"narrow", {X, W}, Allocate(acc, Loop(r, 2, Loop(k, 32, Store(acc, Load(acc, {r * 32 + k}) + Load(W, {k}),
+                                                                              {r * 32 + k}), ForKind::kVectorized)))};
+    f.vector_lanes = lanes;
+    code = Gen(f);
+    EXPECT_NE(code.find(fmt::format("k += {}) {{\n      at_store_f32x{}(", lanes, lanes)), std::string::npos) << code;
+    EXPECT_EQ(Count(code, "at_f32x16"), 0u) << code;
+    EXPECT_NE(code.find(fmt::format("#pragma GCC unroll {}", 32 / lanes)), std::string::npos) << code;
+  }
   // Not as vectors: a strided read, a width of no whole vectors, a lane's value of the loop variable.
   for (const std::string& scalar : {tile(32, r * 32 + k, Load(W, {k * 2})), tile(12, r * 12 + k, Load(W, {k})),
                                     tile(32, r * 32 + k, Cast(DType::kFloat32, k))}) {

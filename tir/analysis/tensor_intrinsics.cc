@@ -54,6 +54,12 @@ const TensorIntrinsic* FindTensorIntrinsic(const std::string& name) {
   return nullptr;
 }
 
+Expr TileOperand::At(const Expr& r, const Expr& c) const {
+  const Expr& row = transposed ? c : r;
+  const Expr& col = transposed ? r : c;
+  return Add(Add(origin, Mul(row, IntImm(row_step, origin->dtype))), col);
+}
+
 std::pair<Expr, Expr> FragmentElement(FragmentRole role, DType element, const Expr& lane, int64_t e) {
   const Expr group = FloorDiv(lane, IntImm(4, lane->dtype));              // lane / 4
   const Expr quad = FloorMod(lane, IntImm(4, lane->dtype));               // lane % 4
@@ -199,6 +205,16 @@ Result<void> MatchFill(TensorCall& call) {
   return {};
 }
 
+// A B fragment may be read from [n][k] rows: the tile transposed.
+Result<TileOperand> MatchSourceTile(const BufferLoadNode& src, const TensorCall& call, FragmentRole role) {
+  auto tile = MatchTile(src.buffer, src.indices, call.loops, call.loops[0], call.loops[1]);
+  if (tile || role != FragmentRole::kMatrixB) return tile;
+  auto transposed = MatchTile(src.buffer, src.indices, call.loops, call.loops[1], call.loops[0]);
+  if (!transposed) return tile;
+  transposed->transposed = true;
+  return transposed;
+}
+
 Result<void> MatchLoad(TensorCall& call, FragmentRole role) {
   const BufferStoreNode* st = call.store;
   const auto* src = As<BufferLoadNode>(st->value);
@@ -212,7 +228,7 @@ Result<void> MatchLoad(TensorCall& call, FragmentRole role) {
   }
   AT_TRY(frag_tile, MatchTile(st->buffer, st->indices, call.loops, call.loops[0], call.loops[1]));
   call.c = frag_tile;
-  AT_TRY(src_tile, MatchTile(src->buffer, src->indices, call.loops, call.loops[0], call.loops[1]));
+  AT_TRY(src_tile, MatchSourceTile(*src, call, role));
   call.a = src_tile;
   call.fragments = {{st->buffer, {role}}};
   return {};

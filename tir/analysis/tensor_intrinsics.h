@@ -14,9 +14,9 @@
 //                       A, B, C float32 fragments (one mma.sync of TF32, or three)
 //   fill_16x8           for i<16, j<8: C[i,j] = 0                  (the mma's reduction init)
 //   load_a_16x16        for i<16, k<16: A[i,k] = X[i,k]            (16-bit; ldmatrix.x4 from shared memory)
-//   load_b_16x8         for k<16, j<8: B[k,j] = X[k,j]             (16-bit; ldmatrix.x2.trans)
+//   load_b_16x8         for k<16, j<8: B[k,j] = X[k,j] or X[j,k]   (16-bit; ldmatrix.x2.trans, or .x2 from [n][k] rows)
 //   load_a_16x8         for i<16, k<8: A[i,k] = X[i,k]             (float32; rounded to TF32 on loading)
-//   load_b_8x8          for k<8, j<8: B[k,j] = X[k,j]              (float32; likewise)
+//   load_b_8x8          for k<8, j<8: B[k,j] = X[k,j] or X[j,k]    (float32; likewise)
 //   store_16x8          for i<16, j<8: [if p(i,j)] Y[x(i,j)] = f(C[i,j], ...)   (any elementwise epilogue,
 //                       stored at any index: a tile of Y, or a convolution's layout)
 //
@@ -75,11 +75,15 @@ struct TensorIntrinsic {
 const std::vector<TensorIntrinsic>& TensorIntrinsics();
 const TensorIntrinsic* FindTensorIntrinsic(const std::string& name);
 
-// A tile of a buffer: element (r, c) of the tile is element origin + r * row_step + c (flat).
+// A tile of a buffer: element (r, c) of the tile is element origin + r * row_step + c (flat), or,
+// transposed, origin + c * row_step + r (a B tile read from [n][k] rows: ldmatrix without .trans).
 struct TileOperand {
   Buffer buffer;
   Expr origin;
   int64_t row_step = 0;
+  bool transposed = false;
+  // The flat index of element (r, c).
+  Expr At(const Expr& r, const Expr& c) const;
 };
 
 // A matched tile. `loops` are the tile's loop variables (outermost first); `inner` is what runs

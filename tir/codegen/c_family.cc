@@ -261,15 +261,18 @@ std::string RoundTF32Text(CLanguage lang, const char* fn, bool bits) {
 
 // ldmatrix: the warp loads 8x8 matrices of 16-bit elements from shared memory, each lane giving the
 // address of one row; x4 fills an mma A fragment, x2.trans a B fragment from a row-major [k][n] tile.
-std::string LdmatrixText(const char* fn, bool trans) {
+// ldmatrix of `count` (2 or 4) 8x8 matrices, transposed or not: at_ldmatrix_x4, _x2, _x2_trans.
+std::string LdmatrixText(const char* fn, int count, bool trans) {
+  const bool four = count == 4;
   return fmt::format(
       "{0} void at_ldmatrix_{1}({2}, const void* p) {{\n"
       "  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(p));\n"
       "  asm volatile(\"ldmatrix.sync.aligned.m8n8.{3}.shared.b16 {4}, [%{5}];\\n\" : {6} : \"r\"(s) : \"memory\");\n"
       "}}\n",
-      fn, trans ? "x2_trans" : "x4", trans ? "unsigned& r0, unsigned& r1" : "unsigned& r0, unsigned& r1, unsigned& r2, unsigned& r3",
-      trans ? "x2.trans" : "x4", trans ? "{%0,%1}" : "{%0,%1,%2,%3}", trans ? 2 : 4,
-      trans ? "\"=r\"(r0), \"=r\"(r1)" : "\"=r\"(r0), \"=r\"(r1), \"=r\"(r2), \"=r\"(r3)");
+      fn, fmt::format("x{}{}", count, trans ? "_trans" : ""),
+      four ? "unsigned& r0, unsigned& r1, unsigned& r2, unsigned& r3" : "unsigned& r0, unsigned& r1",
+      fmt::format("x{}{}", count, trans ? ".trans" : ""), four ? "{%0,%1,%2,%3}" : "{%0,%1}", count,
+      four ? "\"=r\"(r0), \"=r\"(r1), \"=r\"(r2), \"=r\"(r3)" : "\"=r\"(r0), \"=r\"(r1)");
 }
 
 // 16-bit float conversions, bit for bit those of support/half.h and of the GPU's cvt.rn (nearest,
@@ -369,13 +372,15 @@ std::string CFamilyPrinter::HelperText(CHelper h) const {
     case CHelper::kAlloc: return AllocText();
     case CHelper::kVecF32x16: return VectorHelperText(16);
     case CHelper::kVecF32x8: return VectorHelperText(8);
+    case CHelper::kVecF32x4: return VectorHelperText(4);
     case CHelper::kMmaF16: return MmaText(fn, "f16");
     case CHelper::kMmaBF16: return MmaText(fn, "bf16");
     case CHelper::kMmaTF32: return MmaTF32Text(fn);
     case CHelper::kRoundTF32: return RoundTF32Text(lang_, fn, false);
     case CHelper::kTF32Bits: return RoundTF32Text(lang_, fn, true);
-    case CHelper::kLdmatrixX4: return LdmatrixText(fn, false);
-    case CHelper::kLdmatrixX2Trans: return LdmatrixText(fn, true);
+    case CHelper::kLdmatrixX4: return LdmatrixText(fn, 4, false);
+    case CHelper::kLdmatrixX2Trans: return LdmatrixText(fn, 2, true);
+    case CHelper::kLdmatrixX2: return LdmatrixText(fn, 2, false);
     case CHelper::kF16ToF32:
     case CHelper::kF32ToF16:
     case CHelper::kBF16ToF32:

@@ -111,26 +111,26 @@ const char* InfixOf(BinaryOp op) {
 
 }  // namespace
 
-std::optional<int> VectorChunkLanes(const ForNode* loop) {
+std::optional<int> VectorChunkLanes(const ForNode* loop, int max_lanes) {
   const int64_t* extent = AsConstInt(loop->extent);
   if (loop->for_kind != ForKind::kVectorized || !extent || *extent <= 0 || *extent % 8 != 0) return std::nullopt;
   const auto stores = BodyStores(loop->body);
   if (stores.empty() || !ChunkCheck(loop->var.get(), stores).Ok()) return std::nullopt;
-  return *extent % 16 == 0 ? 16 : 8;
+  return std::min(*extent % 16 == 0 ? 16 : 8, max_lanes);
 }
 
-int64_t ChunksInNest(const ForNode* loop) {
+int64_t ChunksInNest(const ForNode* loop, int max_lanes) {
   const int64_t* extent = AsConstInt(loop->extent);
   if (!extent || *extent <= 0) return 0;
-  if (auto lanes = VectorChunkLanes(loop)) return *extent / *lanes;
+  if (auto lanes = VectorChunkLanes(loop, max_lanes)) return *extent / *lanes;
   if (loop->for_kind != ForKind::kSerial && loop->for_kind != ForKind::kUnrolled) return 0;
   const auto* inner = As<ForNode>(loop->body);
-  const int64_t chunks = inner ? ChunksInNest(inner) : 0;
+  const int64_t chunks = inner ? ChunksInNest(inner, max_lanes) : 0;
   return chunks > 0 && chunks <= kMaxUnrolledChunks ? chunks * *extent : 0;  // past the cap: no unrolled nest
 }
 
-bool UnrollsForChunks(const ForNode* loop) {
-  const int64_t chunks = ChunksInNest(loop);
+bool UnrollsForChunks(const ForNode* loop, int max_lanes) {
+  const int64_t chunks = ChunksInNest(loop, max_lanes);
   return chunks > 0 && chunks <= kMaxUnrolledChunks;
 }
 
@@ -142,7 +142,9 @@ std::string VectorValue(CFamilyPrinter& p, const Expr& e, const VarNode* var, in
                      VectorValue(p, bin->b, var, lanes));
 }
 
-CHelper VectorHelper(int lanes) { return lanes == 16 ? CHelper::kVecF32x16 : CHelper::kVecF32x8; }
+CHelper VectorHelper(int lanes) {
+  return lanes == 16 ? CHelper::kVecF32x16 : lanes == 8 ? CHelper::kVecF32x8 : CHelper::kVecF32x4;
+}
 
 std::string VectorHelperText(int lanes) {
   // Loads and stores through an unaligned, may_alias vector type: any alignment, no aliasing

@@ -79,6 +79,7 @@ class CEmitter : public CFamilyPrinter {
 
   Result<CSource> Run(const PrimFunc& f) {
     CSource out;
+    max_lanes_ = f.vector_lanes;
     AT_TRY(main, EmitFunction(f, &out.entry));
     std::vector<std::string> functions{std::move(main)};
     for (size_t i = 0; i < f.packs.size(); ++i) {
@@ -139,7 +140,7 @@ class CEmitter : public CFamilyPrinter {
         }
         break;
       case ForKind::kVectorized: {
-        if (auto lanes = in_simd_ ? std::nullopt : VectorChunkLanes(op)) {
+        if (auto lanes = in_simd_ ? std::nullopt : VectorChunkLanes(op, max_lanes_)) {
           EmitVectorChunks(op, *lanes, begin, end_text);
           return;
         }
@@ -162,7 +163,7 @@ class CEmitter : public CFamilyPrinter {
         break;
       default:
         // A small nest around vector chunks (a register tile) is unrolled so its vectors stay in registers.
-        if (const int64_t* n = AsConstInt(op->extent); n && *n > 1 && !in_simd_ && UnrollsForChunks(op)) {
+        if (const int64_t* n = AsConstInt(op->extent); n && *n > 1 && !in_simd_ && UnrollsForChunks(op, max_lanes_)) {
           Line(fmt::format("#pragma GCC unroll {}", *n));
         }
         break;
@@ -294,6 +295,7 @@ class CEmitter : public CFamilyPrinter {
   std::ostringstream body_;
   int indent_ = 0;
   bool in_parallel_ = false, in_simd_ = false;
+  int max_lanes_ = 16;  // the target's float32 lanes (PrimFunc::vector_lanes)
 };
 
 }  // namespace

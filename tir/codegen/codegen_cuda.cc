@@ -724,6 +724,18 @@ class CudaEmitter : public CFamilyPrinter {
     return f && f->value == 0.0;
   }
 
+  // `c1 ? (c2 ? x : 0) : 0` as `(c1 && c2) ? x : 0`: the condition of nested zero paddings (a padded
+  // convolution's input read in a matrix padded to whole tiles) and the value they guard; no
+  // condition where `value` is no padding.
+  static std::pair<Expr, Expr> ZeroPadding(const Expr& value) {
+    Expr cond, inner = value;
+    for (const auto* s = As<SelectNode>(inner); s && IsZero(s->false_value); s = As<SelectNode>(inner)) {
+      cond = cond ? And(cond, s->cond) : s->cond;
+      inner = s->true_value;
+    }
+    return {cond, inner};
+  }
+
   // A vectorized copy of 2, 4 or 8 16-bit elements (2 or 4 zero-padded float32 ones) between aligned
   // places in shared or global memory: one 4-, 8- or 16-byte access a side (an asynchronous copy into
   // a pipelined copy).
@@ -736,11 +748,13 @@ class CudaEmitter : public CFamilyPrinter {
     const auto* guard = As<IfThenElseNode>(op->body);
     if (guard && ((guard->else_case && !IsEmptyStmt(guard->else_case)) || UsesVar(guard->cond, v))) return false;
     const auto* st = As<BufferStoreNode>(guard ? guard->then_case : op->body);
-    const auto* padded = st ? As<SelectNode>(st->value) : nullptr;
-    if (padded && (!IsZero(padded->false_value) || !LaneUniform(padded->cond, v, *n))) return false;
-    const auto* src = st ? As<BufferLoadNode>(padded ? padded->true_value : st->value) : nullptr;
+    if (!st) return false;
+    const auto [inside_cond, value] = ZeroPadding(st->value);
+    const bool padded = inside_cond != nullptr;
+    if (padded && !LaneUniform(inside_cond, v, *n)) return false;
+    const auto* src = As<BufferLoadNode>(value);
     // float32: only zero-padded copies (plain ones are EmitVectorAccesses' float2/float4).
-    const DType elem = st ? st->buffer->dtype : DType::kBool;
+    const DType elem = st->buffer->dtype;
     if (!src || !(IsHalf(elem) || (elem == DType::kFloat32 && *n <= 4 && padded)) || src->buffer->dtype != elem || st->indices.size() != 1 ||
         src->indices.size() != 1 || st->buffer->scope == Scope::kLocal || src->buffer->scope == Scope::kLocal ||
         !AlignedUnitStride(st->indices[0], v, *n) || !AlignedUnitStride(src->indices[0], v, *n)) {
@@ -761,7 +775,7 @@ class CudaEmitter : public CFamilyPrinter {
     const char* type = bytes == 16 ? "uint4" : bytes == 8 ? "uint2" : "unsigned";
     const bool async = st->buffer->async_fill && src->buffer->scope == Scope::kGlobal;
     if (padded) {
-      const std::string inside = EmitExpr(first(padded->cond)).text;
+      const std::string inside = EmitExpr(first(inside_cond)).text;
       if (async && bytes == 16) {  // cp.async reads nothing and writes zeros where outside
         Use(CHelper::kCpAsync16OrZero);
         Line(fmt::format("at_cp_async_16_or_zero({}, {} ? {} : {}, {});", dst, inside, from, BufName(src->buffer), inside));
@@ -1000,20 +1014,18 @@ class CudaEmitter : public CFamilyPrinter {
     if (call.intrinsic->operands == OperandType::kFloat32) return EmitTF32FragmentLoad(call, role);
     const TileOperand& src = *call.a;
     const DType it = src.origin->dtype;
-    auto element = [&](const Expr& row, const Expr& col) {
-      return Simplify(Add(Add(src.origin, Mul(row, IntImm(src.row_step, it))), col), &bounds_);
-    };
+    auto element = [&](const Expr& row, const Expr& col) { return Simplify(src.At(row, col), &bounds_); };
     const Expr lane = Cast(it, lane_);
     const int64_t regs = RegistersPerTile({role}, src.buffer->dtype);
     if (LdmatrixAligned(src)) {
-      // Lane l gives row l % 16 of the tile, A's lanes 16-31 its right half (column 8).
-      const Expr row = FloorMod(lane, IntImm(16, it));
-      const Expr col = role == FragmentRole::kMatrixA ? Mul(FloorDiv(lane, IntImm(16, it)), IntImm(8, it)) : IntImm(0, it);
       std::vector<std::string> args;
       for (int64_t k = 0; k < regs; ++k) args.push_back(RegisterText(*call.c, role, k));
-      args.push_back("&" + EmitIndexed(src.buffer, {element(row, col)}).text);
-      Use(role == FragmentRole::kMatrixA ? CHelper::kLdmatrixX4 : CHelper::kLdmatrixX2Trans);
-      Line(fmt::format("at_ldmatrix_{}({});", role == FragmentRole::kMatrixA ? "x4" : "x2_trans", fmt::join(args, ", ")));
+      args.push_back("&" + EmitIndexed(src.buffer, {LdmatrixRowStart(src, role, lane)}).text);
+      const CHelper helper = role == FragmentRole::kMatrixA ? CHelper::kLdmatrixX4
+                             : src.transposed             ? CHelper::kLdmatrixX2
+                                                          : CHelper::kLdmatrixX2Trans;
+      Use(helper);
+      Line(fmt::format("at_ldmatrix_{}({});", LdmatrixSuffix(helper), fmt::join(args, ", ")));
       return;
     }
     for (int64_t w = 0; w < regs; ++w) {
@@ -1022,6 +1034,21 @@ class CudaEmitter : public CFamilyPrinter {
       Line(fmt::format("{} = (unsigned){} | ((unsigned){} << 16);", RegisterText(*call.c, role, w),
                        EmitIndexed(src.buffer, {element(r0, c0)}).text, EmitIndexed(src.buffer, {element(r1, c1)}).text));
     }
+  }
+
+  // The shared-memory row lane `lane` gives ldmatrix. A: row l % 16 of the tile, lanes 16-31 its right
+  // half (column 8). B from [k][n] rows (.trans): k row l % 16. B from [n][k] rows (no .trans; the two
+  // 8x8 matrices are k 0-7 and 8-15 of the tile's 8 columns): column l % 8, k 8 * (l / 8 % 2).
+  Expr LdmatrixRowStart(const TileOperand& src, FragmentRole role, const Expr& lane) {
+    const DType it = lane->dtype;
+    auto c = [&](int64_t v) { return IntImm(v, it); };
+    if (role == FragmentRole::kMatrixA) return Simplify(src.At(FloorMod(lane, c(16)), Mul(FloorDiv(lane, c(16)), c(8))), &bounds_);
+    if (!src.transposed) return Simplify(src.At(FloorMod(lane, c(16)), c(0)), &bounds_);
+    return Simplify(src.At(Mul(FloorMod(FloorDiv(lane, c(8)), c(2)), c(8)), FloorMod(lane, c(8))), &bounds_);
+  }
+
+  static const char* LdmatrixSuffix(CHelper h) {
+    return h == CHelper::kLdmatrixX4 ? "x4" : h == CHelper::kLdmatrixX2 ? "x2" : "x2_trans";
   }
 
   // A float32 tile into an A or B fragment, each element rounded to TF32 (and split into its high
@@ -1036,9 +1063,7 @@ class CudaEmitter : public CFamilyPrinter {
     const bool split = fragments_.count(call.c->buffer.get()) && fragments_.at(call.c->buffer.get()).split;
     std::vector<std::string> words;
     for (int64_t e = 0; e < n; ++e) words.push_back(RegisterText(*call.c, role, e));
-    auto element = [&](const Expr& row, const Expr& col) {
-      return Simplify(Add(Add(src.origin, Mul(row, IntImm(src.row_step, it))), col), &bounds_);
-    };
+    auto element = [&](const Expr& row, const Expr& col) { return Simplify(src.At(row, col), &bounds_); };
     std::vector<std::string> values;
     if (role == FragmentRole::kMatrixA && src.buffer->scope == Scope::kShared && src.row_step % 4 == 0 &&
         MultipleOf(src.origin, 4)) {

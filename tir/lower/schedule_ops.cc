@@ -130,6 +130,7 @@ class NestBuilder {
     f.params.push_back(state_.stages[state_.OutputStage()].op->buffer);
     for (const auto& p : state_.packs) f.packs.push_back({p.input, p.source->buffer, state_.inputs[p.input]->buffer, p.layout});
     f.body = body;
+    f.vector_lanes = state_.target.cpu.float_lanes;
     return f;
   }
 
@@ -326,11 +327,19 @@ class NestBuilder {
     return map;
   }
 
-  // Dense strides with the dimensions laid out in `order` (outermost first).
-  static std::vector<Expr> OrderedStrides(const std::vector<int64_t>& extents, const std::vector<int64_t>& order) {
+  // Strides with the dimensions laid out in `order` (outermost first; empty: as declared), each
+  // aligned dimension's stride padded (storage_align names dimensions as declared).
+  static std::vector<Expr> LaidOutStrides(const std::vector<int64_t>& extents, std::vector<int64_t> order,
+                                          const std::vector<StorageAlignment>& aligns) {
+    if (order.empty()) {
+      for (size_t d = 0; d < extents.size(); ++d) order.push_back(static_cast<int64_t>(d));
+    }
     std::vector<Expr> strides(extents.size());
     int64_t stride = 1;
     for (size_t i = order.size(); i-- > 0;) {
+      for (const auto& a : aligns) {
+        if (a.dim == order[i] && i + 1 < order.size()) stride = AlignedStride(stride, a.factor, a.offset);
+      }
       strides[order[i]] = IntImm(stride);
       stride *= extents[order[i]];
     }
@@ -348,17 +357,7 @@ class NestBuilder {
       mins.push_back(info.dom[d].min);
     }
     std::vector<Expr> strides;
-    if (!st.storage_order.empty()) strides = OrderedStrides(extents, st.storage_order);
-    if (!st.aligns.empty()) {
-      std::vector<int64_t> s(extents.size(), 1);
-      for (size_t d = extents.size() - 1; d-- > 0;) {
-        s[d] = s[d + 1] * extents[d + 1];
-        for (const auto& a : st.aligns) {
-          if (a.dim == static_cast<int>(d)) s[d] = AlignedStride(s[d], a.factor, a.offset);
-        }
-      }
-      for (int64_t x : s) strides.push_back(IntImm(x));
-    }
+    if (!st.storage_order.empty() || !st.aligns.empty()) strides = LaidOutStrides(extents, st.storage_order, st.aligns);
     Buffer buffer = MakeBuffer(st.name(), st.op->dtype, shape, st.scope, strides);
     if (st.pipeline_stages > 1) {
       auto flagged = std::make_shared<BufferNode>(*buffer);

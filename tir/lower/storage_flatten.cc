@@ -105,6 +105,7 @@ PrimFunc StorageFlatten(const PrimFunc& f) {
   for (const auto& p : f.params) out.params.push_back(flattener.Flat(p));
   out.body = flattener.Mutate(f.body);
   out.packs = f.packs;  // their buffers as declared: PackFunc flattens its own
+  out.vector_lanes = f.vector_lanes;
   return out;
 }
 

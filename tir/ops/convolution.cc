@@ -202,16 +202,22 @@ te::Operation ConvCompute(const ConvGeometry& g, const ConvAxisNames& names, con
     });
     computes.push_back(padded);
   }
-  std::vector<te::IterVar> reduce = {te::ReduceAxis(g.Cg(), names.reduce[0])};
-  for (size_t d = 0; d < rank; ++d) reduce.push_back(te::ReduceAxis(g.kernel[d], names.reduce[1 + d]));
+  // The reduction's axes in memory order: the channels first, or (channels last) after the window,
+  // so that a matrix form's K runs along memory (a tensor-core copy of it in 16-byte runs).
+  const te::IterVar channels = te::ReduceAxis(g.Cg(), names.reduce[0]);
+  std::vector<te::IterVar> window, reduce;
+  for (size_t d = 0; d < rank; ++d) window.push_back(te::ReduceAxis(g.kernel[d], names.reduce[1 + d]));
+  if (!last) reduce.push_back(channels);
+  reduce.insert(reduce.end(), window.begin(), window.end());
+  if (last) reduce.push_back(channels);
   return te::Compute("conv", g.OutShape(), names.out, [&](const std::vector<Var>& v) {
-    const Var& rc = reduce[0].var;
+    const Var& rc = channels.var;
     const Expr k = v[g.ChannelDim()];
     Expr channel = g.groups == 1 ? Expr(rc) : FloorDiv(k, IntImm(g.Kg())) * g.Cg() + rc;
     std::vector<Expr> at, taps;
     for (size_t d = 0; d < rank; ++d) {
-      at.push_back(SpatialOf(g, v)[d] * g.stride + reduce[1 + d].var * g.dilation);
-      taps.push_back(reduce[1 + d].var);
+      at.push_back(SpatialOf(g, v)[d] * g.stride + window[d].var * g.dilation);
+      taps.push_back(window[d].var);
     }
     return te::Sum(ProductAt(ReadFloat32(padded, LaidIndices(last, v[0], channel, at)),
                              ReadFloat32(weight, LaidIndices(last, k, rc, taps)), precision),

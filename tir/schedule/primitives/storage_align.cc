@@ -12,12 +12,13 @@ Result<void> Schedule::StorageAlign(StageRV stage, int dim, int64_t factor, int6
   if (!s) return s.error();
   Stage& st = state_.stages[*s];
   const int rank = static_cast<int>(st.op->shape.size());
-  if (dim < 0 || dim + 1 >= rank) {
+  // The dimension innermost in memory (the last declared, or reorder_storage's last) has unit stride.
+  const int innermost = st.storage_order.empty() ? rank - 1 : static_cast<int>(st.storage_order.back());
+  if (dim < 0 || dim >= rank || dim == innermost) {
     return MakeError(fmt::format("storage_align: dimension {} of the {}-d buffer {} has no stride to pad", dim, rank, st.name()));
   }
   if (factor < 1 || offset < 0 || offset >= factor) return MakeError("storage_align needs factor >= 1 and 0 <= offset < factor");
   if (st.is_output || st.scope == Scope::kGlobal) return MakeError("storage_align applies to shared or local buffers");
-  if (!st.storage_order.empty()) return MakeError(fmt::format("storage_align: {} has its storage reordered", st.name()));
   for (auto& a : st.aligns) {
     if (a.dim == dim) return MakeError(fmt::format("dimension {} of {} is aligned already", dim, st.name()));
   }
