@@ -16,7 +16,8 @@ namespace {
 bool CCompilerPresent() { return std::system("cc --version >/dev/null 2>&1") == 0; }
 
 nlohmann::json CpuTarget(bool cc) {
-  const std::string reason = fmt::format("system C compiler found; builds for this host ({})", measure::NativeCpuIsa().name);
+  const std::string reason =
+      fmt::format("system C compiler found; builds for this host ({})", measure::NativeCpuIsa().name);
   return {{"target", "cpu"}, {"compile", cc}, {"measure", cc}, {"reason", cc ? reason : "no `cc` on PATH"}};
 }
 
@@ -25,7 +26,8 @@ nlohmann::json CpuIsaTarget(const measure::CpuIsa& isa, bool cc) {
   const bool runs = measure::HostRuns(isa);
   const std::string reason = runs ? fmt::format("this host runs {} code", isa.name)
                                   : fmt::format("compiles only: this host cannot run {} code", isa.name);
-  return {{"target", "cpu:" + isa.name}, {"compile", cc}, {"measure", cc && runs}, {"reason", cc ? reason : "no `cc` on PATH"}};
+  return {{"target", "cpu:" + isa.name}, {"compile", cc}, {"measure", cc && runs},
+          {"reason", cc ? reason : "no `cc` on PATH"}};
 }
 
 // cuda: compiling needs NVRTC; measuring needs the driver and a GPU too.

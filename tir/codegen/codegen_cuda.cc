@@ -1042,7 +1042,9 @@ class CudaEmitter : public CFamilyPrinter {
   Expr LdmatrixRowStart(const TileOperand& src, FragmentRole role, const Expr& lane) {
     const DType it = lane->dtype;
     auto c = [&](int64_t v) { return IntImm(v, it); };
-    if (role == FragmentRole::kMatrixA) return Simplify(src.At(FloorMod(lane, c(16)), Mul(FloorDiv(lane, c(16)), c(8))), &bounds_);
+    if (role == FragmentRole::kMatrixA) {
+      return Simplify(src.At(FloorMod(lane, c(16)), Mul(FloorDiv(lane, c(16)), c(8))), &bounds_);
+    }
     if (!src.transposed) return Simplify(src.At(FloorMod(lane, c(16)), c(0)), &bounds_);
     return Simplify(src.At(Mul(FloorMod(FloorDiv(lane, c(8)), c(2)), c(8)), FloorMod(lane, c(8))), &bounds_);
   }

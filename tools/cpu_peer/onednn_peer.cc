@@ -65,7 +65,8 @@ struct ConvSpec {
   }
   memory::desc UserWeights() const {
     const size_t ch = weights.size() - src.size() + 1;  // grouped weights have a leading group dimension
-    return {weights, memory::data_type::f32, channels_last ? ChannelsLastTag(weights.size(), ch) : PlainTag(weights.size())};
+    const Tag tag = channels_last ? ChannelsLastTag(weights.size(), ch) : PlainTag(weights.size());
+    return {weights, memory::data_type::f32, tag};
   }
 };
 
@@ -114,7 +115,11 @@ ConvSpec MakeConvSpec(const SavedWorkload& w, const dnnl::engine& engine) {
   s.src = Dims(w.inputs.at(0).shape);
   s.weights = Dims(w.inputs.at(1).shape);
   s.dst = Dims(w.out_shape);
-  if (s.channels_last) s.src = ChannelsSecond(s.src), s.weights = ChannelsSecond(s.weights), s.dst = ChannelsSecond(s.dst);
+  if (s.channels_last) {
+    s.src = ChannelsSecond(s.src);
+    s.weights = ChannelsSecond(s.weights);
+    s.dst = ChannelsSecond(s.dst);
+  }
   const int64_t groups = std::max<int64_t>(w.Param("groups"), 1);
   if (groups > 1) {  // oneDNN's grouped weights: G x K/G x C/G x kernel (the same bytes as K x C/G x kernel)
     s.weights[0] /= groups;
