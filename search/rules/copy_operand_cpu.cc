@@ -20,20 +20,6 @@
 namespace autotune::search {
 namespace {
 
-// The buffer whose last index moves with `axis` in the stage's reads: the operand that a vectorized
-// loop over `axis` reads contiguously; none when no buffer, or several, are read so.
-std::optional<std::string> VectorOperand(const tir::Stage& st, const tir::VarNode* axis) {
-  std::optional<std::string> found;
-  for (const tir::BufferLoadNode* load : tir::LoadsIn(st.op->body)) {
-    if (load->indices.empty()) continue;
-    const auto vars = tir::VarsIn(load->indices.back());
-    if (std::find(vars.begin(), vars.end(), axis) == vars.end()) continue;
-    if (found && *found != load->buffer->name) return std::nullopt;
-    found = load->buffer->name;
-  }
-  return found;
-}
-
 // The kernel input named `name`, or null when it is a stage of the kernel's own.
 const tir::te::Operation* FindInput(const tir::Schedule& sch, const std::string& name) {
   for (const auto& in : sch.state().inputs) {
@@ -94,10 +80,14 @@ class CopyOperandCpu final : public CpuRule {
     const tir::Stage& acc = sch.state().stages[sid];
     AT_TRY(channels, ChannelVectors(sch, acc, ctx));
     ctx.vector_axis = channels ? 1 : static_cast<int>(acc.op->axis.size()) - 1;
-    const auto operand = channels ? ChannelOperand(acc) : VectorOperand(acc, acc.op->axis.back().var.get());
+    const auto read = VectorOperand(acc, acc.op->axis.back().var.get());
+    const auto operand = channels ? ChannelOperand(acc) : read ? std::optional<std::string>(read->operand) : std::nullopt;
     if (!operand) return {};
-    AT_TRY(copy, CopyOperand(sch, ctx, *operand, channels, channels, ctx.decisions.copy_operand));
+    // Read along its first dimension (weights by output channel), the copy has that dimension last.
+    const bool channels_last = channels || read->first_dim;
+    AT_TRY(copy, CopyOperand(sch, ctx, *operand, channels_last, channels, ctx.decisions.copy_operand));
     ctx.operand_copy = copy;
+    ctx.operand_copy_channels_last = channels_last;
     // With channel vectors the input is read one broadcast value at a time; a copy of its padded tile
     // takes the bounds tests out of the register tile (a 3x3 convolution, C=256 14x14: 1.87 -> 1.30 ms).
     if (channels && !ctx.roles.pad.empty()) {

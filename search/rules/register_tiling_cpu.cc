@@ -134,7 +134,7 @@ class RegisterTilingCpu final : public CpuRule {
     AT_TRY_VOID(PlaceAccumulator(sch, ctx, outer.back(), ns, va));
     // Weights packed by the parallel tile's channels (their first index: ChannelOperand), channels last.
     if (ctx.packed_operand) AT_TRY_VOID(sch.PackInput(*ctx.packed_operand, 0, {vector_tile[1], vector_tile[2]}));
-    if (ctx.operand_copy) AT_TRY_VOID(PlaceOperandCopy(sch, *ctx.operand_copy, fused, va != ns - 1));
+    if (ctx.operand_copy) AT_TRY_VOID(PlaceOperandCopy(sch, *ctx.operand_copy, fused, ctx.operand_copy_channels_last));
     if (ctx.input_copy) {
       AT_TRY_VOID(ctx.input_copy_once ? PlaceCopyOnce(sch, *ctx.input_copy) : PlaceOperandCopy(sch, *ctx.input_copy, fused, false));
     }

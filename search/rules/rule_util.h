@@ -51,6 +51,33 @@ inline std::optional<std::string> ChannelOperand(const tir::Stage& st) {
   return found;
 }
 
+// The operand that a vectorized loop over `axis` reads: the one buffer whose last index moves with it
+// (read contiguously), else the one whose first index does (a channels-last convolution's KRSC
+// weights read along K: `first_dim`, copied with that dimension last); none when several are read so.
+struct VectorRead {
+  std::string operand;
+  bool first_dim = false;
+};
+// The buffers whose last (or first) index moves with `axis` in the stage's reads.
+inline std::vector<std::string> ReadersOf(const tir::Stage& st, const tir::VarNode* axis, bool last_index) {
+  std::vector<std::string> names;
+  for (const tir::BufferLoadNode* load : tir::LoadsIn(st.op->body)) {
+    if (load->indices.empty()) continue;
+    const auto vars = tir::VarsIn(last_index ? load->indices.back() : load->indices.front());
+    const bool reads = std::find(vars.begin(), vars.end(), axis) != vars.end();
+    if (reads && std::find(names.begin(), names.end(), load->buffer->name) == names.end()) {
+      names.push_back(load->buffer->name);
+    }
+  }
+  return names;
+}
+inline std::optional<VectorRead> VectorOperand(const tir::Stage& st, const tir::VarNode* axis) {
+  const std::vector<std::string> contiguous = ReadersOf(st, axis, true);
+  if (!contiguous.empty()) return contiguous.size() == 1 ? std::optional(VectorRead{contiguous[0], false}) : std::nullopt;
+  const std::vector<std::string> strided = ReadersOf(st, axis, false);
+  return strided.size() == 1 ? std::optional(VectorRead{strided[0], true}) : std::nullopt;
+}
+
 // 0..n-1 with `d` moved last: an order of loops or of a buffer's dimensions (reorder_storage) that
 // puts one of them innermost.
 inline std::vector<int64_t> MovedLast(size_t n, size_t d) {

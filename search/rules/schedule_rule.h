@@ -54,6 +54,7 @@ struct SketchContext {
   tir::StageRV accumulator;              // the stage that accumulates in registers (cache_write_local)
   std::vector<tir::StageRV> shared;      // shared-memory copies of the accumulator's inputs
   std::optional<tir::StageRV> operand_copy;  // cpu: copy_operand_cpu's local copy, placed by the tiling
+  bool operand_copy_channels_last = false;    // ... laid out with its first dimension last
   std::optional<tir::StageRV> input_copy;    // cpu, channel vectors: the padded input's local copy, too
   bool input_copy_once = false;               // ... made once, before the parallel tiles
   std::optional<std::string> packed_operand;  // cpu, channel vectors: weights packed once (pack_input) instead

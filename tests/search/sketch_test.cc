@@ -430,5 +430,17 @@ TEST(Sketch, CpuRegisterTilesFitTheTargetsVectorRegisters) {
   EXPECT_EQ(default_tile(tir::Target{TargetKind::kCpu, tir::CpuVectors{8, 16}}), (std::vector<int64_t>{4, 16}));
 }
 
+// A channels-last convolution's register tile vectorizes its output channels (the last axis), which
+// the KRSC weights have first: the default copies them per tile with K last (reorder_storage).
+TEST(Sketch, ChannelsLastWeightsAreCopiedWithTheChannelsLast) {
+  auto sch = DefaultSchedule(Make("conv2d_nhwc", "N=1,C=16,H=8,W=8,K=32,R=3,S=3,pad=1"), TargetKind::kCpu);
+  ASSERT_TRUE(sch) << sch.error().message;
+  bool moved = false;
+  for (const auto& inst : sch->trace().instructions()) {
+    moved |= inst.kind == "reorder_storage" && inst.attrs["order"] == nlohmann::json::array({1, 2, 3, 0});
+  }
+  EXPECT_TRUE(moved) << sch->trace().ToJson().dump();
+}
+
 }  // namespace
 }  // namespace autotune::search
