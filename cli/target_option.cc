@@ -12,21 +12,28 @@ std::string TargetOptionHelp(bool with_auto) {
                      measure::CpuIsaNames(), with_auto ? " or auto (cuda when a GPU and NVRTC are usable)" : "");
 }
 
+namespace {
+
+// The kind of a --target value ("cpu:avx2" -> "cpu"), without checking it.
+std::string TargetKindPart(const std::string& target) { return target.substr(0, target.find(':')); }
+
+tir::Target CpuTarget(const measure::CpuIsa& isa) {
+  return tir::Target{tir::TargetKind::kCpu, tir::CpuVectors{isa.float_lanes, isa.vector_registers}};
+}
+
+}  // namespace
+
 tir::Target SearchTarget(const db::TargetInfo& info) {
   if (info.kind != "cpu") return tir::TargetKind::kCuda;
   auto isa = measure::FindCpuIsa(info.arch);  // records from before named the machine ("x86_64")
-  if (!isa) return tir::TargetKind::kCpu;
-  return tir::Target{tir::TargetKind::kCpu, tir::CpuVectors{isa->float_lanes, isa->vector_registers}};
+  return isa ? CpuTarget(*isa) : tir::Target{tir::TargetKind::kCpu};
 }
 
 tir::Target SearchTarget(const std::string& target) {
   measure::MeasureConfig config;
   if (TakeTargetOption(target, config, /*allow_auto=*/false) != "cpu") return tir::TargetKind::kCuda;
-  const measure::CpuIsa isa = config.cpu_isa.empty() ? measure::NativeCpuIsa() : *measure::FindCpuIsa(config.cpu_isa);
-  return tir::Target{tir::TargetKind::kCpu, tir::CpuVectors{isa.float_lanes, isa.vector_registers}};
+  return CpuTarget(config.cpu_isa.empty() ? measure::NativeCpuIsa() : *measure::FindCpuIsa(config.cpu_isa));
 }
-
-std::string TargetKindPart(const std::string& target) { return target.substr(0, target.find(':')); }
 
 std::string TakeTargetOption(const std::string& target, measure::MeasureConfig& config, bool allow_auto) {
   const std::string kind = TargetKindPart(target);

@@ -25,7 +25,4 @@ tir::Target SearchTarget(const db::TargetInfo& info);
 // The same for a --target value (a cpu set named, else this host's), without resolving a device.
 tir::Target SearchTarget(const std::string& target);
 
-// The kind of a --target value ("cpu:avx2" -> "cpu"), without checking it.
-std::string TargetKindPart(const std::string& target);
-
 }  // namespace autotune::cli
