@@ -298,6 +298,7 @@ SketchDecisions DefaultDecisionsShrunk(TargetKind target, int shrink) {
     d.vector = [](const std::vector<int64_t>& c) -> std::optional<int64_t> { return c.size() - 1; };  // rows' width
     d.copy_operand = [](const std::vector<int64_t>&) -> std::optional<int64_t> { return 0; };
     d.channel_vectors = [](const std::vector<int64_t>&) -> std::optional<int64_t> { return 0; };
+    d.reduce_block = [](const std::vector<int64_t>&) -> std::optional<int64_t> { return 0; };
   }
   return d;
 }

@@ -41,6 +41,9 @@ struct SketchDecisions {
   ChoiceDecider copy_input = [](const std::vector<int64_t>&) { return std::nullopt; };
   // cpu.registers on a convolution: 0 vectors along the output's rows, 1 along its output channels.
   ChoiceDecider channel_vectors = [](const std::vector<int64_t>&) { return std::nullopt; };
+  // cpu.registers: elements of the longest reduction axis a block takes around the outer tile, or 0
+  // for the whole reduction in each register tile (a block's weights stay in cache across the tile).
+  ChoiceDecider reduce_block = [](const std::vector<int64_t>&) { return std::nullopt; };
   // Tensor cores (cuda.tensor_core): warps of a block per output axis, 16x8 mma tiles of a warp per
   // axis, 16-deep mma steps per shared-memory chunk of the reduction, pipeline stages of the copies.
   ChoiceDecider mma_warps = [](const std::vector<int64_t>&) { return std::nullopt; };
