@@ -334,6 +334,12 @@ class Errors(unittest.TestCase, support.OneLineErrors):
             self.one_line(run("--out", d, "--peer-runs", "0"), "--peer-runs must be 1 to 20")
             self.one_line(run("--out", d, "--target", "cpu", "--cuda-graph"), "--cuda-graph needs the cuda target")
 
+    def test_targets_are_autotunes(self):
+        with tempfile.TemporaryDirectory() as d:
+            self.one_line(run("--out", d, "--case-shape", "gemm:M=1,N=1,K=1", "--autotune", AUTOTUNE,
+                              "--target", "cpu:avx9"), "--target cpu:avx9: unknown (autotune targets: cpu, ")
+            self.one_line(run("--out", d, "--target", "gpu"), "'gpu' is not cuda, cpu or cpu:ISA")
+
     def test_bad_case_shape(self):
         with tempfile.TemporaryDirectory() as d:
             self.one_line(run("--out", d, "--case-shape", "gemm"), "expected OP:SHAPE")
