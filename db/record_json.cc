@@ -160,7 +160,7 @@ Result<WorkloadInfo> RebuildWorkload(FieldReader& f, const json& wj, WorkloadCac
   }
   if (!f.ok()) return f.error();
 
-  const std::string cache_key = given.op + "[" + shape_text + "]+" + given.epilogue;
+  const std::string cache_key = given.op + "[" + shape_text + "]+" + given.epilogue + ":" + given.dtype;
   WorkloadInfo built;
   const auto hit = cache ? cache->find(cache_key) : WorkloadCache::iterator();
   if (cache && hit != cache->end()) {

@@ -100,6 +100,23 @@ TEST(DbJsonl, ExportImportExportIsByteIdenticalAndImportingAgainAddsNothing) {
   EXPECT_EQ(counts->duplicates, 6);
 }
 
+// One shape in two element types is two workloads: an import of both (the suite's float32 records
+// and its float16 ones in one file) keys each by its own type.
+TEST(DbJsonl, OneShapeInTwoTypesImportsAsTwoWorkloads) {
+  auto w16 = tir::MakeWorkload("gemm", "M=64,N=64,K=64", "", "float16");
+  ASSERT_TRUE(w16) << w16.error().message;
+  auto records = DistinctRecords(Gemm(), CudaTarget(), 2);
+  auto half = DistinctRecords(*w16, CudaTarget(), 2, 50);
+  records.insert(records.end(), half.begin(), half.end());
+  auto a = OpenNew("two-types-a.db");
+  ASSERT_TRUE(a->CommitBatch(records));
+  auto b = OpenNew("two-types-b.db");
+  auto counts = Import(*b, Export(*a));
+  ASSERT_TRUE(counts) << counts.error().message;
+  EXPECT_EQ(counts->inserted, 4);
+  EXPECT_EQ(AllRecords(*b), records);
+}
+
 TEST(DbJsonl, ABadLineIsAnErrorNamingItAndNothingIsImported) {
   auto a = OpenNew("bad-a.db");
   ASSERT_TRUE(a->CommitBatch(Mixed()));
