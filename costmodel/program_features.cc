@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "costmodel/access_features.h"
+#include "costmodel/warp_request.h"
 #include "support/check.h"
 #include "tir/analysis/tensor_intrinsics.h"
 #include "tir/functor.h"
@@ -13,6 +14,22 @@ namespace autotune::costmodel {
 using namespace autotune::tir;
 
 namespace {
+
+// The first byte of each row an ldmatrix reads for a 16-bit fragment tile (relative to the tile's
+// origin), in lane order: A's 16x16 tile as .x4 (rows 0-15 at column 0, then at column 8); B's 16x8
+// as .x2, its 16 rows of k (.trans), or, read from [n][k] rows, its 8 rows of n at k 0, then at k 8.
+std::vector<int64_t> LdmatrixRows(const TileOperand& t, bool matrix_a) {
+  auto at = [&](int64_t r, int64_t c) { return 2 * (t.transposed ? c * t.row_step + r : r * t.row_step + c); };
+  std::vector<int64_t> rows;
+  if (matrix_a || t.transposed) {
+    for (int64_t half : {0, 8}) {
+      for (int64_t i = 0; i < (matrix_a ? 16 : 8); ++i) rows.push_back(matrix_a ? at(i, half) : at(half, i));
+    }
+  } else {
+    for (int64_t k = 0; k < 16; ++k) rows.push_back(at(k, 0));
+  }
+  return rows;
+}
 
 // Walks the program keeping the product of the enclosing loops' trip counts.
 class Counter : public IRVisitor {
@@ -104,7 +121,10 @@ class Counter : public IRVisitor {
       switch (intrinsic->kind) {
         case TensorIntrinsicKind::kMma: c.mma += weight_; break;
         case TensorIntrinsicKind::kLoadA:
-        case TensorIntrinsicKind::kLoadB: c.fragment_loads += weight_; break;
+        case TensorIntrinsicKind::kLoadB:
+          c.fragment_loads += weight_;
+          if (intrinsic->operands == OperandType::kHalf) CountLdmatrix(*op, intrinsic->kind == TensorIntrinsicKind::kLoadA);
+          break;
         case TensorIntrinsicKind::kStore: c.fragment_stores += weight_; break;
         case TensorIntrinsicKind::kFill: break;
       }
@@ -112,6 +132,12 @@ class Counter : public IRVisitor {
     const double flops_before = c.Flops();
     VisitFields(op);  // the description: the scalar work the tile stands for
     if (intrinsic && intrinsic->kind == TensorIntrinsicKind::kMma) c.mma_flops += c.Flops() - flops_before;
+  }
+  void CountLdmatrix(const TensorizeNode& t, bool matrix_a) {
+    auto call = MatchTensorIntrinsic(t);
+    if (!call || !call->a) return;  // lowering reports a tile that does not match
+    c.ldmatrix += weight_;
+    c.ldmatrix_conflicts += weight_ * LdmatrixConflictDegree(LdmatrixRows(*call->a, matrix_a));
   }
   void Visit_(const AllocateNode* op) override {
     if (op->buffer->async_fill) c.pipeline_stages = std::max(c.pipeline_stages, static_cast<double>(op->buffer->pipeline_stages));
@@ -191,7 +217,9 @@ const std::vector<std::string>& FeatureNames() {
                              "shared_load_bank_conflict", "shared_store_bank_conflict",
                              // version 3: tensor cores
                              "mma", "fragment_loads", "fragment_stores", "mma_flop_fraction", "mma_per_fragment_load",
-                             "pipeline_stages", "element_bytes"}) {
+                             "pipeline_stages", "element_bytes",
+                             // version 4
+                             "ldmatrix_bank_conflict"}) {
       n.push_back(name);
     }
     return n;
@@ -239,6 +267,7 @@ std::vector<float> ExtractFeatures(const PrimFunc& lowered) {
   v.push_back(plain(c.fragment_loads > 0 ? c.mma / c.fragment_loads : 0.0));
   v.push_back(plain(c.pipeline_stages));
   v.push_back(plain(ElementBytes(lowered)));
+  v.push_back(plain(c.ldmatrix > 0 ? c.ldmatrix_conflicts / c.ldmatrix : 0.0));
   AUTOTUNE_CHECK(v.size() == FeatureNames().size(), "feature values and names differ in length");
   return v;
 }

@@ -20,7 +20,9 @@
 //     description is counted in the totals above as well, as the scalar work it stands for;
 //   - the element size of the kernel's floating-point parameters (the smallest: 2 for float16 and
 //     bfloat16 workloads), so that a model learns that FMA code of a 16-bit product is far from its
-//     workload's best (tensor cores) while the same code of a float32 one may be the best.
+//     workload's best (tensor cores) while the same code of a float32 one may be the best;
+//   - (version 4) the bank-conflict degree of the ldmatrix loads of 16-bit fragments, averaged (0:
+//     none; 1: conflict-free): their rows are padded apart in shared memory, or they conflict.
 #pragma once
 
 #include <string>
@@ -34,8 +36,8 @@ namespace autotune::costmodel {
 // the version it was trained with.
 // v2: per-scope access features, coalescing, bank conflicts and launch shape appended to v1's 25;
 // grid no longer multiplies the grids of consecutive kernels (a v1 bug, seen with split-K).
-// v3: tensor-core features appended.
-inline constexpr const char* kFeatureVersion = "v3-tensor-67";
+// v3: tensor-core features appended. v4: the ldmatrix bank conflicts appended.
+inline constexpr const char* kFeatureVersion = "v4-ldmatrix-68";
 
 // Raw totals of one lowered program (before the log compression).
 struct ProgramCounts {
@@ -56,6 +58,8 @@ struct ProgramCounts {
   // slots a pipelined shared copy has.
   double mma = 0, fragment_loads = 0, fragment_stores = 0, mma_flops = 0;
   double pipeline_stages = 1;
+  // ldmatrix loads (fragment loads of 16-bit elements) and the sum of their bank-conflict degrees.
+  double ldmatrix = 0, ldmatrix_conflicts = 0;
 
   double Flops() const { return float_add + float_mul + float_div + float_min_max; }
 };

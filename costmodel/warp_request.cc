@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <memory>
 
 namespace autotune::costmodel {
 
@@ -67,6 +68,18 @@ double BankConflictDegree(const WarpRequest& r) {
     ++phases;
   }
   return phases ? total / phases : 0.0;
+}
+
+double LdmatrixConflictDegree(const std::vector<int64_t>& row_bytes) {
+  constexpr int kRowElements = 8, kElementBytes = 2;
+  std::vector<int64_t> address;
+  for (int64_t row : row_bytes) {
+    for (int e = 0; e < kRowElements; ++e) address.push_back(row + e * kElementBytes);
+  }
+  auto active = std::make_unique<bool[]>(address.size());
+  std::fill_n(active.get(), address.size(), true);
+  const WarpRequest r{address.data(), active.get(), static_cast<int>(row_bytes.size()), kRowElements, kElementBytes};
+  return BankConflictDegree(r);
 }
 
 }  // namespace autotune::costmodel

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace autotune::costmodel {
 
@@ -36,5 +37,9 @@ SectorCount CountSectors(const WarpRequest& r);
 // phases of 128 bytes (half-warps for 8 bytes, quarter-warps for 16), so a conflict-free wide access
 // has degree 1. 0 when no point is active.
 double BankConflictDegree(const WarpRequest& r);
+
+// The bank-conflict degree of an ldmatrix: `row_bytes` holds the first byte of each 16-byte row it
+// reads (one row a lane; eight rows, one 8x8 matrix of 16-bit elements, a phase), in lane order.
+double LdmatrixConflictDegree(const std::vector<int64_t>& row_bytes);
 
 }  // namespace autotune::costmodel

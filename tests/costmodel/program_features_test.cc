@@ -60,8 +60,8 @@ float Feature(const std::vector<float>& v, std::string_view name) {
 float Log2p(double x) { return static_cast<float>(std::log2(1.0 + x)); }
 
 TEST(ProgramFeatures, FixedLengthNamedAndVersioned) {
-  EXPECT_EQ(FeatureNames().size(), 67u);
-  EXPECT_STREQ(kFeatureVersion, "v3-tensor-67");
+  EXPECT_EQ(FeatureNames().size(), 68u);
+  EXPECT_STREQ(kFeatureVersion, "v4-ldmatrix-68");
   const std::set<std::string> distinct(FeatureNames().begin(), FeatureNames().end());
   EXPECT_EQ(distinct.size(), FeatureNames().size());
   const tir::Workload w = Make("conv2d", "N=1,C=8,H=10,W=10,K=8,R=3,S=3,pad=1", "bias,relu");
@@ -110,14 +110,17 @@ TEST(ProgramFeatures, TensorCoreCountsOfAFloat16Gemm) {
   EXPECT_EQ(c.fragment_loads, 4 * 4 * (2 + 4));
   EXPECT_EQ(c.fragment_stores, 4 * 8);
   EXPECT_EQ(c.pipeline_stages, 2);  // 2 chunks of 32: the pipeline is as deep as the loop is long
+  EXPECT_EQ(c.ldmatrix, c.fragment_loads);  // 16-bit fragments: every load is an ldmatrix
   const auto v = ExtractFeatures(f);
+  EXPECT_FLOAT_EQ(Feature(v, "ldmatrix_bank_conflict"), 1.0f);  // the copies' rows are padded apart
   EXPECT_FLOAT_EQ(Feature(v, "mma"), Log2p(128));
   EXPECT_FLOAT_EQ(Feature(v, "mma_flop_fraction"), 1.0f);
   EXPECT_FLOAT_EQ(Feature(v, "mma_per_fragment_load"), 128.0f / 96);
   EXPECT_FLOAT_EQ(Feature(v, "element_bytes"), 2.0f);
 
   const auto fma = ExtractFeatures(DefaultLowered("gemm", "M=64,N=64,K=64", tir::TargetKind::kCuda));
-  for (const char* name : {"mma", "fragment_loads", "fragment_stores", "mma_flop_fraction", "mma_per_fragment_load"}) {
+  for (const char* name : {"mma", "fragment_loads", "fragment_stores", "mma_flop_fraction", "mma_per_fragment_load",
+                           "ldmatrix_bank_conflict"}) {
     EXPECT_EQ(Feature(fma, name), 0.0f) << name;
   }
   EXPECT_EQ(Feature(fma, "pipeline_stages"), 1.0f);
@@ -317,6 +320,21 @@ TEST(WarpRequest, BankConflictsOfASharedRequest) {
   EXPECT_EQ(BankConflictDegree(none.r), 0);
 }
 
+// One 8x8 matrix a phase, eight 16-byte rows: rows 128 bytes apart all fall in banks 0-3; 64 apart,
+// in banks 0-3 and 16-19, four rows each; 32 apart, two each; padded by 16 bytes, they cover the 32.
+TEST(WarpRequest, BankConflictsOfAnLdmatrix) {
+  auto rows = [](int64_t apart, int n) {
+    std::vector<int64_t> r;
+    for (int i = 0; i < n; ++i) r.push_back(i * apart);
+    return r;
+  };
+  EXPECT_EQ(LdmatrixConflictDegree(rows(128, 8)), 8);
+  EXPECT_EQ(LdmatrixConflictDegree(rows(64, 8)), 4);
+  EXPECT_EQ(LdmatrixConflictDegree(rows(32, 8)), 2);
+  EXPECT_EQ(LdmatrixConflictDegree(rows(144, 32)), 1);  // .x4: four phases, each conflict-free
+  EXPECT_EQ(LdmatrixConflictDegree(rows(16, 16)), 1);   // contiguous rows
+}
+
 // Golden vectors: any change of these values changes what a stored model was trained on. If the
 // change is intended, bump kFeatureVersion (program_features.h) and update the values here.
 void ExpectGolden(const std::vector<float>& v, const std::vector<float>& golden, const char* what) {
@@ -337,7 +355,7 @@ TEST(ProgramFeatures, GoldenVectorOfTheDefaultCudaGemm) {
       3.011184, 20.000002, 15.000044, 32, 1, 26.005625, 18.000006, 257,                  // 40-47
       4.087463, 26.005625, 18.000006, 257, 4.087463, 16, 16, 1,                          // 48-55
       0.25, 16.000023, 2, 1,                                                             // 56-59
-      0, 0, 0, 0, 0, 1, 4,                                                               // 60-66
+      0, 0, 0, 0, 0, 1, 4, 0,                                                            // 60-67
   };
   ExpectGolden(ExtractFeatures(DefaultLowered("gemm", "M=256,N=256,K=256", tir::TargetKind::kCuda)), golden,
                "default cuda gemm 256^3");
@@ -354,7 +372,7 @@ TEST(ProgramFeatures, GoldenVectorOfTheTiledCpuConv) {
       0, 0, 0, 0, 0, 0, 0, 0,                                                // 40-47
       0, 0, 0, 0, 0, 1.665138, 2, 0.436927,                                  // 48-55
       0.625, 15.319143, 0, 0,                                                // 56-59
-      0, 0, 0, 0, 0, 1, 4,                                                   // 60-66
+      0, 0, 0, 0, 0, 1, 4, 0,                                                // 60-67
   };
   auto sch = search::HandPickedSchedule(Make("conv2d", "N=1,C=8,H=10,W=10,K=8,R=3,S=3,pad=1", "bias,relu"),
                                        *search::FindSketch("cpu.tiled"));
