@@ -62,7 +62,7 @@ struct BuildResult {
   std::string error_message;                // for a compile error: the compiler's log, trimmed
   std::string artifact;                     // path of the built object (cpu: a shared library; cuda: a cubin)
   std::string entry;                        // symbol of the entry function (cuda: of the first kernel)
-  int num_params = 0;                       // pointer arguments of the entry (inputs, then the output)
+  int num_params = 0;                       // pointer arguments of the entry (inputs, then the outputs)
   std::vector<PackStep> packs;              // cpu: inputs the entry takes packed
   std::string source;                       // the generated source, for reports and debugging
   double build_seconds = 0;

@@ -24,6 +24,7 @@
 #include <utility>
 
 #include "measure/io_dump.h"
+#include "measure/output_layout.h"
 #include "measure/c_call.h"
 #include "measure/cpu_timing.h"
 #include "measure/thread_pinning.h"
@@ -72,7 +73,7 @@ struct ChildArgs {
   const MeasureConfig* config;
   const WorkloadData* data;
   const BuildResult* build;
-  int64_t out_elements;
+  OutputLayout outputs;
   tir::DType out_dtype;
   double extra_rtol;  // PrecisionTolerance of the workload
   const char* flush;
@@ -123,11 +124,13 @@ Result<void> PackInputs(void* lib, const std::vector<PackStep>& packs, const std
   SetKernelThreads(lib, cfg.num_threads);
   if (cfg.pin_threads) PinOpenMpThreads(lib);
 
-  KernelTensor kernel_out(a.out_dtype, a.out_elements);
+  KernelTensor kernel_out(a.out_dtype, a.outputs.buffer_elements);
   kernel_out.FillNaN();
   std::vector<void*> args;
   for (size_t i = 0; i < a.data->inputs.size(); ++i) args.push_back(a.data->KernelInput(i));
-  args.push_back(kernel_out.data());
+  for (int64_t offset : a.outputs.offsets) {
+    args.push_back(static_cast<char*>(kernel_out.data()) + offset * tir::BytesOf(a.out_dtype));
+  }
   std::vector<KernelTensor> prepacked;
   if (auto packed = PackInputs(lib, a.build->packs, a.input_dtypes, args, prepacked); !packed) {
     Report(fd, ErrorKind::kRunError, packed.error().message, 0, {});
@@ -137,17 +140,16 @@ Result<void> PackInputs(void* lib, const std::vector<PackStep>& packs, const std
   auto t0 = Clock::now();
   call(fn, args.data());
   double one_ms = Ms(Clock::now() - t0);
-  AlignedFloats out(a.out_elements);
+  AlignedFloats out(a.outputs.buffer_elements);
   kernel_out.Unpack(out.data());
-  if (!cfg.save_output.empty()) {
-    if (auto saved = WriteNpy(cfg.save_output, out.data(), out.size(), cfg.save_output_shape); !saved) {
-      Report(fd, ErrorKind::kRunError, "saving the output: " + saved.error().message, 0, {});
-    }
+  a.outputs.Compact(out.data());
+  if (auto saved = WriteSavedOutputs(cfg.save_outputs, out.data()); !saved) {
+    Report(fd, ErrorKind::kRunError, "saving the output: " + saved.error().message, 0, {});
   }
-  const CheckResult check =
-      CheckOutput(out.data(), a.data->reference.data(), out.size(), a.data->reference_scale,
-                  OutputTolerance(cfg.rtol, a.out_dtype) + a.extra_rtol);
-  if (!check.correct) Report(fd, ErrorKind::kWrongAnswer, check.Describe(out.size()), check.max_rel_error, {});
+  const int64_t n = a.outputs.total;
+  const CheckResult check = CheckOutput(out.data(), a.data->reference.data(), n, a.data->reference_scale,
+                                        OutputTolerance(cfg.rtol, a.out_dtype) + a.extra_rtol);
+  if (!check.correct) Report(fd, ErrorKind::kWrongAnswer, check.Describe(n), check.max_rel_error, {});
 
   // The checked run was the first call.
   CpuTimingPlan plan{cfg.warmup, cfg.repeats, cfg.min_repeat_ms, a.flush, a.flush_bytes, a.stop_above_ms};
@@ -188,7 +190,7 @@ std::vector<MeasureResult> CpuRunner::Run(const tir::Workload& workload, const s
 
 MeasureResult CpuRunner::RunOne(const tir::Workload& workload, const WorkloadData& data, const BuildResult& build,
                                 double stop_above_ms) {
-  const size_t nparams = workload.inputs.size() + 1;
+  const size_t nparams = workload.NumTensors();
   if (build.num_params != static_cast<int>(nparams)) {
     return MeasureResult::Error(ErrorKind::kRunError, fmt::format("the kernel takes {} buffers, the workload has {}",
                                                                   build.num_params, nparams));
@@ -196,7 +198,7 @@ MeasureResult CpuRunner::RunOne(const tir::Workload& workload, const WorkloadDat
   if (nparams > kMaxKernelParams) {
     return MeasureResult::Error(ErrorKind::kRunError, fmt::format("more than {} buffers", kMaxKernelParams));
   }
-  ChildArgs args{&config_, &data,   &build,   workload.output.NumElements(), workload.output.dtype,
+  ChildArgs args{&config_, &data,   &build,   OutputLayout::Of(workload), workload.output.dtype,
                  PrecisionTolerance(workload.precision), nullptr, 0, getpid(), stop_above_ms, {}};
   for (const auto& in : workload.inputs) args.input_dtypes.push_back(in.dtype);
   if (config_.flush_cache) {

@@ -24,6 +24,7 @@
 #include <utility>
 
 #include "measure/io_dump.h"
+#include "measure/output_layout.h"
 #include "measure/reference_check.h"
 #include "measure/repeat_screen.h"
 #include "measure/subprocess.h"
@@ -242,7 +243,7 @@ class Executor {
     FreeWorkload();
     std::vector<int64_t> counts;
     std::vector<tir::DType> types;
-    int64_t out_n = 0;
+    std::vector<int64_t> out_counts;
     uint64_t seed = 1;
     std::optional<CudaModuleRun> reference;
     try {
@@ -250,13 +251,15 @@ class Executor {
       types = ElementTypes(req.at("input_types"), counts.size());
       output_type_ = ElementType(req.at("output_type"));
       extra_rtol_ = req.value("extra_rtol", 0.0);
-      out_n = req.at("output").get<int64_t>();
+      out_counts = req.at("outputs").get<std::vector<int64_t>>();
       seed = req.at("seed").get<uint64_t>();
       if (!req.at("reference").is_null()) reference = ModuleFromJson(req.at("reference"));
     } catch (const std::exception& e) {
       return fail(std::string("malformed workload request: ") + e.what());
     }
-    if (out_n <= 0) return fail("the workload has an empty output");
+    if (out_counts.empty() || *std::min_element(out_counts.begin(), out_counts.end()) <= 0) {
+      return fail("the workload has an empty output");
+    }
 
     // Inputs: made here with the generator every runner uses, rounded to their types as the host
     // data is (measure/workload_data.h), kept on the host and in a pristine copy on the GPU.
@@ -277,9 +280,10 @@ class Executor {
     }
     pristine_stale_ = true;
     if (auto r = RestoreInputs(); !r) return fail(r.error().message);
-    output_elements_ = out_n;
+    outputs_ = OutputLayout::Of(out_counts, output_type_);
+    const int64_t out_n = outputs_.total;
     // Whole 32-bit words, so that the poison covers an odd number of 16-bit elements.
-    const size_t out_bytes = (static_cast<size_t>(out_n) * tir::BytesOf(output_type_) + 3) / 4 * 4;
+    const size_t out_bytes = OutputBytes();
     if (auto r = Check(d_.MemAlloc(&output_, out_bytes), "cuMemAlloc of the output"); !r) {
       return fail(r.error().message);
     }
@@ -290,7 +294,7 @@ class Executor {
     } else {
       pageable_output_.assign(out_bytes, 0);
     }
-    if (output_type_ != tir::DType::kFloat32) widened_output_.assign(out_n, 0.0f);
+    if (output_type_ != tir::DType::kFloat32) widened_output_.assign(outputs_.buffer_elements, 0.0f);
 
     // The reference output: computed here by the naive module (in the output's type), or sent by
     // the parent (float32).
@@ -300,7 +304,8 @@ class Executor {
       Run run(*this, *reference);
       if (auto r = run.Prepare(); !r) return fail("the reference kernel: " + r.error().message);
       if (auto r = run.Checked(HostOutput()); !r) return fail("the reference kernel: " + r.error().message);
-      WidenToFloat(HostOutput(), out_n, output_type_, reference_.data());
+      const float* values = OutputValues();
+      std::copy(values, values + out_n, reference_.begin());
       int64_t nan = 0;
       for (float v : reference_) nan += std::isnan(v);
       if (nan > 0) {
@@ -350,15 +355,13 @@ class Executor {
     if (!one) return answer(ErrorKind::kRunError, one.error().message, 0, {});
     const float* out = OutputValues();
     phases.Mark("checked_run");
-    if (!cfg_.save_output.empty()) {
-      if (auto saved = WriteNpy(cfg_.save_output, out, output_elements_, cfg_.save_output_shape); !saved) {
-        return answer(ErrorKind::kRunError, "saving the output: " + saved.error().message, 0, {});
-      }
+    if (auto saved = WriteSavedOutputs(cfg_.save_outputs, out); !saved) {
+      return answer(ErrorKind::kRunError, "saving the output: " + saved.error().message, 0, {});
     }
-    const CheckResult check = CheckOutput(out, reference_.data(), output_elements_, reference_scale_,
+    const CheckResult check = CheckOutput(out, reference_.data(), outputs_.total, reference_scale_,
                                           OutputTolerance(cfg_.rtol, output_type_, reference_rounding_) + extra_rtol_);
     if (!check.correct) {
-      return answer(ErrorKind::kWrongAnswer, check.Describe(output_elements_), check.max_rel_error, {});
+      return answer(ErrorKind::kWrongAnswer, check.Describe(outputs_.total), check.max_rel_error, {});
     }
     phases.Mark("compare");
     auto latencies = run.Timed(*one, stop_above_ms);
@@ -409,9 +412,11 @@ class Executor {
         }
         functions_.push_back(fn);
       }
-      // Arguments: the inputs, the output, then the workspaces; every kernel takes them all.
+      // Arguments: the inputs, the outputs, then the workspaces; every kernel takes them all.
       args_ = e_.inputs_;
-      args_.push_back(e_.output_);
+      for (int64_t offset : e_.outputs_.offsets) {
+        args_.push_back(e_.output_ + static_cast<cu::DevicePtr>(offset * tir::BytesOf(e_.output_type_)));
+      }
       for (size_t i = 0; i < m_.workspace_bytes.size(); ++i) {
         cu::DevicePtr p = 0;
         if (const int64_t bytes = m_.workspace_bytes[i]; bytes > 0) {
@@ -618,7 +623,7 @@ class Executor {
     host_inputs_.clear();
     if (output_) d_.MemFree(output_);
     output_ = 0;
-    output_elements_ = 0;
+    outputs_ = {};
     reference_.clear();
     workload_ready_ = false;
   }
@@ -632,13 +637,20 @@ class Executor {
   cu::Event start_ = nullptr, stop_ = nullptr;
   cu::DevicePtr flush_ = 0;
   int64_t flush_bytes_ = 0;
-  size_t OutputBytes() const { return static_cast<size_t>(output_elements_) * tir::BytesOf(output_type_); }
+  // The outputs' buffer, in whole 32-bit words.
+  size_t OutputBytes() const {
+    return (static_cast<size_t>(outputs_.buffer_elements) * tir::BytesOf(output_type_) + 3) / 4 * 4;
+  }
   void* HostOutput() { return host_output_ ? host_output_ : pageable_output_.data(); }
-  // The output last copied to HostOutput(), as float32 values.
+  // The outputs last copied to HostOutput(), as float32 values one after the other (OutputLayout).
   const float* OutputValues() {
-    if (output_type_ == tir::DType::kFloat32) return static_cast<const float*>(HostOutput());
-    WidenToFloat(HostOutput(), output_elements_, output_type_, widened_output_.data());
-    return widened_output_.data();
+    float* values = static_cast<float*>(HostOutput());
+    if (output_type_ != tir::DType::kFloat32) {
+      WidenToFloat(HostOutput(), outputs_.buffer_elements, output_type_, widened_output_.data());
+      values = widened_output_.data();
+    }
+    outputs_.Compact(values);
+    return values;
   }
 
   // The workload.
@@ -653,7 +665,7 @@ class Executor {
   void* host_output_ = nullptr;                // page-locked copy of the output, in its type
   std::vector<unsigned char> pageable_output_;  // where page-locked memory was refused
   std::vector<float> widened_output_;          // a 16-bit output as float32
-  int64_t output_elements_ = 0;
+  OutputLayout outputs_;
   std::vector<float> reference_;
   ReferenceRounding reference_rounding_ = ReferenceRounding::kFloat32;
   double reference_scale_ = 1;
@@ -862,7 +874,7 @@ Result<void> CudaExecutor::SendWorkload() {
   json req = {{"op", "workload"},
               {"inputs", w.input_elements},
               {"input_types", ElementTypeNames(w.input_types)},
-              {"output", w.output_elements},
+              {"outputs", w.output_elements},
               {"output_type", tir::DTypeName(w.output_type)},
               {"extra_rtol", w.extra_rtol},
               {"seed", w.seed},

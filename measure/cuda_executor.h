@@ -70,7 +70,7 @@ struct CudaWorkloadSpec {
   std::string key;  // the workload's identity (a new key means new data)
   std::vector<int64_t> input_elements;
   std::vector<tir::DType> input_types;  // one per input
-  int64_t output_elements = 0;
+  std::vector<int64_t> output_elements;  // of each output (Workload::Outputs)
   tir::DType output_type = tir::DType::kFloat32;
   double extra_rtol = 0;  // added to the check's rtol (PrecisionTolerance of the workload)
   uint64_t seed = 1;

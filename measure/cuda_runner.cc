@@ -35,9 +35,8 @@ Result<CudaModuleRun> CudaRunner::BuildReference(const tir::Workload& w, const C
   if (!b.ok()) {
     return MakeError(fmt::format("the reference kernel: {}: {}", ErrorKindName(b.error_kind), b.error_message));
   }
-  if (b.num_params != static_cast<int>(w.inputs.size()) + 1) {
-    return MakeError(fmt::format("the reference kernel takes {} buffers, the workload has {}", b.num_params,
-                                 w.inputs.size() + 1));
+  if (const size_t n = w.NumTensors(); b.num_params != static_cast<int>(n)) {
+    return MakeError(fmt::format("the reference kernel takes {} buffers, the workload has {}", b.num_params, n));
   }
   return CudaModuleRun::FromBuild(b);
 }
@@ -58,7 +57,7 @@ Result<void> CudaRunner::PrepareWorkload(const tir::Workload& w) {
       spec.input_elements.push_back(in.NumElements());
       spec.input_types.push_back(in.dtype);
     }
-    spec.output_elements = w.output.NumElements();
+    for (const auto& t : w.Outputs()) spec.output_elements.push_back(t.NumElements());
     spec.output_type = w.output.dtype;
     spec.extra_rtol = PrecisionTolerance(w.precision);
     spec.seed = config_.seed;
@@ -85,7 +84,7 @@ Result<void> CudaRunner::PrepareWorkload(const tir::Workload& w) {
 std::vector<MeasureResult> CudaRunner::Run(const tir::Workload& workload, const std::vector<BuildResult>& builds) {
   std::vector<MeasureResult> results;
   std::optional<Result<void>> prepared;
-  const int64_t nparams = static_cast<int64_t>(workload.inputs.size()) + 1;
+  const int64_t nparams = static_cast<int64_t>(workload.NumTensors());
   for (const auto& b : builds) {
     MeasureResult r;
     if (!b.ok()) {

@@ -118,6 +118,20 @@ Result<NpyArray> ReadNpy(const std::string& path) {
   return a;
 }
 
+std::string SavedOutputFile(const tir::Workload& w, size_t i) {
+  return i < w.side_outputs.size() ? "output_" + w.side_outputs[i].name + ".npy" : kSavedOutputFile;
+}
+
+Result<void> WriteSavedOutputs(const std::vector<MeasureConfig::SavedOutput>& files, const float* values) {
+  for (const auto& f : files) {
+    int64_t n = 1;
+    for (int64_t d : f.shape) n *= d;
+    AT_TRY_VOID(WriteNpy(f.path, values, n, f.shape));
+    values += n;
+  }
+  return {};
+}
+
 Result<void> SaveInputs(const tir::Workload& w, uint64_t seed, const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -142,8 +156,11 @@ nlohmann::json IoManifest(const tir::Workload& w, uint64_t seed, bool with_outpu
                        {"shape", w.inputs[i].shape}, {"dtype", tir::DTypeName(w.inputs[i].dtype)}});
   }
   if (with_output) {
-    tensors.push_back({{"file", kSavedOutputFile}, {"role", "output"}, {"name", w.output.name},
-                       {"shape", w.output.shape}, {"dtype", tir::DTypeName(w.output.dtype)}});
+    const std::vector<tir::TensorSpec> outputs = w.Outputs();
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      tensors.push_back({{"file", SavedOutputFile(w, i)}, {"role", "output"}, {"name", outputs[i].name},
+                         {"shape", outputs[i].shape}, {"dtype", tir::DTypeName(outputs[i].dtype)}});
+    }
   }
   return {{"format", "autotune-io-1"}, {"workload", w.CanonicalText()}, {"op", w.op},
           {"shape", shape},            {"shape_text", tir::ShapeText(w.shape)},

@@ -7,7 +7,8 @@
 //                                rounded to their element types: the data every runner and the
 //                                CUDA executor use)
 //   output.npy                   the output of the candidate's checked run (written by the runner's
-//                                child process when MeasureConfig::save_output is set)
+//                                child process when MeasureConfig::save_outputs is set)
+//   output_<name>.npy            each side output (add_rms_norm's output_sum.npy), likewise
 //   io.json                      {"format": "autotune-io-1", "workload", "op", "shape" (an object),
 //                                 "shape_text" (canonical order: "M=..,N=..,K=.."), "epilogue",
 //                                 "seed", "dtype" (the workload's element type), "flops", "precision"
@@ -25,6 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "measure/measure_config.h"
 #include "tir/ops/workload.h"
 #include "support/result.h"
 
@@ -35,6 +37,8 @@ inline constexpr const char* kIoManifestFile = "io.json";
 
 // The file name of input i ("input0.npy", ...).
 std::string SavedInputFile(size_t i);
+// The file name of output i of Workload::Outputs(): the output's is kSavedOutputFile.
+std::string SavedOutputFile(const tir::Workload& w, size_t i);
 
 // Writes n floats with this shape (its product must be n; empty: 1-D) to `path` as .npy.
 Result<void> WriteNpy(const std::string& path, const float* data, int64_t n, const std::vector<int64_t>& shape);
@@ -49,7 +53,10 @@ Result<NpyArray> ReadNpy(const std::string& path);
 // Writes the workload's inputs for `seed` as DIR/input<i>.npy (DIR is created if missing).
 Result<void> SaveInputs(const tir::Workload& w, uint64_t seed, const std::string& dir);
 
-// The io.json manifest of a saved workload (inputs, and the output when `with_output`).
+// Writes the outputs of a checked run, `values` holding them one after the other (OutputLayout).
+Result<void> WriteSavedOutputs(const std::vector<MeasureConfig::SavedOutput>& files, const float* values);
+
+// The io.json manifest of a saved workload (inputs, and the outputs when `with_output`).
 nlohmann::json IoManifest(const tir::Workload& w, uint64_t seed, bool with_output);
 
 }  // namespace autotune::measure

@@ -36,12 +36,15 @@ struct MeasureConfig {
   std::vector<std::string> extra_cflags;
   std::string cpu_isa;       // the instruction set built for (measure/cpu_isa.h); "": this host's own
 
-  // ---- saving the output (autotune measure --save-io; measure/io_dump.h) ----
-  // The output of the checked run is written here as .npy (float32, C order, `save_output_shape`;
-  // empty shape: 1-D) by the process that ran it, whatever the verdict. "": not written (the
-  // tuner's case: no cost).
-  std::string save_output;
-  std::vector<int64_t> save_output_shape;
+  // ---- saving the outputs (autotune measure --save-io; measure/io_dump.h) ----
+  // The outputs of the checked run are written as .npy (float32, C order), output i (in argument
+  // order: Workload::Outputs) to save_outputs[i] with its shape, by the process that ran it, whatever
+  // the verdict. Empty: not written (the tuner's case: no cost).
+  struct SavedOutput {
+    std::string path;
+    std::vector<int64_t> shape;
+  };
+  std::vector<SavedOutput> save_outputs;
 
   // ---- cuda target ----
   std::string cuda_arch;  // "sm_90" (or "90"); "": read from device `cuda_device` (fails without a GPU: pass --arch)

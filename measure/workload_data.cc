@@ -17,7 +17,7 @@ std::string WorkloadDataKey(const tir::Workload& w, uint64_t seed) {
     for (int64_t d : t.shape) k += fmt::format(",{}", d);
   };
   for (const auto& t : w.inputs) spec(t);
-  spec(w.output);
+  for (const auto& t : w.Outputs()) spec(t);
   return k;
 }
 
@@ -68,7 +68,7 @@ std::shared_ptr<const WorkloadData> WorkloadDataCache::Get(const tir::Workload& 
   }
   std::vector<const float*> ptrs;
   for (const auto& a : data->inputs) ptrs.push_back(a.data());
-  data->reference = AlignedFloats(w.output.NumElements());
+  data->reference = AlignedFloats(w.OutputElements());
   AUTOTUNE_CHECK(w.reference, "workload without a reference");
   w.reference(ptrs, data->reference.data());
   data->reference_scale = ReferenceScale(data->reference.data(), data->reference.size());

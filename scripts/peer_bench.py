@@ -227,13 +227,14 @@ def capsule_conv2d(p, parts, rnd):
 
 
 # Row operators: PyTorch's function, and the FLOPs per element autotune counts for them.
-ROW_OPERATORS = {"softmax": 5, "layer_norm": 8, "rms_norm": 4, "norm": 2}
+ROW_OPERATORS = {"softmax": 5, "layer_norm": 8, "rms_norm": 4, "norm": 2, "add_layer_norm": 9, "add_rms_norm": 5}
 NORM_EPSILON = 1e-5  # tir/ops/row_operator.h
 
 
 def row_operator(op, p, rnd):
     """softmax, layer_norm, rms_norm (inputs X[M,N] and per-column weights) or norm (X[B,M,N]) as
-    PyTorch computes them, and their FLOPs."""
+    PyTorch computes them, and their FLOPs. add_layer_norm and add_rms_norm (X, R[M,N], weights) add
+    the residual first and return (sum, normalized sum), as eager PyTorch code does in two steps."""
     if op == "norm":
         x = rnd(p["B"], p["M"], p["N"])
         return (lambda: torch.linalg.vector_norm(x, dim=(1, 2))), 2.0 * x.numel()
@@ -242,13 +243,23 @@ def row_operator(op, p, rnd):
     flops = ROW_OPERATORS[op] * float(m * n)
     if op == "softmax":
         return (lambda: torch.softmax(x, dim=-1)), flops
-    if op == "layer_norm":
+    residual = rnd(m, n) if op.startswith("add_") else None
+    if op.endswith("layer_norm"):
         g, b = rnd(n), rnd(n)
-        return (lambda: F.layer_norm(x, (n,), g, b, eps=NORM_EPSILON)), flops
-    w = rnd(n)
-    if hasattr(F, "rms_norm"):
-        return (lambda: F.rms_norm(x, (n,), w, eps=NORM_EPSILON)), flops
-    return (lambda: x * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + NORM_EPSILON).to(x.dtype) * w), flops
+        norm = lambda h: F.layer_norm(h, (n,), g, b, eps=NORM_EPSILON)
+    else:
+        w = rnd(n)
+        if hasattr(F, "rms_norm"):
+            norm = lambda h: F.rms_norm(h, (n,), w, eps=NORM_EPSILON)
+        else:
+            norm = lambda h: h * torch.rsqrt(h.float().pow(2).mean(-1, keepdim=True) + NORM_EPSILON).to(h.dtype) * w
+    if residual is None:
+        return (lambda: norm(x)), flops
+
+    def add_norm():
+        h = x + residual
+        return h, norm(h)
+    return add_norm, flops
 
 
 def read_npy(path):
@@ -281,13 +292,14 @@ def read_npy(path):
 
 
 def load_saved(directory):
-    """io.json of `autotune measure --save-io` and its tensors: (manifest, inputs, autotune's output or None)."""
+    """io.json of `autotune measure --save-io` and its tensors: (manifest, inputs, autotune's output or
+    None; several outputs flattened into one, in the order saved)."""
     try:
         with open(os.path.join(directory, "io.json")) as f:
             io = json.load(f)
     except (OSError, ValueError) as e:
         raise SystemExit(f"peer_bench: {directory}/io.json: {e}")
-    inputs, output = [], None
+    inputs, outputs = [], []
     for t in io["tensors"]:
         tensor = read_npy(os.path.join(directory, t["file"]))
         if list(tensor.shape) != list(t["shape"]):
@@ -295,8 +307,15 @@ def load_saved(directory):
         if t["role"] == "input":
             inputs.append(tensor)
         elif t["role"] == "output":
-            output = tensor
-    return io, inputs, output
+            outputs.append(tensor)
+    return io, inputs, flattened(outputs) if outputs else None
+
+
+def flattened(outputs):
+    """One output as it is; several (a tuple or list) flattened into one vector, in order."""
+    if not isinstance(outputs, (tuple, list)):
+        return outputs
+    return outputs[0] if len(outputs) == 1 else torch.cat([t.reshape(-1) for t in outputs])
 
 
 def relative_error(got, ref):
@@ -482,7 +501,7 @@ def main():
     graph = args.cuda_graph or args.peer == "triton"  # Triton's launcher would set the pace otherwise
     with torch.no_grad():
         times = time_ms(fn, args.repeats, args.min_repeat_ms, flush, graph=graph)
-        ours = fn() if theirs is not None else None  # the algorithm just timed (cuDNN benchmark mode chose it)
+        ours = flattened(fn()) if theirs is not None else None  # the algorithm just timed (cuDNN benchmark mode chose it)
     med = statistics.median(times)
     out = {"peer": args.peer, "cuda_graph": graph, "op": op, "shape": shape, "epilogue": epilogue, "dtype": dtype,
            "precision": precision,

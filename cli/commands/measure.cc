@@ -50,17 +50,19 @@ void CheckMeasureOptions(const MeasureOptions& o) {
 }
 
 // --save-io: the inputs are written here (MakeRandomInputs is deterministic: the same data the runner
-// makes), the output by the process that runs the candidate. Returns the output's path.
+// makes), the outputs by the process that runs the candidate. Returns the output's path.
 std::string PrepareSaveIo(const std::string& save_io_dir, const tir::Workload& w, measure::MeasureConfig& config) {
   std::error_code ec;
   const std::filesystem::path dir = std::filesystem::absolute(save_io_dir, ec);
   if (ec) throw UserError{fmt::format("--save-io '{}': {}", save_io_dir, ec.message())};
   if (auto saved = measure::SaveInputs(w, config.seed, dir.string()); !saved) throw UserError{saved.error().message};
-  const std::string output = (dir / measure::kSavedOutputFile).string();
-  std::filesystem::remove(output, ec);  // an old one must not pass for this run's
-  config.save_output = output;
-  config.save_output_shape = w.output.shape;
-  return output;
+  const std::vector<tir::TensorSpec> outputs = w.Outputs();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const std::string path = (dir / measure::SavedOutputFile(w, i)).string();
+    std::filesystem::remove(path, ec);  // an old one must not pass for this run's
+    config.save_outputs.push_back({path, outputs[i].shape});
+  }
+  return config.save_outputs.back().path;
 }
 
 Measured BuildAndRun(const tir::Workload& w, const tir::Schedule& sch, tir::TargetKind target,

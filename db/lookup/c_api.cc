@@ -123,6 +123,7 @@ int64_t autotune_kernel_dynamic_shared_bytes(const autotune_kernel* k, int launc
   return l ? l->dynamic_shared_bytes : 0;
 }
 int autotune_kernel_num_params(const autotune_kernel* k) { return k ? Answer(k)->kernel.num_params : 0; }
+int autotune_kernel_num_outputs(const autotune_kernel* k) { return k ? Answer(k)->num_outputs : 0; }
 int autotune_kernel_num_workspaces(const autotune_kernel* k) {
   return k ? static_cast<int>(Answer(k)->kernel.workspace_bytes.size()) : 0;
 }

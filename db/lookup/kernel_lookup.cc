@@ -121,7 +121,8 @@ std::unique_ptr<KernelLookup::Entry> AnswerFrom(const tir::Workload& w, const Tu
   a.exact = exact;
   a.requested = w.CanonicalText();
   a.tensors = w.inputs;
-  a.tensors.push_back(w.output);
+  for (const auto& t : w.Outputs()) a.tensors.push_back(t);
+  a.num_outputs = static_cast<int>(w.Outputs().size());
   a.measured = r.workload.CanonicalText();
   a.target = r.target.Text();
   a.latency_ms = r.median_ms;

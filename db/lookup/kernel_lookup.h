@@ -44,7 +44,8 @@ struct LookupAnswer {
   KernelSource kernel;
   bool exact = true;
   std::string requested;           // canonical text of the requested workload
-  std::vector<tir::TensorSpec> tensors;  // the kernel's tensors: the inputs, then the output
+  std::vector<tir::TensorSpec> tensors;  // the kernel's tensors: the inputs, then the outputs
+  int num_outputs = 1;                   // the last tensors, which the kernel writes
   std::string measured;            // canonical text of the workload whose record this is
   std::string target;              // TargetInfo::Text() of the record's target
   double latency_ms = 0;           // that record's measured median (at the measured shape)

@@ -20,7 +20,7 @@ constexpr double kCompileTimeoutS = 600;
 // Checks the pointers a launch gets: their count, none null, each aligned as promised.
 Result<void> CheckPointers(void* const* args, int num_args, int num_params, int64_t alignment) {
   if (num_args != num_params) {
-    return MakeError(fmt::format("the kernel takes {} tensors (inputs, then the output), not {}", num_params, num_args));
+    return MakeError(fmt::format("the kernel takes {} tensors (inputs, then the outputs), not {}", num_params, num_args));
   }
   for (int i = 0; i < num_args; ++i) {
     if (!args || !args[i]) return MakeError(fmt::format("tensor {} is a null pointer", i));

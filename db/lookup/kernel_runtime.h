@@ -24,7 +24,7 @@ namespace autotune::db {
 // cpu: 64 bytes (a cache line); cuda: 256 bytes (what cuMemAlloc and PyTorch's allocator give).
 int64_t KernelPointerAlignment(const std::string& language);
 
-// Checks the pointers of a launch: num_params of them (inputs, then the output), none null, each
+// Checks the pointers of a launch: num_params of them (inputs, then the outputs), none null, each
 // aligned to KernelPointerAlignment(language).
 Result<void> CheckKernelArgs(void* const* args, int num_args, int num_params, const std::string& language);
 
@@ -38,7 +38,7 @@ class KernelModule {
   Result<void> CheckArgs(void* const* args, int num_args) const {
     return CheckKernelArgs(args, num_args, num_params_, language_);
   }
-  // Runs the kernel on `args` (checked first): its num_params tensors (inputs, then the output): host
+  // Runs the kernel on `args` (checked first): its num_params tensors (inputs, then the outputs): host
   // pointers for cpu, device pointers for cuda, where it is enqueued on `stream` (a CUstream; null:
   // the default stream) and the call returns without waiting. Launches on one module must not
   // overlap in time (they share its workspaces); modules are independent.

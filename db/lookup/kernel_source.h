@@ -28,7 +28,7 @@ struct KernelSource {
   std::string code;
   // cuda: the kernels to launch, in order. c: one entry whose grid and block are {1,1,1}.
   std::vector<tir::CudaKernelLaunch> launches;
-  int num_params = 0;                    // pointer params: the inputs, then the output
+  int num_params = 0;                    // pointer params: the inputs, then the outputs
   std::vector<int64_t> workspace_bytes;  // cuda: global scratch buffers passed after the params
   std::vector<KernelPack> packs;         // c: inputs the entry takes packed, made once by their pack functions
 };

@@ -38,7 +38,7 @@ extern "C" {
 #define AUTOTUNE_API
 #endif
 
-#define AUTOTUNE_LOOKUP_ABI_VERSION 4
+#define AUTOTUNE_LOOKUP_ABI_VERSION 5
 
 typedef struct autotune_db autotune_db;
 typedef struct autotune_kernel autotune_kernel;
@@ -105,7 +105,7 @@ AUTOTUNE_API void autotune_kernel_grid(const autotune_kernel* k, int launch, int
 AUTOTUNE_API void autotune_kernel_block(const autotune_kernel* k, int launch, int64_t dims[3]);
 /* Dynamic shared memory bytes of launch i (0: the kernel's shared memory is static). */
 AUTOTUNE_API int64_t autotune_kernel_dynamic_shared_bytes(const autotune_kernel* k, int launch);
-/* Pointer parameters of every kernel: num_params tensors (inputs, then the output), then
+/* Pointer parameters of every kernel: num_params tensors (inputs, then the outputs), then
  * num_workspaces scratch buffers of autotune_kernel_workspace_bytes(k, i) bytes each. */
 AUTOTUNE_API int autotune_kernel_num_params(const autotune_kernel* k);
 AUTOTUNE_API int autotune_kernel_num_workspaces(const autotune_kernel* k);
@@ -138,7 +138,7 @@ AUTOTUNE_API const char* autotune_kernel_trace(const autotune_kernel* k);
  * of the workload's element type, each start aligned to autotune_kernel_pointer_alignment(k) bytes
  * (what the kernel was measured with; a misaligned pointer is refused, never run). */
 
-/* The kernel's tensors, i = 0 .. autotune_kernel_num_params(k) - 1 (the inputs, then the output):
+/* The kernel's tensors, i = 0 .. autotune_kernel_num_params(k) - 1 (the inputs, then the outputs):
  * name ("A"), element type ("float32", "float16", "bfloat16"), rank and dimensions (row-major).
  * NULL / 0 for an index out of range. */
 AUTOTUNE_API const char* autotune_kernel_tensor_name(const autotune_kernel* k, int tensor);
@@ -150,7 +150,7 @@ AUTOTUNE_API int64_t autotune_kernel_pointer_alignment(const autotune_kernel* k)
 /* Compiles (or finds in the cache) and loads k's kernel. AUTOTUNE_RUNTIME_ERROR when it cannot here
  * (no C compiler, no GPU, driver or NVRTC for cuda). */
 AUTOTUNE_API autotune_status autotune_module_load(const autotune_kernel* k, autotune_module** out);
-/* Runs the kernel on `tensors` (autotune_kernel_num_params of them: inputs, then the output; host
+/* Runs the kernel on `tensors` (autotune_kernel_num_params of them: inputs, then the outputs; host
  * pointers for c, device pointers for cuda). cuda: enqueued on `stream` (a CUstream, NULL for the
  * default stream), not waited for; c: runs to completion on this thread and OpenMP's, `stream` must
  * be NULL. Launches on one module must not overlap in time (they share its workspaces).
@@ -195,6 +195,12 @@ AUTOTUNE_API autotune_status autotune_module_pack(autotune_module* m, int pack, 
 /* As autotune_module_launch, with every packed input's tensor replaced by its packed tensor. */
 AUTOTUNE_API autotune_status autotune_module_launch_packed(autotune_module* m, void* const* tensors, int num_tensors,
                                                            void* stream);
+
+/* ---- ABI version 5: several outputs ---------------------------------------------------------------
+ *
+ * The kernel's last autotune_kernel_num_outputs(k) tensors are what it writes: 1 for most operators;
+ * add_rms_norm and add_layer_norm write 2, the residual sum ("sum") and then the normalized output. */
+AUTOTUNE_API int autotune_kernel_num_outputs(const autotune_kernel* k);
 
 #ifdef __cplusplus
 }

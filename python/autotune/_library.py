@@ -7,7 +7,7 @@ import ctypes.util
 import os
 from pathlib import Path
 
-MIN_ABI = 4  # the runtime's functions, packed inputs
+MIN_ABI = 5  # the runtime's functions, packed inputs, several outputs
 
 
 class AutotuneError(RuntimeError):
@@ -44,6 +44,7 @@ def _declare(lib):
         "autotune_kernel_language": (c.c_char_p, [p]),
         "autotune_kernel_source": (c.c_char_p, [p]),
         "autotune_kernel_num_params": (c.c_int, [p]),
+        "autotune_kernel_num_outputs": (c.c_int, [p]),
         "autotune_kernel_latency_ms": (c.c_double, [p]),
         "autotune_kernel_measured_workload": (c.c_char_p, [p]),
         "autotune_kernel_target": (c.c_char_p, [p]),

@@ -40,7 +40,9 @@ def _torch_with_cuda(workload):
 class Kernel:
     """The best kernel of one workload (Database.lookup): its metadata, and a call that runs it.
 
-    kernel(a, b) returns the output; kernel(a, b, out=c) writes c and returns it. cpu kernels take
+    kernel(a, b) returns the output; kernel(a, b, out=c) writes c and returns it. A kernel with several
+    outputs (add_rms_norm: the residual sum, then the normalized rows) returns them as a tuple and
+    takes out=(s, y). cpu kernels take
     numpy arrays or torch CPU tensors, cuda kernels torch tensors on the GPU (run on the current
     stream, not waited for). The first call compiles the kernel (cached on disk afterwards).
 
@@ -67,6 +69,7 @@ class Kernel:
             self.tensors.append(TensorSpec(_text(lib.autotune_kernel_tensor_name(handle, i)),
                                            _text(lib.autotune_kernel_tensor_dtype(handle, i)),
                                            tuple(lib.autotune_kernel_tensor_dim(handle, i, d) for d in range(rank))))
+        self.num_outputs = lib.autotune_kernel_num_outputs(handle)
         self.packs = {}  # input name -> (pack index, TensorSpec of the packed tensor)
         for i in range(lib.autotune_kernel_num_packed(handle)):
             spec = self.tensors[lib.autotune_kernel_packed_tensor(handle, i)]
@@ -79,11 +82,29 @@ class Kernel:
 
     @property
     def inputs(self):
-        return self.tensors[:-1]
+        return self.tensors[:-self.num_outputs]
+
+    @property
+    def outputs(self):
+        return self.tensors[-self.num_outputs:]
 
     @property
     def output(self):
         return self.tensors[-1]
+
+    def _outs(self, out):
+        """`out` as a list with one entry per output (None: allocate it)."""
+        if self.num_outputs == 1:
+            return [out]
+        if out is None:
+            return [None] * self.num_outputs
+        if not isinstance(out, (tuple, list)) or len(out) != self.num_outputs:
+            names = ", ".join(t.name for t in self.outputs)
+            raise AutotuneError(f"{self.workload} writes {self.num_outputs} outputs ({names}): out= takes a tuple of them")
+        return list(out)
+
+    def _result(self, outs):
+        return outs[0] if self.num_outputs == 1 else tuple(outs)
 
     def _load(self, cuda_device=None):
         """The kernel's module, compiled and loaded at the first call. A CUDA module belongs to one
@@ -133,7 +154,8 @@ class Kernel:
         device, contiguous, aligned) and the kernel is loaded: one pass of checks, no copies. None
         otherwise: the checked path then explains the mismatch or makes the copies."""
         torch = sys.modules.get("torch")
-        if torch is None or self._module is None or len(inputs) != len(self.tensors) - 1:
+        n_in = len(self.tensors) - self.num_outputs
+        if torch is None or self._module is None or len(inputs) != n_in:
             return None
         specs = self._torch_specs
         if specs is None:
@@ -144,23 +166,25 @@ class Kernel:
             if not _as_taken(torch, t, specs[i], on_gpu, device, align):
                 return None
             args[i] = t.data_ptr()
-        if out is None:
-            dtype, shape = specs[-1]
-            out = torch.empty(shape, dtype=dtype, device=inputs[0].device if inputs else None)
-            if out.data_ptr() % align:
+        outs = self._outs(out)
+        for i, o in enumerate(outs):
+            spec = specs[n_in + i]
+            if o is None:
+                o = outs[i] = torch.empty(spec[1], dtype=spec[0], device=inputs[0].device if inputs else None)
+                if o.data_ptr() % align:
+                    return None
+            elif not _as_taken(torch, o, spec, on_gpu, device, align):
                 return None
-        elif not _as_taken(torch, out, specs[-1], on_gpu, device, align):
-            return None
-        args[len(inputs)] = out.data_ptr()
+            args[n_in + i] = o.data_ptr()
         stream = _current_stream(torch, device) if on_gpu else None
         check(self._launch(self._module, args, len(self.tensors), stream), f"running {self.workload}")
-        return out
+        return self._result(outs)
 
     def _call_checked(self, inputs, out):
         if len(inputs) != len(self.inputs):
             names = ", ".join(t.name for t in self.inputs)
             raise AutotuneError(f"{self.workload} takes {len(self.inputs)} inputs ({names}), not {len(inputs)}")
-        like_torch = any(is_torch(x) for x in inputs) or is_torch(out)
+        like_torch = any(is_torch(x) for x in inputs)
         args = Arguments(self.workload, self.tensors, self.language, self.alignment)
         packed = 0
         for i, (value, spec) in enumerate(zip(inputs, self.inputs)):
@@ -170,8 +194,11 @@ class Kernel:
             self._args[i] = args.input(value, spec)
         if 0 < packed < len(self.packs):
             raise AutotuneError(f"{self.workload}: pass every packed input ({', '.join(self.packs)}) packed, or none")
+        outs = self._outs(out)
+        like_torch = like_torch or any(is_torch(o) for o in outs)
         device = next((x.device for x in inputs if is_torch(x)), None)
-        out, self._args[len(self.inputs)] = args.output(out, self.output, like_torch, device)
+        for i, spec in enumerate(self.outputs):
+            outs[i], self._args[len(self.inputs) + i] = args.output(outs[i], spec, like_torch, device)
         stream = None
         if self.language == "cuda":
             import torch
@@ -183,7 +210,7 @@ class Kernel:
         launch = _library.lib().autotune_module_launch_packed if packed else self._launch
         check(launch(module, self._args, len(self.tensors), stream), f"running {self.workload}")
         args.finish()
-        return out
+        return self._result(outs)
 
     def __del__(self):
         if getattr(self, "_module", None) is not None:

@@ -62,7 +62,7 @@ class Arguments:
     def __init__(self, kernel_name, specs, language, alignment):
         self.kernel_name, self.specs, self.language, self.alignment = kernel_name, specs, language, alignment
         self.keep = []          # arrays that must live until the launch returns
-        self.copy_back = None   # (temporary output, the caller's out)
+        self.copy_back = []     # (temporary output, the caller's out) of each output copied
         self.device = None      # the CUDA device index every tensor is on
 
     def _check(self, value, spec, role):
@@ -125,13 +125,12 @@ class Arguments:
             warnings.warn(f"{self.kernel_name}: output {spec.name} goes through an aligned copy: it is not "
                           f"contiguous and {self.alignment}-byte aligned", stacklevel=4)
             target = self._copy(out)
-            self.copy_back = (target, out)
+            self.copy_back.append((target, out))
         self.keep.append(target)
         return out, self._pointer(target)
 
     def finish(self):
-        if self.copy_back:
-            tmp, out = self.copy_back
+        for tmp, out in self.copy_back:
             if is_torch(out):
                 out.copy_(tmp)
             else:

@@ -43,7 +43,7 @@ Result<RowRoles> FindRowRoles(const tir::ScheduleState& st) {
     }
     if (!s.op->IsReduction()) {
       if (s.op->shape != out_shape) return MakeError("a row operator's elementwise stages have the output's shape");
-      roles.elementwise.push_back(s.name());
+      (s.is_output ? roles.side_outputs : roles.elementwise).push_back(s.name());
       continue;
     }
     if (!ReducesRows(*s.op)) return MakeError("not a reduction over rows");

@@ -1,7 +1,7 @@
 // rows_cpu (cpu.rows): a row operator with its rows in parallel. Every reduction over a row is
 // computed into a register at the row's loop, its loop vectorized (one accumulator per lane, combined
 // at the end); the elementwise stages are inlined into the output, whose row loop is vectorized
-// (split by a sampled vector width).
+// (split by a sampled vector width), as is a side output's (add_rms_norm's sum), computed at the row.
 #include "search/rules/builtin_rules.h"
 #include "search/rules/rule_util.h"
 
@@ -20,9 +20,11 @@ class RowsCpu final : public ScheduleRule {
     AT_TRY(out, InlineAndFuseRows(sch, roles.elementwise, roles.output, roles.row_dims));
     const tir::LoopRV row_loop = out.rows;
     AT_TRY_VOID(sch.Parallel(row_loop));
+    std::optional<tir::IntRV> width;
     if (out.cols) {
-      AT_TRY(width, SampleChoice(sch, {1, 4, 8, 16}, ctx.decisions.vector));
-      AT_TRY(col_parts, sch.Split(*out.cols, {std::monostate{}, width}));
+      AT_TRY(w, SampleChoice(sch, {1, 4, 8, 16}, ctx.decisions.vector));
+      width = w;
+      AT_TRY(col_parts, sch.Split(*out.cols, {std::monostate{}, w}));
       AT_TRY_VOID(sch.Vectorize(col_parts[1]));
     }
     // The last first: a reduction read by a later one is computed at the loop after it (compute_at).
@@ -34,6 +36,12 @@ class RowsCpu final : public ScheduleRule {
       const auto reduce_begin = red_loops.begin() + static_cast<std::ptrdiff_t>(roles.row_dims);
       AT_TRY(reduce, FuseIfMany(sch, std::vector<tir::LoopRV>(reduce_begin, red_loops.end())));
       AT_TRY_VOID(sch.Vectorize(reduce));
+    }
+    AT_TRY(side_cols, SideOutputsAtRow(sch, roles.side_outputs, roles.row_dims, row_loop));
+    for (const tir::LoopRV& cols : side_cols) {
+      if (!width) break;  // one element a row: nothing to vectorize
+      AT_TRY(parts, sch.Split(cols, {std::monostate{}, *width}));
+      AT_TRY_VOID(sch.Vectorize(parts[1]));
     }
     AT_TRY(depth, SampleChoice(sch, {0, 16, 64}, ctx.decisions.unroll));
     AT_TRY_VOID(sch.AnnotateUnroll(row_loop, depth));

@@ -2,7 +2,8 @@
 // with `threads` threads per row (threadIdx.x). Every reduction over a row is computed for the block's
 // rows across its threads (each thread a strided share, combined through shared memory) into a
 // register; the elementwise stages are inlined into the output, whose row the same threads write
-// with consecutive threads on consecutive elements (coalesced).
+// with consecutive threads on consecutive elements (coalesced). A side output (add_rms_norm's sum)
+// is written by the same threads at the row, element for element as they later read it.
 #include <algorithm>
 
 #include "search/rules/builtin_rules.h"
@@ -61,6 +62,11 @@ class RowsGpu final : public ScheduleRule {
       AT_TRY_VOID(sch.SetScope(stage, tir::Scope::kLocal));
       AT_TRY_VOID(sch.ComputeAt(stage, row_parts[1]));
       AT_TRY_VOID(ReduceAcrossThreads(sch, stage, roles.row_dims, threads));
+    }
+    AT_TRY(side_cols, SideOutputsAtRow(sch, roles.side_outputs, roles.row_dims, row_parts[1]));
+    for (const tir::LoopRV& cols : side_cols) {
+      AT_TRY(parts, sch.Split(cols, {std::monostate{}, threads}));
+      AT_TRY_VOID(sch.Bind(parts[1], tir::ThreadTag::kThreadIdxX));
     }
     AT_TRY(depth, SampleChoice(sch, {0, 16, 64, 512}, ctx.decisions.unroll));
     AT_TRY_VOID(sch.AnnotateUnroll(row_parts[0], depth));

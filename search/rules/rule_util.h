@@ -128,6 +128,23 @@ inline Result<RowLoops> InlineAndFuseRows(tir::Schedule& sch, const std::vector<
   return r;
 }
 
+// Computes each side output of a row operator at `row_loop` (the output's, after its reductions are
+// placed there) and returns their column loops, fused, for the caller to split as the output's: the
+// same threads then write and read each element of a row.
+inline Result<std::vector<tir::LoopRV>> SideOutputsAtRow(tir::Schedule& sch, const std::vector<std::string>& side_outputs,
+                                                         size_t row_dims, tir::LoopRV row_loop) {
+  std::vector<tir::LoopRV> cols;
+  for (auto name = side_outputs.rbegin(); name != side_outputs.rend(); ++name) {
+    AT_TRY(stage, sch.GetStage(*name));
+    AT_TRY_VOID(sch.ComputeAt(stage, row_loop));
+    AT_TRY(loops, sch.GetLoops(stage));
+    const auto cols_begin = loops.begin() + static_cast<std::ptrdiff_t>(row_dims);
+    AT_TRY(fused, FuseIfMany(sch, std::vector<tir::LoopRV>(cols_begin, loops.end())));
+    cols.push_back(fused);
+  }
+  return cols;
+}
+
 // The reduction loops of `stage` after its `spatial` ones, fused and split by `threads` bound to
 // threadIdx.x (a reduction across threads), so that consecutive threads read consecutive elements.
 inline Result<void> ReduceAcrossThreads(tir::Schedule& sch, tir::StageRV stage, size_t spatial, tir::IntRV threads) {

@@ -34,10 +34,11 @@ Result<SketchRoles> FindSketchRoles(const tir::ScheduleState& state);
 
 // The stages of a row operator (softmax, layer_norm, rms_norm, norm): reductions over the trailing
 // axes of rows, whose axes are the output's first `row_dims`; elementwise stages of the output's shape
-// between them; the elementwise output.
+// between them, some written out (add_rms_norm's sum); the elementwise output.
 struct RowRoles {
   std::vector<std::string> reductions;  // in topological order
   std::vector<std::string> elementwise;
+  std::vector<std::string> side_outputs;  // elementwise, written out: computed at the row's loop
   std::string output;
   size_t row_dims = 0;
 };

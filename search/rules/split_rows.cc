@@ -29,7 +29,8 @@ class SplitRows final : public ScheduleRule {
   bool AppliesTo(const tir::Schedule& fresh, const SketchRoles&) const override {
     if (fresh.target() != tir::TargetKind::kCuda) return false;
     auto roles = FindRowRoles(fresh.state());
-    if (!roles || roles->reductions.size() != 1) return false;
+    // A side output is written by the row's threads and read back by them: not split across blocks.
+    if (!roles || roles->reductions.size() != 1 || !roles->side_outputs.empty()) return false;
     const tir::Stage& st = fresh.state().stages[fresh.state().FindStage(roles->reductions[0])];
     const auto* reduce = tir::As<tir::ReduceNode>(st.op->body);
     const StageShape shape = ShapeOf(st);

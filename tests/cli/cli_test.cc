@@ -43,7 +43,7 @@ TEST(Cli, OpsListsOperatorsAndJson) {
   auto j = RunCli("ops --json");
   ASSERT_EQ(j.status, 0);
   auto parsed = nlohmann::json::parse(j.out);
-  ASSERT_EQ(parsed.size(), 12u);
+  ASSERT_EQ(parsed.size(), 14u);
   EXPECT_EQ(parsed[2]["params"][7]["name"], "stride");
   EXPECT_EQ(parsed[2]["params"][7]["default"], 1);
   EXPECT_EQ(parsed[3]["name"], "conv2d_nhwc");

@@ -35,6 +35,33 @@ class CpuPackedConvolution(unittest.TestCase):
             k.pack("data", x)
 
 
+class CpuTwoOutputs(unittest.TestCase):
+    """add_rms_norm writes the residual sum and the normalized rows: the call returns both (a tuple,
+    in the kernel's order) or writes the two arrays of out=."""
+
+    def test_sum_and_normalized_rows(self):
+        k = autotune.Database(DB).lookup("add_rms_norm", "M=4,N=48", target="cpu")
+        self.assertEqual(k.num_outputs, 2)
+        self.assertEqual([t.name for t in k.inputs], ["X", "R", "W"])
+        self.assertEqual([t.name for t in k.outputs], ["sum", "Y"])
+        rng = np.random.default_rng(3)
+        x, r = (rng.uniform(-1, 1, (4, 48)).astype(np.float32) for _ in range(2))
+        w = rng.uniform(-1, 1, 48).astype(np.float32)
+        h = x.astype(np.float64) + r
+        want = h / np.sqrt((h * h).mean(axis=1, keepdims=True) + 1e-5) * w
+        s, y = k(x, r, w)
+        np.testing.assert_allclose(s, h, rtol=1e-6)
+        np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-5)
+        outs = (np.full((4, 48), np.nan, np.float32), np.full((4, 48), np.nan, np.float32))
+        with warnings.catch_warnings(record=True):
+            warnings.simplefilter("always")
+            got = k(x, r, w, out=outs)
+        self.assertIs(got[0], outs[0])
+        np.testing.assert_allclose(outs[1], want, rtol=1e-4, atol=1e-5)
+        with self.assertRaisesRegex(autotune.AutotuneError, "writes 2 outputs \\(sum, Y\\)"):
+            k(x, r, w, out=outs[1])
+
+
 class CpuGemm(unittest.TestCase):
     @classmethod
     def setUpClass(cls):

@@ -123,6 +123,8 @@ TEST(CudaScheduleGpu, RowOperators) {
               {"softmax", "M=37,N=4096", "", "float16"},
               {"layer_norm", "M=512,N=768", ""},
               {"rms_norm", "M=16,N=8192", "", "bfloat16"},
+              {"add_rms_norm", "M=64,N=4096", "", "float16"},
+              {"add_layer_norm", "M=33,N=1000", ""},
               {"norm", "B=2,M=300,N=170", ""}},
              40);
 }

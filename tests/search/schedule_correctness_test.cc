@@ -224,6 +224,12 @@ TEST(ScheduleCorrectness, RowOperators) {
   CheckOperator("rms_norm", {{"M=2,N=4097", ""}}, 3, "cuda.rows_split");
 }
 
+// The fused residual: the sum is a second output, written at the row by the threads that read it.
+TEST(ScheduleCorrectness, RowOperatorsWithAResidualSum) {
+  CheckOperator("add_rms_norm", {{"M=4,N=300", ""}, {"M=33,N=8", "", "float16"}, {"M=1,N=1", ""}, {"M=3,N=4100", ""}}, 9);
+  CheckOperator("add_layer_norm", {{"M=5,N=64", ""}, {"M=3,N=70", "", "bfloat16"}, {"M=7,N=1", ""}}, 6);
+}
+
 TEST(ScheduleCorrectness, CapsuleConv2d) {
   CheckOperator("capsule_conv2d",
                 {{"N=1,C=4,H=6,W=6,K=4,R=3,S=3,stride=2,pad=1", "bias,relu"},

@@ -79,7 +79,8 @@ TEST(Sketches, PointwiseConvolutionsAreTiledAsGemmsOnTheCpu) {
 // Row operators get the row sketches and nothing else; contractions never get them.
 TEST(Sketches, RowOperatorsHaveTheirOwnSketches) {
   for (const auto& [op, shape] : std::vector<std::pair<std::string, std::string>>{
-           {"softmax", "M=8,N=100"}, {"layer_norm", "M=4,N=768"}, {"rms_norm", "M=2,N=64"}, {"norm", "B=2,M=8,N=8"}}) {
+           {"softmax", "M=8,N=100"}, {"layer_norm", "M=4,N=768"}, {"rms_norm", "M=2,N=64"}, {"norm", "B=2,M=8,N=8"},
+           {"add_rms_norm", "M=2,N=8192"}, {"add_layer_norm", "M=4,N=768"}}) {
     EXPECT_EQ(Offered(Make(op, shape), TargetKind::kCuda), (std::vector<std::string>{"cuda.rows"})) << op;
     EXPECT_EQ(Offered(Make(op, shape), TargetKind::kCpu), (std::vector<std::string>{"cpu.rows"})) << op;
   }
@@ -264,6 +265,22 @@ TEST(Sketches, HandPickedSplitKOfTheLateConvolution) {
   // The sum of the partials: one output element per thread, 256 threads.
   EXPECT_EQ(m->kernels[1].block[0], 256);
   EXPECT_EQ(m->kernels[1].grid[0], 98);
+}
+
+// add_rms_norm's sum, computed at the row a block's threads own, covers that row alone: no thread
+// loops over all 96 rows (a global buffer computed at a thread loop would cover every block's rows).
+TEST(Sketches, ASideOutputAtTheRowIsWrittenOncePerRow) {
+  tir::Workload w = Make("add_rms_norm", "M=96,N=1024");
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    auto sch = RandomScheduleOfSketch(w, *FindSketch("cuda.rows"), seed);
+    ASSERT_TRUE(sch) << sch.error().message;
+    auto f = tir::Lower(sch->state());
+    ASSERT_TRUE(f) << f.error().message;
+    auto m = tir::CodegenCuda(*f);
+    ASSERT_TRUE(m) << m.error().message;
+    EXPECT_NE(m->code.find("sum["), std::string::npos);
+    EXPECT_EQ(m->code.find("< 96;"), std::string::npos) << m->code;
+  }
 }
 
 TEST(Sketches, RandomSchedulesDrawEveryOfferedSketch) {

@@ -13,7 +13,7 @@ TEST(Operators, RegistryListsTheBuiltins) {
   std::vector<std::string> names;
   for (const auto* op : BuiltinOperators().All()) names.push_back(op->Name());
   EXPECT_EQ(names, (std::vector<std::string>{"gemm", "batch_matmul", "conv2d", "conv2d_nhwc", "conv1d", "conv3d", "conv2d_transpose", "capsule_conv2d",
-                                               "norm", "softmax", "layer_norm", "rms_norm"}));
+                                               "norm", "softmax", "layer_norm", "rms_norm", "add_layer_norm", "add_rms_norm"}));
 }
 
 TEST(Operators, ParsesShapesWithDefaults) {
@@ -375,6 +375,39 @@ TEST(Operators, RowOperatorReferences) {
   y = run(*norm, {{3, 4, 0, -2}});
   EXPECT_FLOAT_EQ(y[0], 5.0f);
   EXPECT_FLOAT_EQ(y[1], 2.0f);
+}
+
+// The fused residual: X + R is written out (rounded to the type) and normalized; the kernel takes
+// X, R, W, then sum and Y, and the reference writes sum, then Y.
+TEST(Operators, AddRmsNormWritesTheSumToo) {
+  auto w = MakeWorkload("add_rms_norm", "M=1,N=2");
+  ASSERT_TRUE(w) << w.error().message;
+  EXPECT_EQ(w->layout, "X[M,N] R[M,N] W[N] -> sum[M,N] Y[M,N]");
+  ASSERT_EQ(w->side_outputs.size(), 1u);
+  EXPECT_EQ(w->side_outputs[0].name, "sum");
+  EXPECT_EQ(w->Outputs().back().name, "Y");
+  EXPECT_EQ(w->NumTensors(), 5u);
+  EXPECT_EQ(w->OutputElements(), 4);
+  EXPECT_DOUBLE_EQ(w->min_bytes, 4.0 * (2 + 2 + 2 + 2 + 2));  // X, R, W read; sum, Y written
+  EXPECT_DOUBLE_EQ(w->flops, 5.0 * 2);
+  std::vector<float> x = {1, 3}, r = {2, 1}, wt = {1, 2}, out(4);
+  w->reference({x.data(), r.data(), wt.data()}, out.data());
+  const double rms = std::sqrt((9.0 + 16.0) / 2 + 1e-5);
+  EXPECT_EQ(out[0], 3.0f);
+  EXPECT_EQ(out[1], 4.0f);
+  EXPECT_NEAR(out[2], 3 / rms, 1e-6);
+  EXPECT_NEAR(out[3], 2 * 4 / rms, 1e-6);
+  // In float16 the sum is rounded before it is normalized: 1 + 2^-11 is 1 there.
+  auto h = MakeWorkload("add_rms_norm", "M=1,N=1", "", "float16");
+  ASSERT_TRUE(h);
+  std::vector<float> hx = {1}, hr = {std::ldexp(1.0f, -11)}, hw = {1}, hout(2);
+  h->reference({hx.data(), hr.data(), hw.data()}, hout.data());
+  EXPECT_EQ(hout[0], 1.0f);
+  EXPECT_NEAR(hout[1], 1 / std::sqrt(1 + 1e-5), 1e-7);
+  auto ln = MakeWorkload("add_layer_norm", "M=3,N=8");
+  ASSERT_TRUE(ln);
+  EXPECT_EQ(ln->inputs.size(), 4u);  // X, R, gamma, beta
+  EXPECT_EQ(ln->Outputs().size(), 2u);
 }
 
 TEST(Operators, BatchMatmulReference) {

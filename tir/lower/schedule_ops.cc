@@ -127,7 +127,10 @@ class NestBuilder {
     PrimFunc f;
     f.name = name;
     for (const auto& in : state_.inputs) f.params.push_back(in->buffer);
-    f.params.push_back(state_.stages[state_.OutputStage()].op->buffer);
+    // The outputs in stage order: side outputs, then the output (the last).
+    for (int sid : state_.order) {
+      if (state_.stages[sid].is_output) f.params.push_back(state_.stages[sid].op->buffer);
+    }
     for (const auto& p : state_.packs) f.packs.push_back({p.input, p.source->buffer, state_.inputs[p.input]->buffer, p.layout});
     f.body = body;
     f.vector_lanes = state_.target.cpu.float_lanes;
@@ -150,10 +153,11 @@ class NestBuilder {
     const StageInfo& hi = infos_.at(host);
     // Loop ranges: the host's loops inside the attach loop run over their range; the loops at and
     // outside it are fixed, except thread loops that the buffer's scope relaxes.
+    // A side output computed at a thread loop writes its own part at global indices: each thread's
+    // region, not the union a shared global buffer would need.
+    const bool relax_by_scope = st.attach == AttachKind::kAt && !st.is_output;
     std::unordered_map<const VarNode*, LoopRange> loops = loop_info_;
-    for (auto& [v, r] : loops) {
-      r.relaxed = st.attach == AttachKind::kAt && RelaxedByScope(loop_tag_[v], st.scope);
-    }
+    for (auto& [v, r] : loops) r.relaxed = relax_by_scope && RelaxedByScope(loop_tag_[v], st.scope);
     const int pos = hs.LeafPosition(st.attach_iter);
     for (size_t p = 0; p < hs.leaves.size(); ++p) {
       const int it = hs.leaves[p];
@@ -161,7 +165,7 @@ class NestBuilder {
       LoopRange lr{hs.iters[it].var, hi.extent[it], false};
       if (static_cast<int>(p) > pos) {
         lr.relaxed = true;
-      } else if (st.attach == AttachKind::kAt) {
+      } else if (relax_by_scope) {
         lr.relaxed = RelaxedByScope(hs.iters[it].tag, st.scope);
       }
       loops[lr.var.get()] = lr;

@@ -16,6 +16,8 @@ void RegisterBuiltinOperators(OperatorRegistry& registry) {
   registry.Register(MakeSoftmaxOperator());
   registry.Register(MakeLayerNormOperator());
   registry.Register(MakeRmsNormOperator());
+  registry.Register(MakeAddLayerNormOperator());
+  registry.Register(MakeAddRmsNormOperator());
 }
 
 }  // namespace autotune::tir

@@ -19,5 +19,7 @@ std::unique_ptr<OperatorDef> MakeNormOperator();
 std::unique_ptr<OperatorDef> MakeSoftmaxOperator();
 std::unique_ptr<OperatorDef> MakeLayerNormOperator();
 std::unique_ptr<OperatorDef> MakeRmsNormOperator();
+std::unique_ptr<OperatorDef> MakeAddLayerNormOperator();
+std::unique_ptr<OperatorDef> MakeAddRmsNormOperator();
 
 }  // namespace autotune::tir

@@ -1,5 +1,6 @@
 #include "tir/ops/epilogue.h"
 
+#include "support/check.h"
 #include "tir/te/compute_dag.h"
 
 #include <algorithm>
@@ -79,7 +80,8 @@ te::Operation AddEpilogue(const te::Operation& main, int channel_dim, const Epil
 }
 
 Workload StagedWorkload(const std::string& op, const ShapeParams& shape, const Epilogue& epilogue, std::string layout,
-                        const std::vector<te::Operation>& inputs, const std::vector<te::Operation>& computes) {
+                        const std::vector<te::Operation>& inputs, const std::vector<te::Operation>& computes,
+                        const std::vector<te::Operation>& side_outputs) {
   Workload w;
   w.op = op;
   w.shape = shape;
@@ -88,7 +90,11 @@ Workload StagedWorkload(const std::string& op, const ShapeParams& shape, const E
   for (const auto& in : inputs) w.inputs.push_back({in->name, in->dtype, in->shape});
   const te::Operation& out = computes.back();
   w.output = {out->name, out->dtype, out->shape};
-  w.dag = std::make_shared<te::ComputeDAG>(te::ComputeDAG::Make(inputs, computes));
+  for (const auto& side : side_outputs) {
+    AUTOTUNE_CHECK(side->dtype == out->dtype, "side outputs have the output's element type");
+    w.side_outputs.push_back({side->name, side->dtype, side->shape});
+  }
+  w.dag = std::make_shared<te::ComputeDAG>(te::ComputeDAG::Make(inputs, computes, side_outputs));
   return w;
 }
 

@@ -41,11 +41,12 @@ T ApplyActivation(EpiloguePart p, T x) {
 te::Operation AddEpilogue(const te::Operation& main, int channel_dim, const Epilogue& epilogue, DType dtype,
                           std::vector<te::Operation>& inputs, std::vector<te::Operation>& computes);
 
-// A workload's identity and tensors: operator, shape, epilogue and layout, the specs of `inputs` and
-// of the output (the last of `computes`), and the compute DAG. Figures and the reference are the
-// caller's to fill in.
+// A workload's identity and tensors: operator, shape, epilogue and layout, the specs of `inputs`, of
+// the output (the last of `computes`) and of `side_outputs` (computes written out as well), and the
+// compute DAG. Figures and the reference are the caller's to fill in.
 Workload StagedWorkload(const std::string& op, const ShapeParams& shape, const Epilogue& epilogue, std::string layout,
-                        const std::vector<te::Operation>& inputs, const std::vector<te::Operation>& computes);
+                        const std::vector<te::Operation>& inputs, const std::vector<te::Operation>& computes,
+                        const std::vector<te::Operation>& side_outputs = {});
 
 // t[indices] as float32: 16-bit tensors are converted where they are read, so arithmetic is float32.
 Expr ReadFloat32(const te::Operation& t, const std::vector<Expr>& indices);

@@ -1,6 +1,7 @@
 // layer_norm: Y[M, N] = (X - mean) / sqrt(var + eps) * gamma + beta over the last axis, with the
 // variance of the row computed from its deviations from the mean (two passes over a row: no
-// cancellation when the mean is large against the spread).
+// cancellation when the mean is large against the spread); add_layer_norm first adds a residual R
+// and writes the sum out too.
 #include <cmath>
 
 #include "tir/ops/builtin_operators.h"
@@ -8,11 +9,10 @@
 
 namespace autotune::tir {
 
-std::unique_ptr<OperatorDef> MakeLayerNormOperator() {
+namespace {
+
+RowOperatorSpec LayerNormSpec() {
   RowOperatorSpec s;
-  s.name = "layer_norm";
-  s.summary = "layer normalization over the last axis: (X - mean) / sqrt(var + 1e-5) * gamma + beta";
-  s.layout = "X[M,N] gamma[N] beta[N] -> Y[M,N]";
   s.params = {{"M", std::nullopt, "rows"}, {"N", std::nullopt, "row length (the normalized axis)"}};
   s.weights = {"gamma", "beta"};
   s.flops_per_element = 8;  // sum; subtract, square, add; subtract, scale, multiply, add
@@ -41,6 +41,25 @@ std::unique_ptr<OperatorDef> MakeLayerNormOperator() {
     const double inv_std = 1.0 / std::sqrt(var / static_cast<double>(n) + kNormEpsilon);
     for (int64_t j = 0; j < n; ++j) out[j] = static_cast<float>((x[j] - mean) * inv_std * w[0][j] + w[1][j]);
   };
+  return s;
+}
+
+}  // namespace
+
+std::unique_ptr<OperatorDef> MakeLayerNormOperator() {
+  RowOperatorSpec s = LayerNormSpec();
+  s.name = "layer_norm";
+  s.summary = "layer normalization over the last axis: (X - mean) / sqrt(var + 1e-5) * gamma + beta";
+  s.layout = "X[M,N] gamma[N] beta[N] -> Y[M,N]";
+  return MakeRowOperator(std::move(s));
+}
+
+std::unique_ptr<OperatorDef> MakeAddLayerNormOperator() {
+  RowOperatorSpec s = LayerNormSpec();
+  s.name = "add_layer_norm";
+  s.summary = "residual add, then layer normalization: sum = X + R, Y = layer_norm(sum) * gamma + beta";
+  s.layout = "X[M,N] R[M,N] gamma[N] beta[N] -> sum[M,N] Y[M,N]";
+  s.residual = true;
   return MakeRowOperator(std::move(s));
 }
 

@@ -227,4 +227,16 @@ int64_t Workload::Param(const std::string& name) const {
   return 0;
 }
 
+std::vector<TensorSpec> Workload::Outputs() const {
+  std::vector<TensorSpec> out = side_outputs;
+  out.push_back(output);
+  return out;
+}
+
+int64_t Workload::OutputElements() const {
+  int64_t n = output.NumElements();
+  for (const auto& t : side_outputs) n += t.NumElements();
+  return n;
+}
+
 }  // namespace autotune::tir

@@ -1,5 +1,6 @@
 // rms_norm: Y[M, N] = X / sqrt(mean of the row's squares + eps) * W over the last axis (the
-// normalization of LLaMA-style decoders).
+// normalization of LLaMA-style decoders); add_rms_norm first adds a residual R and writes the sum
+// out too (a decoder's `h = x + r; y = rms_norm(h)` in one kernel).
 #include <cmath>
 
 #include "tir/ops/builtin_operators.h"
@@ -7,11 +8,10 @@
 
 namespace autotune::tir {
 
-std::unique_ptr<OperatorDef> MakeRmsNormOperator() {
+namespace {
+
+RowOperatorSpec RmsNormSpec() {
   RowOperatorSpec s;
-  s.name = "rms_norm";
-  s.summary = "RMS normalization over the last axis: X / sqrt(mean(X^2) + 1e-5) * W";
-  s.layout = "X[M,N] W[N] -> Y[M,N]";
   s.params = {{"M", std::nullopt, "rows"}, {"N", std::nullopt, "row length (the normalized axis)"}};
   s.weights = {"W"};
   s.flops_per_element = 4;  // square, add; scale, multiply
@@ -34,6 +34,25 @@ std::unique_ptr<OperatorDef> MakeRmsNormOperator() {
     const double inv_rms = 1.0 / std::sqrt(sum_sq / static_cast<double>(n) + kNormEpsilon);
     for (int64_t j = 0; j < n; ++j) out[j] = static_cast<float>(x[j] * inv_rms * w[0][j]);
   };
+  return s;
+}
+
+}  // namespace
+
+std::unique_ptr<OperatorDef> MakeRmsNormOperator() {
+  RowOperatorSpec s = RmsNormSpec();
+  s.name = "rms_norm";
+  s.summary = "RMS normalization over the last axis: X / sqrt(mean(X^2) + 1e-5) * W";
+  s.layout = "X[M,N] W[N] -> Y[M,N]";
+  return MakeRowOperator(std::move(s));
+}
+
+std::unique_ptr<OperatorDef> MakeAddRmsNormOperator() {
+  RowOperatorSpec s = RmsNormSpec();
+  s.name = "add_rms_norm";
+  s.summary = "residual add, then RMS normalization: sum = X + R, Y = sum / sqrt(mean(sum^2) + 1e-5) * W";
+  s.layout = "X[M,N] R[M,N] W[N] -> sum[M,N] Y[M,N]";
+  s.residual = true;
   return MakeRowOperator(std::move(s));
 }
 

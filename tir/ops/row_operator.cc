@@ -2,10 +2,18 @@
 
 #include <fmt/format.h>
 
+#include "support/half.h"
 #include "tir/ops/epilogue.h"
 
 namespace autotune::tir {
 namespace {
+
+// x as a kernel stores it in `dtype` (round to nearest even, as support/half.h converts).
+float RoundedTo(DType dtype, float x) {
+  if (dtype == DType::kFloat16) return HalfBitsToFloat(FloatToHalfBits(x));
+  if (dtype == DType::kBFloat16) return BFloat16BitsToFloat(FloatToBFloat16Bits(x));
+  return x;
+}
 
 std::vector<std::string> AxisNames(const std::string& prefix, size_t n) {
   std::vector<std::string> names;
@@ -36,26 +44,50 @@ class RowOperator : public OperatorDef {
     std::vector<int64_t> x_shape = s.rows;
     x_shape.insert(x_shape.end(), s.cols.begin(), s.cols.end());
     std::vector<te::Operation> inputs = {te::Placeholder("X", x_shape, dtype)};
+    if (spec_.residual) inputs.push_back(te::Placeholder("R", x_shape, dtype));
+    const size_t first_weight = inputs.size();
     for (const auto& w : spec_.weights) inputs.push_back(te::Placeholder(w, s.cols, dtype));
-    const std::vector<te::Operation> weights(inputs.begin() + 1, inputs.end());
-    const std::vector<te::Operation> computes = spec_.build(s, inputs[0], weights, dtype);
+    const std::vector<te::Operation> weights(inputs.begin() + static_cast<std::ptrdiff_t>(first_weight), inputs.end());
+    std::vector<te::Operation> side_outputs;
+    if (spec_.residual) {
+      side_outputs.push_back(MapRows("sum", s, [&](auto& row, auto& col) {
+        return RoundTo(dtype, Add(ReadRow(inputs[0], row, col), ReadRow(inputs[1], row, col)));
+      }));
+    }
+    std::vector<te::Operation> computes = side_outputs;
+    for (auto& c : spec_.build(s, spec_.residual ? side_outputs[0] : inputs[0], weights, dtype)) computes.push_back(c);
 
-    Workload w = StagedWorkload(Name(), p, epilogue, spec_.layout, inputs, computes);
+    Workload w = StagedWorkload(Name(), p, epilogue, spec_.layout, inputs, computes, side_outputs);
     const double elements = static_cast<double>(s.Rows()) * static_cast<double>(s.Cols());
     const double outputs = spec_.output_per_row ? static_cast<double>(s.Rows()) : elements;
-    w.flops = spec_.flops_per_element * elements;
-    w.min_bytes = TensorBytes(dtype, {elements, outputs, static_cast<double>(spec_.weights.size() * s.Cols())});
-    const int64_t rows = s.Rows(), cols = s.Cols();
-    const int64_t out_stride = spec_.output_per_row ? 1 : cols;
-    w.reference = [rows, cols, out_stride, reference = spec_.reference](const std::vector<const float*>& in,
-                                                                         float* out) {
-      const std::vector<const float*> weights(in.begin() + 1, in.end());
-      for (int64_t r = 0; r < rows; ++r) reference(cols, in[0] + r * cols, weights, out + r * out_stride);
-    };
+    const double residual = spec_.residual ? elements : 0;  // R read, the sum written
+    w.flops = (spec_.flops_per_element + (spec_.residual ? 1 : 0)) * elements;
+    w.min_bytes = TensorBytes(dtype, {elements, outputs, 2 * residual, static_cast<double>(spec_.weights.size() * s.Cols())});
+    w.reference = RowReference(s, dtype);
     return w;
   }
 
  private:
+  // The reference of every row; with a residual it writes the sums (rounded to `dtype` as the kernel
+  // stores them), then the outputs, which normalize the rounded sums.
+  std::function<void(const std::vector<const float*>&, float*)> RowReference(const RowShape& s, DType dtype) const {
+    const int64_t rows = s.Rows(), cols = s.Cols();
+    const int64_t out_stride = spec_.output_per_row ? 1 : cols;
+    return [rows, cols, out_stride, dtype, residual = spec_.residual, reference = spec_.reference](
+               const std::vector<const float*>& in, float* out) {
+      const std::vector<const float*> weights(in.begin() + (residual ? 2 : 1), in.end());
+      for (int64_t r = 0; r < rows; ++r) {
+        const float* x = in[0] + r * cols;
+        if (residual) {
+          float* sum = out + r * cols;
+          for (int64_t j = 0; j < cols; ++j) sum[j] = RoundedTo(dtype, x[j] + in[1][r * cols + j]);
+          x = sum;
+        }
+        reference(cols, x, weights, out + (residual ? rows * cols : 0) + r * out_stride);
+      }
+    };
+  }
+
   RowShape ShapeOf(const ShapeParams& p) const {
     RowShape s;
     for (size_t i = 0; i < p.size(); ++i) (i < spec_.row_params ? s.rows : s.cols).push_back(p[i].second);

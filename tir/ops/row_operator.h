@@ -37,12 +37,16 @@ struct RowOperatorSpec {
   size_t row_params = 1;
   std::vector<std::string> weights;  // inputs of one value per column, after X (e.g. W)
   bool output_per_row = false;       // the output is [rows] (norm), not X's shape
+  // A residual input R of X's shape, after X: the stages normalize sum = X + R (rounded to the type),
+  // which is written out too, as inference engines fuse a decoder's residual add into its norm.
+  bool residual = false;
   double flops_per_element = 1;
-  // The stages after X, the output last (of `dtype`).
+  // The stages after X (the sum with `residual`), the output last (of `dtype`).
   std::function<std::vector<te::Operation>(const RowShape&, const te::Operation& x,
                                            const std::vector<te::Operation>& weights, DType dtype)>
       build;
-  // One row of the reference in double: x and each weight hold `cols` values; out gets `cols` (or 1).
+  // One row of the reference in double: x (the sum with `residual`) and each weight hold `cols`
+  // values; out gets `cols` (or 1).
   std::function<void(int64_t cols, const float* x, const std::vector<const float*>& weights, float* out)> reference;
 };
 

@@ -40,11 +40,15 @@ struct Workload {
   std::string layout;
   std::vector<TensorSpec> inputs;
   TensorSpec output;
+  // Tensors written besides the output (add_rms_norm's sum), of the output's element type: kernel
+  // arguments after the inputs, before the output.
+  std::vector<TensorSpec> side_outputs;
   Precision precision = Precision::kIEEE;  // of its products (float32 workloads; part of the key)
   double flops = 0;      // multiply-adds count two
   double min_bytes = 0;  // every input read once and the output written once
   // Computes the output from the inputs (float32 data, row-major; 16-bit inputs hold values already
-  // rounded to their type) accumulating in double.
+  // rounded to their type) accumulating in double. With side outputs it writes all of Outputs(), one
+  // after the other.
   std::function<void(const std::vector<const float*>& inputs, float* output)> reference;
   std::shared_ptr<const te::ComputeDAG> dag;
 
@@ -58,6 +62,12 @@ struct Workload {
   // SHA-256 (hex) of KeyText(): the workload's persistent key.
   std::string Key() const;
   int64_t Param(const std::string& name) const;
+  // The side outputs, then the output: what a kernel writes, in argument order.
+  std::vector<TensorSpec> Outputs() const;
+  // The elements of all Outputs().
+  int64_t OutputElements() const;
+  // The tensors a kernel takes: the inputs and Outputs().
+  size_t NumTensors() const { return inputs.size() + side_outputs.size() + 1; }
 };
 
 }  // namespace autotune::tir

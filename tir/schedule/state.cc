@@ -62,7 +62,7 @@ ScheduleState ScheduleState::Make(const te::ComputeDAG& dag, Target target) {
   for (const auto& op : dag.ops) {
     if (op->is_placeholder) continue;
     int id = s.AddStage(op, -1);
-    s.stages[id].is_output = op == dag.output;
+    s.stages[id].is_output = op == dag.output || dag.IsSideOutput(op);
   }
   return s;
 }
@@ -86,8 +86,8 @@ int ScheduleState::FindStage(const std::string& name) const {
 }
 
 int ScheduleState::OutputStage() const {
-  for (int id : order) {
-    if (stages[id].is_output) return id;
+  for (auto id = order.rbegin(); id != order.rend(); ++id) {
+    if (stages[*id].is_output) return *id;
   }
   AUTOTUNE_CHECK(false, "schedule has no output stage");
   return -1;

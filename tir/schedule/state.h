@@ -61,7 +61,7 @@ struct Stage {
   std::vector<StorageAlignment> aligns;
   std::vector<int64_t> storage_order;  // reorder_storage: dimensions in memory, outermost first; empty: as declared
   int64_t pipeline_stages = 1;  // see BufferNode::pipeline_stages
-  bool is_output = false;
+  bool is_output = false;  // written to a kernel argument: the output, or a side output (the last is the output)
 
   const std::string& name() const { return op->name; }
   bool IsLeaf(int iter) const;
@@ -84,7 +84,7 @@ struct ScheduleState {
 
   static ScheduleState Make(const te::ComputeDAG& dag, Target target);
   int FindStage(const std::string& name) const;  // -1 when absent or inlined
-  int OutputStage() const;
+  int OutputStage() const;  // the workload's output: the last stage that is_output
   // Live stages whose operation reads the output buffer of `stage`.
   std::vector<int> Consumers(int stage) const;
   // Live stages (computes) whose output `stage` reads.

@@ -1,5 +1,6 @@
 #include "tir/te/compute_dag.h"
 
+#include <algorithm>
 #include <functional>
 #include <unordered_map>
 
@@ -7,7 +8,8 @@
 
 namespace autotune::tir::te {
 
-ComputeDAG ComputeDAG::Make(const std::vector<Operation>& inputs, const std::vector<Operation>& computes) {
+ComputeDAG ComputeDAG::Make(const std::vector<Operation>& inputs, const std::vector<Operation>& computes,
+                            const std::vector<Operation>& side_outputs) {
   AUTOTUNE_CHECK(!computes.empty(), "a compute DAG needs an output");
   const Operation& output = computes.back();
   std::unordered_map<const BufferNode*, Operation> by_buffer;
@@ -15,6 +17,7 @@ ComputeDAG ComputeDAG::Make(const std::vector<Operation>& inputs, const std::vec
   ComputeDAG dag;
   dag.inputs = inputs;
   dag.output = output;
+  dag.side_outputs = side_outputs;
   std::unordered_map<const OperationNode*, int> state;  // 1 visiting, 2 done
   std::function<void(const Operation&)> visit = [&](const Operation& op) {
     int& s = state[op.get()];
@@ -33,7 +36,15 @@ ComputeDAG ComputeDAG::Make(const std::vector<Operation>& inputs, const std::vec
   };
   for (const auto& c : computes) by_buffer[c->buffer.get()] = c;
   visit(output);
+  for (const auto& side : side_outputs) {
+    AUTOTUNE_CHECK(side != output && state[side.get()] == 2 && !side->is_placeholder,
+                   "a side output is a compute the output reads");
+  }
   return dag;
+}
+
+bool ComputeDAG::IsSideOutput(const Operation& op) const {
+  return std::find(side_outputs.begin(), side_outputs.end(), op) != side_outputs.end();
 }
 
 }  // namespace autotune::tir::te

@@ -89,6 +89,7 @@ int main(int argc, char** argv) {
     CHECK(strcmp(autotune_kernel_language(k), "c") == 0);
     CHECK(autotune_kernel_num_launches(k) == 1);
     CHECK(autotune_kernel_num_params(k) == 3);
+    CHECK(autotune_kernel_num_outputs(k) == 1);
     CHECK(autotune_kernel_num_workspaces(k) == 0);
     CHECK(fabs(autotune_kernel_latency_ms(k) - 0.2) < 1e-12);
     CHECK(strcmp(autotune_kernel_measured_workload(k), "gemm[M=64,N=64,K=64]") == 0);
@@ -100,6 +101,16 @@ int main(int argc, char** argv) {
     const autotune_kernel* again = NULL;
     CHECK(autotune_lookup(db, "gemm", "K=64,N=64,M=64", NULL, "cpu", 0, &again) == AUTOTUNE_OK);
     CHECK(again == k);
+  }
+
+  /* Several outputs (ABI 5): add_rms_norm's kernel writes the sum, then Y, its last two tensors. */
+  const autotune_kernel* two = NULL;
+  CHECK(autotune_lookup(db, "add_rms_norm", "M=4,N=48", "", "cpu", AUTOTUNE_LOOKUP_EXACT, &two) == AUTOTUNE_OK);
+  if (two) {
+    CHECK(autotune_kernel_num_params(two) == 5);
+    CHECK(autotune_kernel_num_outputs(two) == 2);
+    CHECK(strcmp(autotune_kernel_tensor_name(two, 3), "sum") == 0);
+    CHECK(strcmp(autotune_kernel_tensor_name(two, 4), "Y") == 0);
   }
 
   /* Element types (ABI 2): NULL is float32; a float16 query gets the float16 record only. */

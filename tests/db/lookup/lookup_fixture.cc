@@ -71,6 +71,7 @@ Result<void> WriteLookupFixture(const std::string& path) {
       {kTestCpu, "gemm", "M=128,N=128,K=128", {1.5, 1.2}},
       {kTestCpu, "gemm", "M=256,N=256,K=64", {2.0}},
       {kTestCpu, "conv2d", "N=1,C=16,H=14,W=14,K=32,R=3,S=3,pad=1", {0.9}},
+      {kTestCpu, "add_rms_norm", "M=4,N=48", {0.01}},  // two outputs: the sum, then Y
       {kTestH200, "gemm", "M=256,N=256,K=256", {0.05, 0.02}},
       {kTestH200, "gemm", "M=1024,N=1024,K=1024", {0.4}},
       {kTestH200, "conv2d", "N=1,C=64,H=56,W=56,K=64,R=3,S=3,pad=1", {0.08}},

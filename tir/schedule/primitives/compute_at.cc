@@ -27,7 +27,9 @@ Result<void> Schedule::ComputeAt(StageRV stage, LoopRV loop) {
   if (!where) return where.error();
   auto [target, iter] = *where;
   const Stage& st = state_.stages[*s];
-  if (st.is_output) return MakeError(fmt::format("{} is the output and cannot be computed at another stage", st.name()));
+  if (*s == state_.OutputStage()) {
+    return MakeError(fmt::format("{} is the output and cannot be computed at another stage", st.name()));
+  }
   if (target == *s) return MakeError("compute_at: a stage cannot be computed in its own loop");
   const auto consumers = state_.Consumers(*s);
   bool read_by_target = false;
