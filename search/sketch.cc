@@ -47,6 +47,7 @@ const std::vector<SketchSpec>& BuiltinSketches() {
       {"cuda.split_k", TargetKind::kCuda,
        {"split_k", "cache_write_local", "cache_read_shared", "inline_padding", "multi_level_tiling_gpu",
         "cooperative_fetch", "auto_unroll", "combine_partials"}},
+      {"cuda.tensor_core_split_k", TargetKind::kCuda, {"split_k", "tensor_core_tiling", "combine_partials"}},
       {"cuda.im2col", TargetKind::kCuda,
        {"im2col", "cache_write_local", "cache_read_shared", "inline_padding", "inline_epilogue",
         "multi_level_tiling_gpu", "cooperative_fetch", "auto_unroll"},

@@ -20,6 +20,10 @@
 //    many partial sums per output element with the cuda.tiled structure (the partials are one more
 //    spatial axis, so there is enough parallel work to fill the GPU), a second sums them and applies
 //    the epilogue.
+//  - cuda.tensor_core_split_k: cuda.split_k's partial sums on tensor cores (the parts a batch axis
+//    of the product), for 16-bit or tf32 products with outputs as small as split_k takes, whose
+//    output tiles alone leave SMs idle; combine_partials sums them through the epilogue. (A product
+//    of whole tiles searched by cuda.tensor_core alone does not get it unless named.)
 //  - cuda.im2col (not searched unless asked for: `tune --sketches`): cuda.tiled for a convolution
 //    whose input read is reindexed into its im2col matrix (tir's reindex), so the shared copy holds
 //    an im2col tile, read as a gemm reads its B tile, rather than the window's box.

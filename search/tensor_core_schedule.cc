@@ -240,6 +240,10 @@ Result<void> ApplyTensorCoreTiling(tir::Schedule& sch, const SketchRoles& fresh_
   AT_TRY(main_id, sch.Resolve(main));
   std::vector<std::string> keep = {roles.main};
   for (int id : sch.state().Producers(main_id)) keep.push_back(sch.state().stages[id].name());
+  // After split_k: the partial sums the tiles store, and the stage that sums them.
+  for (const std::string* name : {&roles.epilogue, &roles.combine}) {
+    if (!name->empty()) keep.push_back(*name);
+  }
   AT_TRY_VOID(InlineAllBut(sch, keep));
   // The accumulator: the product itself, or (no stage after it) a local cache of it that the
   // product's stage then stores.

@@ -1,7 +1,8 @@
 // tensor_core_tiling: the cuda.tensor_core sketch's one rule (search/tensor_core_schedule.h), its
 // factors sampled among those that divide the product's (padded) shape and fit the GPU: at most 16 warps a
 // block, at most 32 accumulator tiles (128 registers) a warp, at most 48 KB of shared copies a
-// chunk; the copies pipelined 1 (not at all) to 4 chunks deep, within 160 KB.
+// chunk; the copies pipelined 1 (not at all) to 4 chunks deep, within 160 KB. After split_k
+// (cuda.tensor_core_split_k) it tiles the partial sums, the parts one more batch axis.
 #include <fmt/format.h>
 
 #include "search/rules/builtin_rules.h"
@@ -58,7 +59,11 @@ class TensorCoreTilingRule final : public CudaRule {
       AT_TRY(rows, Pick(sch, {0, 1}, d.mma_b_rows));
       factors.b_n_rows = *sch.Resolve(rows) == 1;
     }
-    AT_TRY_VOID(ApplyTensorCoreTiling(sch, ctx.roles, raw, factors));
+    // After split_k the tiles store float32 partial sums (a workspace), which combine_partials sums
+    // and passes through the epilogue: the tiling has no epilogue of its own.
+    SketchRoles tiled = ctx.roles;
+    if (!tiled.combine.empty()) tiled.epilogue.clear();
+    AT_TRY_VOID(ApplyTensorCoreTiling(sch, tiled, raw, factors));
     ctx.tiled = true;
     return {};
   }

@@ -386,6 +386,22 @@ TEST(ScheduleCorrectness, TensorCoreSketch) {
   CheckOperator("conv3d", {{"N=1,C=4,D=5,H=6,W=6,K=16,Q=3,R=3,S=3,pad=1", "", "float16"}}, 3, "cuda.tensor_core");
 }
 
+// Split-K on tensor cores: the parts a batch axis of the tiled product, float32 partial sums in a
+// workspace, the second kernel summing them through the epilogue; part counts that leave a part's
+// reduction short of whole mma steps (padded), odd shapes, both 16-bit types and tf32.
+TEST(ScheduleCorrectness, TensorCoreSplitKSketch) {
+  CheckOperator("gemm", {{"M=16,N=24,K=512", "bias,relu", "float16"}, {"M=33,N=17,K=300", "", "bfloat16"}}, 8,
+                "cuda.tensor_core_split_k");
+  CheckOperator("batch_matmul", {{"B=2,M=32,N=16,K=256", "gelu", "float16"}}, 4, "cuda.tensor_core_split_k");
+  CheckOperator("conv2d",
+                {{"N=2,C=64,H=6,W=6,K=16,R=3,S=3,pad=1", "scale,shift,residual,relu", "float16"},
+                 {"N=1,C=48,H=7,W=5,K=24,R=3,S=3,stride=2,pad=1", "", "bfloat16"}},
+                8, "cuda.tensor_core_split_k");
+  CheckOperator("conv2d_nhwc", {{"N=2,C=64,H=5,W=5,K=16,R=3,S=3,pad=1", "bias", "float16"}}, 4,
+                "cuda.tensor_core_split_k");
+  CheckOperator("gemm", {{"M=32,N=16,K=264", "relu", "tf32"}}, 4, "cuda.tensor_core_split_k");
+}
+
 // float32 products at TF32 and 3xTF32 precision on the tensor-core sketch (m16n8k8 tiles, the
 // product's cache in registers where no epilogue follows it), and their default FMA schedules: the C
 // path computes the precision's arithmetic exactly as the description states it.

@@ -338,6 +338,7 @@ TEST(Sketches, EveryScheduleIsKnownAsTheSketchThatMadeIt) {
       {"conv2d", "N=1,C=32,H=112,W=112,K=32,R=3,S=3,pad=1,groups=32", "float32"},
       {"batch_matmul", "B=12,M=128,N=128,K=64", "float32"}, {"gemm", "M=256,N=128,K=64", "float16"},
       {"batch_matmul", "B=2,M=64,N=64,K=32", "bfloat16"}, {"conv2d", "N=2,C=16,H=14,W=14,K=32,R=3,S=3,pad=1", "float16"},
+      {"conv2d", "N=2,C=64,H=7,W=7,K=64,R=3,S=3,pad=1", "float16"},  // tensor-core split-K
       {"softmax", "M=64,N=1000", "float32"},
       {"norm", "B=1,M=256,N=256", "float32"}};
   std::vector<std::string> every;

@@ -13,6 +13,9 @@ namespace {
 
 RowOperatorSpec LayerNormSpec() {
   RowOperatorSpec s;
+  s.name = "layer_norm";
+  s.summary = "layer normalization over the last axis: (X - mean) / sqrt(var + 1e-5) * gamma + beta";
+  s.layout = "X[M,N] gamma[N] beta[N] -> Y[M,N]";
   s.params = {{"M", std::nullopt, "rows"}, {"N", std::nullopt, "row length (the normalized axis)"}};
   s.weights = {"gamma", "beta"};
   s.flops_per_element = 8;  // sum; subtract, square, add; subtract, scale, multiply, add
@@ -46,21 +49,8 @@ RowOperatorSpec LayerNormSpec() {
 
 }  // namespace
 
-std::unique_ptr<OperatorDef> MakeLayerNormOperator() {
-  RowOperatorSpec s = LayerNormSpec();
-  s.name = "layer_norm";
-  s.summary = "layer normalization over the last axis: (X - mean) / sqrt(var + 1e-5) * gamma + beta";
-  s.layout = "X[M,N] gamma[N] beta[N] -> Y[M,N]";
-  return MakeRowOperator(std::move(s));
-}
+std::unique_ptr<OperatorDef> MakeLayerNormOperator() { return MakeRowOperator(LayerNormSpec()); }
 
-std::unique_ptr<OperatorDef> MakeAddLayerNormOperator() {
-  RowOperatorSpec s = LayerNormSpec();
-  s.name = "add_layer_norm";
-  s.summary = "residual add, then layer normalization: sum = X + R, Y = layer_norm(sum) * gamma + beta";
-  s.layout = "X[M,N] R[M,N] gamma[N] beta[N] -> sum[M,N] Y[M,N]";
-  s.residual = true;
-  return MakeRowOperator(std::move(s));
-}
+std::unique_ptr<OperatorDef> MakeAddLayerNormOperator() { return MakeRowOperator(WithResidual(LayerNormSpec())); }
 
 }  // namespace autotune::tir

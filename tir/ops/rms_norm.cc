@@ -12,6 +12,9 @@ namespace {
 
 RowOperatorSpec RmsNormSpec() {
   RowOperatorSpec s;
+  s.name = "rms_norm";
+  s.summary = "RMS normalization over the last axis: X / sqrt(mean(X^2) + 1e-5) * W";
+  s.layout = "X[M,N] W[N] -> Y[M,N]";
   s.params = {{"M", std::nullopt, "rows"}, {"N", std::nullopt, "row length (the normalized axis)"}};
   s.weights = {"W"};
   s.flops_per_element = 4;  // square, add; scale, multiply
@@ -39,21 +42,8 @@ RowOperatorSpec RmsNormSpec() {
 
 }  // namespace
 
-std::unique_ptr<OperatorDef> MakeRmsNormOperator() {
-  RowOperatorSpec s = RmsNormSpec();
-  s.name = "rms_norm";
-  s.summary = "RMS normalization over the last axis: X / sqrt(mean(X^2) + 1e-5) * W";
-  s.layout = "X[M,N] W[N] -> Y[M,N]";
-  return MakeRowOperator(std::move(s));
-}
+std::unique_ptr<OperatorDef> MakeRmsNormOperator() { return MakeRowOperator(RmsNormSpec()); }
 
-std::unique_ptr<OperatorDef> MakeAddRmsNormOperator() {
-  RowOperatorSpec s = RmsNormSpec();
-  s.name = "add_rms_norm";
-  s.summary = "residual add, then RMS normalization: sum = X + R, Y = sum / sqrt(mean(sum^2) + 1e-5) * W";
-  s.layout = "X[M,N] R[M,N] W[N] -> sum[M,N] Y[M,N]";
-  s.residual = true;
-  return MakeRowOperator(std::move(s));
-}
+std::unique_ptr<OperatorDef> MakeAddRmsNormOperator() { return MakeRowOperator(WithResidual(RmsNormSpec())); }
 
 }  // namespace autotune::tir

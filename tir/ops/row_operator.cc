@@ -150,4 +150,16 @@ Expr RoundTo(DType dtype, const Expr& x) { return dtype == DType::kFloat32 ? x :
 
 std::unique_ptr<OperatorDef> MakeRowOperator(RowOperatorSpec spec) { return std::make_unique<RowOperator>(std::move(spec)); }
 
+RowOperatorSpec WithResidual(RowOperatorSpec spec) {
+  // "X[M,N] W[N] -> Y[M,N]" becomes "X[M,N] R[M,N] W[N] -> sum[M,N] Y[M,N]".
+  const std::string x = spec.layout.substr(0, spec.layout.find(' '));
+  const std::string dims = x.substr(1);
+  spec.layout = x + " R" + dims + spec.layout.substr(x.size());
+  spec.layout.replace(spec.layout.find("-> "), 3, "-> sum" + dims + " ");
+  spec.summary = "residual add, sum = X + R (an output too), then " + spec.summary + " with X the sum";
+  spec.name = "add_" + spec.name;
+  spec.residual = true;
+  return spec;
+}
+
 }  // namespace autotune::tir

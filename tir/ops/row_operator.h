@@ -51,6 +51,8 @@ struct RowOperatorSpec {
 };
 
 std::unique_ptr<OperatorDef> MakeRowOperator(RowOperatorSpec spec);
+// The operator with a residual: named add_<name>, R after X in its layout, the sum written out first.
+RowOperatorSpec WithResidual(RowOperatorSpec spec);
 
 // The epsilon layer_norm and rms_norm add to the variance (PyTorch's default for layer_norm).
 inline constexpr double kNormEpsilon = 1e-5;
