@@ -199,7 +199,8 @@ AUTOTUNE_API autotune_status autotune_module_launch_packed(autotune_module* m, v
 /* ---- ABI version 5: several outputs ---------------------------------------------------------------
  *
  * The kernel's last autotune_kernel_num_outputs(k) tensors are what it writes: 1 for most operators;
- * add_rms_norm and add_layer_norm write 2, the residual sum ("sum") and then the normalized output. */
+ * add_rms_norm and add_layer_norm write 2, the residual sum ("sum") and then the normalized output.
+ * No output may overlap an input (the residual is not updated in place). */
 AUTOTUNE_API int autotune_kernel_num_outputs(const autotune_kernel* k);
 
 #ifdef __cplusplus
