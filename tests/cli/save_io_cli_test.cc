@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "tests/cli/run_cli.h"
 #include "tests/cli/save_io_check.h"
@@ -44,6 +45,28 @@ TEST(SaveIo, CpuEpilogueInputsInWorkloadOrder) {
              "--min-repeat-ms 0 --seed 2 --save-io " + dir.string());
   ASSERT_EQ(r.status, 0) << r.err;
   CheckGemmIo(dir, 5, 7, 9, true);
+  fs::remove_all(dir);
+}
+
+// Two outputs: the residual sum is saved beside the output, named in io.json, and is X + R.
+TEST(SaveIo, CpuAddRmsNormSavesBothOutputs) {
+  const fs::path dir = SaveIoDir("add_rms_norm");
+  auto r = RunCli("measure --op add_rms_norm --shape M=3,N=20 --target cpu --repeats 1 --min-repeat-ms 0 --save-io " +
+                  dir.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::ifstream in(dir / "io.json");
+  const json io = json::parse(in);
+  std::vector<std::string> outputs;
+  for (const auto& t : io["tensors"]) {
+    if (t["role"] == "output") outputs.push_back(t["file"].get<std::string>() + ":" + t["name"].get<std::string>());
+  }
+  EXPECT_EQ(outputs, (std::vector<std::string>{"output_sum.npy:sum", "output.npy:Y"}));
+  auto x = autotune::measure::ReadNpy((dir / "input0.npy").string());
+  auto res = autotune::measure::ReadNpy((dir / "input1.npy").string());
+  auto sum = autotune::measure::ReadNpy((dir / "output_sum.npy").string());
+  ASSERT_TRUE(x && res && sum);
+  ASSERT_EQ(sum->shape, (std::vector<int64_t>{3, 20}));
+  for (size_t i = 0; i < sum->data.size(); ++i) EXPECT_EQ(sum->data[i], x->data[i] + res->data[i]) << i;
   fs::remove_all(dir);
 }
 
