@@ -118,15 +118,14 @@ Result<std::optional<tir::IntRV>> SampleReduceBlock(tir::Schedule& sch, const Sk
   // 0 for none, else 1 + the index of a size.
   std::vector<int64_t> candidates = {0};
   candidates.insert(candidates.end(), sizes.begin(), sizes.end());
-  const std::optional<int64_t> decided = ctx.decisions.reduce_block(candidates);
-  auto part = [&](bool block_part) -> std::optional<int64_t> {
-    if (!decided) return std::nullopt;
-    if (!block_part) return *decided > 0 ? 1 : 0;
-    return std::max<int64_t>(*decided - 1, 0);
-  };
-  AT_TRY(blocked, sch.SampleCategorical({0, 1}, {0.5, 0.5}, part(false)));
+  std::optional<int64_t> blocked_decision, size_decision;
+  if (const std::optional<int64_t> decided = ctx.decisions.reduce_block(candidates)) {
+    blocked_decision = *decided > 0 ? 1 : 0;
+    size_decision = std::max<int64_t>(*decided - 1, 0);
+  }
+  AT_TRY(blocked, sch.SampleCategorical({0, 1}, {0.5, 0.5}, blocked_decision));
   if (*sch.Resolve(blocked) == 0) return std::optional<tir::IntRV>();
-  AT_TRY(size, SampleChoice(sch, sizes, [&](const std::vector<int64_t>&) { return part(true); }));
+  AT_TRY(size, SampleChoice(sch, sizes, [&](const std::vector<int64_t>&) { return size_decision; }));
   return std::optional<tir::IntRV>(size);
 }
 
