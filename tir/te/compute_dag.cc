@@ -18,12 +18,13 @@ ComputeDAG ComputeDAG::Make(const std::vector<Operation>& inputs, const std::vec
   dag.inputs = inputs;
   dag.output = output;
   dag.side_outputs = side_outputs;
-  std::unordered_map<const OperationNode*, int> state;  // 1 visiting, 2 done
+  enum Mark { kUnseen, kVisiting, kDone };
+  std::unordered_map<const OperationNode*, Mark> state;
   std::function<void(const Operation&)> visit = [&](const Operation& op) {
-    int& s = state[op.get()];
-    AUTOTUNE_CHECK(s != 1, "compute definition has a cycle");
-    if (s == 2) return;
-    s = 1;
+    Mark& s = state[op.get()];
+    AUTOTUNE_CHECK(s != kVisiting, "compute definition has a cycle");
+    if (s == kDone) return;
+    s = kVisiting;
     if (!op->is_placeholder) {
       for (const BufferNode* b : ReadBuffers(op->body)) {
         auto it = by_buffer.find(b);
@@ -31,13 +32,13 @@ ComputeDAG ComputeDAG::Make(const std::vector<Operation>& inputs, const std::vec
         visit(it->second);
       }
     }
-    s = 2;
+    s = kDone;
     dag.ops.push_back(op);
   };
   for (const auto& c : computes) by_buffer[c->buffer.get()] = c;
   visit(output);
   for (const auto& side : side_outputs) {
-    AUTOTUNE_CHECK(side != output && state[side.get()] == 2 && !side->is_placeholder,
+    AUTOTUNE_CHECK(side != output && state[side.get()] == kDone && !side->is_placeholder,
                    "a side output is a compute the output reads");
   }
   return dag;
