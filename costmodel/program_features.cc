@@ -17,13 +17,20 @@ namespace {
 
 // The first byte of each row an ldmatrix reads for a 16-bit fragment tile (relative to the tile's
 // origin), in lane order: A's 16x16 tile as .x4 (rows 0-15 at column 0, then at column 8); B's 16x8
-// as .x2, its 16 rows of k (.trans), or, read from [n][k] rows, its 8 rows of n at k 0, then at k 8.
-std::vector<int64_t> LdmatrixRows(const TileOperand& t, bool matrix_a) {
+// as .x2, its 16 rows of k (.trans), or, read from [n][k] rows, its 8 rows of n at k 0, then at k 8;
+// a wide B (16x16, .x4) as A's tile, or from [n][k] rows as two 16x8 tiles, the second 8 columns on.
+std::vector<int64_t> LdmatrixRows(const TileOperand& t, bool matrix_a, bool wide) {
   auto at = [&](int64_t r, int64_t c) { return 2 * (t.transposed ? c * t.row_step + r : r * t.row_step + c); };
   std::vector<int64_t> rows;
-  if (matrix_a || t.transposed) {
+  if (matrix_a || (wide && !t.transposed)) {
     for (int64_t half : {0, 8}) {
-      for (int64_t i = 0; i < (matrix_a ? 16 : 8); ++i) rows.push_back(matrix_a ? at(i, half) : at(half, i));
+      for (int64_t i = 0; i < 16; ++i) rows.push_back(at(i, half));
+    }
+  } else if (t.transposed) {
+    for (int64_t n0 : wide ? std::vector<int64_t>{0, 8} : std::vector<int64_t>{0}) {
+      for (int64_t half : {0, 8}) {
+        for (int64_t i = 0; i < 8; ++i) rows.push_back(at(half, n0 + i));
+      }
     }
   } else {
     for (int64_t k = 0; k < 16; ++k) rows.push_back(at(k, 0));
@@ -137,7 +144,8 @@ class Counter : public IRVisitor {
     auto call = MatchTensorIntrinsic(t);
     if (!call || !call->a) return;  // lowering reports a tile that does not match
     c.ldmatrix += weight_;
-    c.ldmatrix_conflicts += weight_ * LdmatrixConflictDegree(LdmatrixRows(*call->a, matrix_a));
+    const bool wide = !matrix_a && call->intrinsic->extents[1] == 16;
+    c.ldmatrix_conflicts += weight_ * LdmatrixConflictDegree(LdmatrixRows(*call->a, matrix_a, wide));
   }
   void Visit_(const AllocateNode* op) override {
     if (op->buffer->async_fill) c.pipeline_stages = std::max(c.pipeline_stages, static_cast<double>(op->buffer->pipeline_stages));

@@ -279,6 +279,7 @@ SketchDecisions DefaultDecisionsShrunk(TargetKind target, int shrink) {
     d.mma_tiles = LargestUpTo(4);
     d.mma_k_steps = LargestUpTo(2);
     d.mma_stages = LargestUpTo(3);
+    d.mma_block_group = LargestUpTo(1);
     d.mma_copy_vector = LargestUpTo(16);
   } else {
     // Levels: spatial [parallel, outer, register block, vector]; reduce [outer, inner]. cpu.registers

@@ -50,6 +50,9 @@ struct SketchDecisions {
   ChoiceDecider mma_tiles = [](const std::vector<int64_t>&) { return std::nullopt; };
   ChoiceDecider mma_k_steps = [](const std::vector<int64_t>&) { return std::nullopt; };
   ChoiceDecider mma_stages = [](const std::vector<int64_t>&) { return std::nullopt; };  // 1 off, 2-4
+  // Block rows a group of consecutive blocks walks down before the next block column: blocks that
+  // run at once then share B's columns as well as A's rows in L2.
+  ChoiceDecider mma_block_group = [](const std::vector<int64_t>&) { return std::nullopt; };
   // Elements a thread copies at a time into the B copy of a convolution's matrix form (its im2col
   // tile): 16 bytes, or fewer, so that a warp's lanes read neighbouring elements of a gather.
   ChoiceDecider mma_copy_vector = [](const std::vector<int64_t>&) { return std::nullopt; };

@@ -86,6 +86,13 @@ int64_t PaddedRow(int64_t extent, std::pair<int64_t, int64_t> align) {
   return tir::AlignedStride(extent, align.first, align.second);
 }
 
+// A factor's value: as given, or the decision a random variable holds (no factor: an error).
+Result<int64_t> ResolveFactor(const tir::Schedule& sch, const tir::FactorArg& f) {
+  if (const auto* v = std::get_if<int64_t>(&f)) return *v;
+  if (const auto* rv = std::get_if<tir::IntRV>(&f)) return sch.Resolve(*rv);
+  return MakeError("tensor cores: a tiling factor is missing");
+}
+
 // The output stage: blocks of warps, each warp storing its accumulator tiles (store_16x8).
 // Returns the warp's loop (threadIdx.z), where the accumulator is computed.
 Result<LoopRV> TileOutput(tir::Schedule& sch, StageRV out, const TensorCoreFactors& t) {
@@ -93,15 +100,16 @@ Result<LoopRV> TileOutput(tir::Schedule& sch, StageRV out, const TensorCoreFacto
   const size_t n = loops.size();
   AT_TRY(rows, sch.Split(loops[n - 2], {std::monostate{}, t.warps_m, t.tiles_m, int64_t{16}}));
   AT_TRY(cols, sch.Split(loops[n - 1], {std::monostate{}, t.warps_n, t.tiles_n, int64_t{8}}));
-  std::vector<LoopRV> order(loops.begin(), loops.end() - 2);
-  for (int level = 0; level < 4; ++level) {
+  // The block index walks `block_group` block rows down a column before the next column.
+  AT_TRY(row_groups, sch.Split(rows[0], {std::monostate{}, t.block_group}));
+  std::vector<LoopRV> blocks(loops.begin(), loops.end() - 2);
+  for (LoopRV l : {row_groups[0], cols[0], row_groups[1]}) blocks.push_back(l);
+  std::vector<LoopRV> order = blocks;
+  for (int level = 1; level < 4; ++level) {
     order.push_back(rows[level]);
     order.push_back(cols[level]);
   }
   AT_TRY_VOID(sch.Reorder(order));
-  std::vector<LoopRV> blocks(loops.begin(), loops.end() - 2);
-  blocks.push_back(rows[0]);
-  blocks.push_back(cols[0]);
   AT_TRY(block, sch.Fuse(blocks));
   AT_TRY_VOID(sch.Bind(block, ThreadTag::kBlockIdxX));
   AT_TRY_VOID(sch.Bind(rows[1], ThreadTag::kThreadIdxY));
@@ -145,8 +153,8 @@ Result<std::pair<LoopRV, LoopRV>> TileAccumulator(tir::Schedule& sch, StageRV ac
 }
 
 // A fragment copy: its tile loops split off and tensorized (A: 16-row tiles a step deep; B: 8-column
-// tiles a step deep).
-Result<void> TileFragment(tir::Schedule& sch, StageRV frag, const MmaShape& shape, bool matrix_a) {
+// tiles a step deep, 16-bit ones two side by side (one ldmatrix.x4) where `b_pairs`).
+Result<void> TileFragment(tir::Schedule& sch, StageRV frag, const MmaShape& shape, bool matrix_a, bool b_pairs = false) {
   AT_TRY(loops, sch.GetLoops(frag));
   const size_t n = loops.size();
   const bool half = shape.element_bytes == 2;
@@ -154,11 +162,12 @@ Result<void> TileFragment(tir::Schedule& sch, StageRV frag, const MmaShape& shap
     AT_TRY(rows, sch.Split(loops[n - 2], {std::monostate{}, int64_t{16}}));
     return sch.Tensorize(rows[1], half ? "load_a_16x16" : "load_a_16x8");
   }
-  AT_TRY(cols, sch.Split(loops[n - 1], {std::monostate{}, int64_t{8}}));
+  const bool wide = half && b_pairs;
+  AT_TRY(cols, sch.Split(loops[n - 1], {std::monostate{}, int64_t{wide ? 16 : 8}}));
   std::vector<LoopRV> order(loops.begin(), loops.end() - 2);
   for (LoopRV l : {cols[0], loops[n - 2], cols[1]}) order.push_back(l);
   AT_TRY_VOID(sch.Reorder(order));
-  return sch.Tensorize(loops[n - 2], half ? "load_b_16x8" : "load_b_8x8");
+  return sch.Tensorize(loops[n - 2], wide ? "load_b_16x16" : half ? "load_b_16x8" : "load_b_8x8");
 }
 
 // Every thread of the block copies part of a shared-memory chunk, its rows padded (RowAlignment)
@@ -282,7 +291,8 @@ Result<void> ApplyTensorCoreTiling(tir::Schedule& sch, const SketchRoles& fresh_
   AT_TRY_VOID(sch.ComputeAt(a_shared, k_loops.first));
   AT_TRY_VOID(sch.ComputeAt(b_shared, k_loops.first));
   AT_TRY_VOID(TileFragment(sch, a_frag, shape, true));
-  AT_TRY_VOID(TileFragment(sch, b_frag, shape, false));
+  AT_TRY(tiles_n, ResolveFactor(sch, f.tiles_n));
+  AT_TRY_VOID(TileFragment(sch, b_frag, shape, false, tiles_n % 2 == 0));
   AT_TRY_VOID(CooperativeFetch(sch, a_shared, shape, true, f));
   AT_TRY_VOID(CooperativeFetch(sch, b_shared, shape, false, f));
   AT_TRY_VOID(sch.Pipeline(a_shared, f.stages));
@@ -301,7 +311,7 @@ Result<tir::Schedule> TensorCoreSchedule(const tir::Workload& workload, const Te
   }
   AT_TRY_VOID(ApplyTensorCoreTiling(sch, roles, shape,
                                     {t.warps_m, t.warps_n, t.tiles_m, t.tiles_n, t.k_steps, t.stages, std::nullopt,
-                                     shape.matrix_form && t.b_n_rows}));
+                                     shape.matrix_form && t.b_n_rows, t.block_group}));
   return sch;
 }
 

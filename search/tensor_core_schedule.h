@@ -31,6 +31,8 @@ struct TensorCoreFactors {
   // may do better with fewer, a warp's lanes then on neighbouring elements).
   std::optional<tir::FactorArg> b_copy_vector;
   bool b_n_rows = false;  // B's shared copy laid out [n][k] (read by ldmatrix without .trans)
+  // Block rows that consecutive blocks walk down before the next block column (1: along the rows).
+  tir::FactorArg block_group = int64_t{1};
 };
 
 // The shape of a matrix product: M, N, K of its reduction stage, and what its mma computes.
@@ -64,6 +66,7 @@ Result<void> ApplyTensorCoreTiling(tir::Schedule& sch, const SketchRoles& roles,
 struct TensorCoreTiling {
   int64_t warps_m = 2, warps_n = 2, tiles_m = 2, tiles_n = 4, k_steps = 2, stages = 2;
   bool b_n_rows = false;  // a matrix form's B copied into [n][k] rows
+  int64_t block_group = 1;  // block rows consecutive blocks walk down before the next column
 };
 Result<tir::Schedule> TensorCoreSchedule(const tir::Workload& workload, const TensorCoreTiling& tiling);
 

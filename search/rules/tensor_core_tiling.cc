@@ -1,7 +1,8 @@
 // tensor_core_tiling: the cuda.tensor_core sketch's one rule (search/tensor_core_schedule.h), its
 // factors sampled among those that divide the product's (padded) shape and fit the GPU: at most 16 warps a
 // block, at most 32 accumulator tiles (128 registers) a warp, at most 48 KB of shared copies a
-// chunk; the copies pipelined 1 (not at all) to 4 chunks deep, within 160 KB. After split_k
+// chunk; the copies pipelined 1 (not at all) to 4 chunks deep, within 160 KB; consecutive blocks
+// grouped 1-16 block rows deep (L2 reuse). After split_k
 // (cuda.tensor_core_split_k) it tiles the partial sums, the parts one more batch axis.
 #include <fmt/format.h>
 
@@ -51,7 +52,11 @@ class TensorCoreTilingRule final : public CudaRule {
     std::vector<int64_t> stages = {1, 2, 3, 4};
     std::erase_if(stages, [&](int64_t n) { return n > 1 && n * chunk_bytes > 160 * 1024; });
     AT_TRY(pipeline, Pick(sch, stages, d.mma_stages));
-    TensorCoreFactors factors{warps_m, warps_n, tiles_m, tiles_n, k_steps, pipeline, std::nullopt};
+    // Groups of block rows: only where there are several block columns to share B's across.
+    std::vector<int64_t> groups = {1};
+    if (s.n > bn) groups = Dividing({1, 2, 4, 8, 16}, s.m, bm);
+    AT_TRY(group, Pick(sch, groups, d.mma_block_group));
+    TensorCoreFactors factors{warps_m, warps_n, tiles_m, tiles_n, k_steps, pipeline, std::nullopt, false, group};
     // A matrix form's B copy may gather (an im2col tile): 16-byte vectors, or lanes on neighbours.
     if (raw.matrix_form) {
       AT_TRY(vector, Pick(sch, {1, 2, 16 / s.element_bytes}, d.mma_copy_vector));

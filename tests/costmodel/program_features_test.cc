@@ -97,7 +97,8 @@ TEST(ProgramFeatures, CountsOfTheUnscheduledGemm) {
 
 // A float16 gemm on tensor cores, 64x64x64 in one block of 2x2 warps: (64/16) x (64/8) x (64/16) =
 // 128 warp-level mma, each standing for 16*8*16 multiply-adds; each warp loads its 2 A tiles and 4
-// B tiles per 16-deep step (4 steps) and stores its 8 accumulator tiles; copies 3 stages deep. The
+// B tiles (two at a time) per 16-deep step (4 steps) and stores its 8 accumulator tiles; copies 3
+// stages deep. The
 // FMA schedule of the same gemm has none of it.
 TEST(ProgramFeatures, TensorCoreCountsOfAFloat16Gemm) {
   const tir::Workload w = Make("gemm", "M=64,N=64,K=64", "", "float16");
@@ -107,7 +108,7 @@ TEST(ProgramFeatures, TensorCoreCountsOfAFloat16Gemm) {
   const ProgramCounts c = CountProgram(f);
   EXPECT_EQ(c.mma, 128) << tir::ToString(f.body);
   EXPECT_EQ(c.mma_flops, 128.0 * 2 * 16 * 8 * 16);
-  EXPECT_EQ(c.fragment_loads, 4 * 4 * (2 + 4));
+  EXPECT_EQ(c.fragment_loads, 4 * 4 * (2 + 2));
   EXPECT_EQ(c.fragment_stores, 4 * 8);
   EXPECT_EQ(c.pipeline_stages, 2);  // 2 chunks of 32: the pipeline is as deep as the loop is long
   EXPECT_EQ(c.ldmatrix, c.fragment_loads);  // 16-bit fragments: every load is an ldmatrix
@@ -115,7 +116,7 @@ TEST(ProgramFeatures, TensorCoreCountsOfAFloat16Gemm) {
   EXPECT_FLOAT_EQ(Feature(v, "ldmatrix_bank_conflict"), 1.0f);  // the copies' rows are padded apart
   EXPECT_FLOAT_EQ(Feature(v, "mma"), Log2p(128));
   EXPECT_FLOAT_EQ(Feature(v, "mma_flop_fraction"), 1.0f);
-  EXPECT_FLOAT_EQ(Feature(v, "mma_per_fragment_load"), 128.0f / 96);
+  EXPECT_FLOAT_EQ(Feature(v, "mma_per_fragment_load"), 128.0f / 64);
   EXPECT_FLOAT_EQ(Feature(v, "element_bytes"), 2.0f);
 
   const auto fma = ExtractFeatures(DefaultLowered("gemm", "M=64,N=64,K=64", tir::TargetKind::kCuda));

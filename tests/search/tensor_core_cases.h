@@ -37,6 +37,9 @@ inline std::vector<Case> Cases() {
       // Copies 4 and 3 chunks deep (8 and 4 chunks): the pipeline's prologue, steady state and tail.
       {"gemm", "M=64,N=32,K=128", "", "float16", TensorCoreTiling{1, 2, 2, 2, 1, 4}},
       {"batch_matmul", "B=2,M=40,N=24,K=100", "relu", "bfloat16", TensorCoreTiling{1, 1, 3, 3, 2, 3}},  // 48x24x128
+      // Consecutive blocks grouped 2 and 4 block rows deep, a group split by the block columns.
+      {"gemm", "M=64,N=48,K=32", "bias", "float16", TensorCoreTiling{1, 1, 1, 2, 1, 2, false, 2}},
+      {"batch_matmul", "B=2,M=64,N=32,K=32", "", "bfloat16", TensorCoreTiling{1, 1, 1, 1, 1, 2, false, 4}},
       // float32 at TF32 and 3xTF32 (8-deep steps; the product cached in registers without an epilogue).
       {"gemm", "M=64,N=64,K=64", "", "tf32", wide},
       {"gemm", "M=64,N=32,K=96", "bias,relu", "3xtf32", TensorCoreTiling{1, 2, 2, 2, 4, 3}},
@@ -56,6 +59,7 @@ inline std::vector<Case> Cases() {
       {"conv2d_nhwc", "N=1,C=8,H=7,W=5,K=24,R=3,S=3,stride=2,pad=1", "relu", "bfloat16", TensorCoreTiling{1, 1, 1, 2, 2, 3, true}},
       {"conv2d_nhwc", "N=1,C=8,H=6,W=6,K=16,R=3,S=3,pad=1", "", "tf32", TensorCoreTiling{1, 1, 1, 5, 1, 2, true}},
       {"conv2d_nhwc", "N=1,C=16,H=6,W=6,K=16,R=1,S=1", "", "float16", TensorCoreTiling{1, 1, 1, 5, 1, 1, false}},
+      {"conv2d", "N=1,C=16,H=8,W=8,K=32,R=3,S=3,pad=1", "relu", "float16", TensorCoreTiling{1, 1, 1, 4, 1, 2, false, 2}},
   };
 }
 

@@ -53,9 +53,11 @@ TEST(TensorCoreSchedule, CudaUsesMmaAndLdmatrixAndCompiles) {
       EXPECT_NE(m->code.find("at_mma_m16n8k16_"), std::string::npos) << m->code;
       EXPECT_NE(m->code.find("mma.sync.aligned.m16n8k16.row.col.f32"), std::string::npos);
       // B from [k][n] rows: ldmatrix.trans; from [n][k] rows (a channels-last input copied along its
-      // channels, 16 bytes at a time): ldmatrix without .trans.
-      EXPECT_NE(m->code.find(c.tiling.b_n_rows ? "at_ldmatrix_x2(" : "at_ldmatrix_x2_trans("), std::string::npos) << m->code;
-      if (c.tiling.b_n_rows) EXPECT_NE(m->code.find("ldmatrix.sync.aligned.m8n8.x2.shared.b16"), std::string::npos);
+      // channels, 16 bytes at a time): ldmatrix without .trans. Two tiles at a time (.x4) where a
+      // warp has an even number of them.
+      const std::string b_load = fmt::format("ldmatrix.sync.aligned.m8n8.{}{}.shared.b16", c.tiling.tiles_n % 2 ? "x2" : "x4",
+                                             c.tiling.b_n_rows ? "" : ".trans");
+      EXPECT_NE(m->code.find(b_load), std::string::npos) << b_load << "\n" << m->code;
     }
     if (c.tiling.b_n_rows && c.tiling.stages > 1) {
       EXPECT_NE(m->code.find(c.shape.find("pad=") != std::string::npos ? "at_cp_async_16_or_zero(" : "at_cp_async_16("),

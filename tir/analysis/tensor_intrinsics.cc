@@ -40,6 +40,7 @@ const std::vector<TensorIntrinsic>& TensorIntrinsics() {
       {"fill_16x8", K::kFill, {16, 8}, ""},
       {"load_a_16x16", K::kLoadA, {16, 16}, ""},
       {"load_b_16x8", K::kLoadB, {16, 8}, ""},
+      {"load_b_16x16", K::kLoadB, {16, 16}, ""},
       {"load_a_16x8", K::kLoadA, {16, 8}, "", f32},
       {"load_b_8x8", K::kLoadB, {8, 8}, "", f32},
       {"store_16x8", K::kStore, {16, 8}, ""},

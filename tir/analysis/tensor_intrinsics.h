@@ -15,6 +15,7 @@
 //   fill_16x8           for i<16, j<8: C[i,j] = 0                  (the mma's reduction init)
 //   load_a_16x16        for i<16, k<16: A[i,k] = X[i,k]            (16-bit; ldmatrix.x4 from shared memory)
 //   load_b_16x8         for k<16, j<8: B[k,j] = X[k,j] or X[j,k]   (16-bit; ldmatrix.x2.trans, or .x2 from [n][k] rows)
+//   load_b_16x16        for k<16, j<16: likewise                   (two B tiles side by side; ldmatrix.x4.trans or .x4)
 //   load_a_16x8         for i<16, k<8: A[i,k] = X[i,k]             (float32; rounded to TF32 on loading)
 //   load_b_8x8          for k<8, j<8: B[k,j] = X[k,j] or X[j,k]    (float32; likewise)
 //   store_16x8          for i<16, j<8: [if p(i,j)] Y[x(i,j)] = f(C[i,j], ...)   (any elementwise epilogue,

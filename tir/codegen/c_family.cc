@@ -260,8 +260,9 @@ std::string RoundTF32Text(CLanguage lang, const char* fn, bool bits) {
 }
 
 // ldmatrix: the warp loads 8x8 matrices of 16-bit elements from shared memory, each lane giving the
-// address of one row; x4 fills an mma A fragment, x2.trans a B fragment from a row-major [k][n] tile.
-// ldmatrix of `count` (2 or 4) 8x8 matrices, transposed or not: at_ldmatrix_x4, _x2, _x2_trans.
+// address of one row; x4 fills an mma A fragment, x2.trans a B fragment from a row-major [k][n] tile
+// (x4.trans two of them side by side).
+// ldmatrix of `count` (2 or 4) 8x8 matrices, transposed or not: at_ldmatrix_x4, _x4_trans, _x2, _x2_trans.
 std::string LdmatrixText(const char* fn, int count, bool trans) {
   const bool four = count == 4;
   return fmt::format(
@@ -379,6 +380,7 @@ std::string CFamilyPrinter::HelperText(CHelper h) const {
     case CHelper::kRoundTF32: return RoundTF32Text(lang_, fn, false);
     case CHelper::kTF32Bits: return RoundTF32Text(lang_, fn, true);
     case CHelper::kLdmatrixX4: return LdmatrixText(fn, 4, false);
+    case CHelper::kLdmatrixX4Trans: return LdmatrixText(fn, 4, true);
     case CHelper::kLdmatrixX2Trans: return LdmatrixText(fn, 2, true);
     case CHelper::kLdmatrixX2: return LdmatrixText(fn, 2, false);
     case CHelper::kF16ToF32:

@@ -52,7 +52,7 @@ enum class CHelper : int {
   kCpAsync4, kCpAsync8, kCpAsync16, kCpAsync4OrZero, kCpAsync16OrZero, kCpAsyncWait,  // CUDA only
   kRoundTF32,
   kVecF32x16, kVecF32x8, kVecF32x4,  // C only: explicit SIMD (c_vectors.h)
-  kMmaF16, kMmaBF16, kMmaTF32, kTF32Bits, kLdmatrixX4, kLdmatrixX2Trans, kLdmatrixX2,  // CUDA only: tensor cores
+  kMmaF16, kMmaBF16, kMmaTF32, kTF32Bits, kLdmatrixX4, kLdmatrixX4Trans, kLdmatrixX2Trans, kLdmatrixX2,  // CUDA only: tensor cores
 };
 
 // Prints expressions; code generators derive from it and print statements. The first failure is

@@ -1009,48 +1009,76 @@ class CudaEmitter : public CFamilyPrinter {
   }
 
   // A tile copied into an A or B fragment: ldmatrix from shared memory, else each lane loads its
-  // elements, two to a register.
+  // elements, two to a register. A wide B load (load_b_16x16) fills two B tiles side by side, the
+  // second the next tile of the same row of tiles: its registers follow the first's.
   void EmitFragmentLoad(const TensorCall& call, FragmentRole role) {
     if (call.intrinsic->operands == OperandType::kFloat32) return EmitTF32FragmentLoad(call, role);
     const TileOperand& src = *call.a;
     const DType it = src.origin->dtype;
     auto element = [&](const Expr& row, const Expr& col) { return Simplify(src.At(row, col), &bounds_); };
     const Expr lane = Cast(it, lane_);
-    const int64_t regs = RegistersPerTile({role}, src.buffer->dtype);
+    const FragmentTile tile = TileOf(role, src.buffer->dtype);
+    const int64_t tiles = call.intrinsic->extents[1] / tile.cols;
+    const int64_t per_tile = RegistersPerTile({role}, src.buffer->dtype);
+    if (tiles > 1 && !NextTileInRow(*call.c, role, tile.cols)) {
+      return Fail(fmt::format("{}: its second tile is not in the row of tiles of fragment {}", call.intrinsic->name,
+                              call.c->buffer->name));
+    }
     if (LdmatrixAligned(src)) {
       std::vector<std::string> args;
-      for (int64_t k = 0; k < regs; ++k) args.push_back(RegisterText(*call.c, role, k));
-      args.push_back("&" + EmitIndexed(src.buffer, {LdmatrixRowStart(src, role, lane)}).text);
-      const CHelper helper = role == FragmentRole::kMatrixA ? CHelper::kLdmatrixX4
-                             : src.transposed             ? CHelper::kLdmatrixX2
-                                                          : CHelper::kLdmatrixX2Trans;
+      for (int64_t k = 0; k < tiles * per_tile; ++k) args.push_back(RegisterText(*call.c, role, k));
+      args.push_back("&" + EmitIndexed(src.buffer, {LdmatrixRowStart(src, role, tiles > 1, lane)}).text);
+      const CHelper helper = LdmatrixHelper(role, tiles > 1, src.transposed);
       Use(helper);
       Line(fmt::format("at_ldmatrix_{}({});", LdmatrixSuffix(helper), fmt::join(args, ", ")));
       return;
     }
-    for (int64_t w = 0; w < regs; ++w) {
-      const auto [r0, c0] = FragmentElement(role, src.buffer->dtype, lane, 2 * w);
-      const auto [r1, c1] = FragmentElement(role, src.buffer->dtype, lane, 2 * w + 1);
+    for (int64_t w = 0; w < tiles * per_tile; ++w) {
+      const Expr col_base = IntImm(w / per_tile * tile.cols, it);
+      const auto [r0, c0] = FragmentElement(role, src.buffer->dtype, lane, 2 * (w % per_tile));
+      const auto [r1, c1] = FragmentElement(role, src.buffer->dtype, lane, 2 * (w % per_tile) + 1);
       Line(fmt::format("{} = (unsigned){} | ((unsigned){} << 16);", RegisterText(*call.c, role, w),
-                       EmitIndexed(src.buffer, {element(r0, c0)}).text, EmitIndexed(src.buffer, {element(r1, c1)}).text));
+                       EmitIndexed(src.buffer, {element(r0, Add(c0, col_base))}).text,
+                       EmitIndexed(src.buffer, {element(r1, Add(c1, col_base))}).text));
     }
   }
 
-  // The shared-memory row lane `lane` gives ldmatrix. A: row l % 16 of the tile, lanes 16-31 its right
-  // half (column 8). B from [k][n] rows (.trans): k row l % 16. B from [n][k] rows (no .trans; the two
-  // 8x8 matrices are k 0-7 and 8-15 of the tile's 8 columns): column l % 8, k 8 * (l / 8 % 2).
-  Expr LdmatrixRowStart(const TileOperand& src, FragmentRole role, const Expr& lane) {
+  // Whether the tile after fragment tile `t` (`cols` elements to its right) is in the same row of tiles.
+  bool NextTileInRow(const TileOperand& t, FragmentRole role, int64_t cols) {
+    TileOperand next = t;
+    next.origin = Add(t.origin, IntImm(cols, t.origin->dtype));
+    return FragmentTileIndex(next, role, bounds_).has_value();
+  }
+
+  static CHelper LdmatrixHelper(FragmentRole role, bool wide, bool transposed) {
+    if (role == FragmentRole::kMatrixA) return CHelper::kLdmatrixX4;
+    if (wide) return transposed ? CHelper::kLdmatrixX4 : CHelper::kLdmatrixX4Trans;
+    return transposed ? CHelper::kLdmatrixX2 : CHelper::kLdmatrixX2Trans;
+  }
+
+  // The shared-memory row lane `lane` gives ldmatrix. A (and a wide B from [k][n] rows): row l % 16
+  // of the tile, lanes 16-31 its right half (column 8). B from [k][n] rows (.trans): k row l % 16. B
+  // from [n][k] rows (no .trans; the 8x8 matrices are k 0-7 and 8-15 of the tile's 8 columns, then,
+  // wide, of the next 8): column l % 8 (+ 8 * (l / 16)), k 8 * (l / 8 % 2).
+  Expr LdmatrixRowStart(const TileOperand& src, FragmentRole role, bool wide, const Expr& lane) {
     const DType it = lane->dtype;
     auto c = [&](int64_t v) { return IntImm(v, it); };
-    if (role == FragmentRole::kMatrixA) {
+    if (role == FragmentRole::kMatrixA || (wide && !src.transposed)) {
       return Simplify(src.At(FloorMod(lane, c(16)), Mul(FloorDiv(lane, c(16)), c(8))), &bounds_);
     }
     if (!src.transposed) return Simplify(src.At(FloorMod(lane, c(16)), c(0)), &bounds_);
-    return Simplify(src.At(Mul(FloorMod(FloorDiv(lane, c(8)), c(2)), c(8)), FloorMod(lane, c(8))), &bounds_);
+    Expr col = FloorMod(lane, c(8));
+    if (wide) col = Add(col, Mul(FloorDiv(lane, c(16)), c(8)));
+    return Simplify(src.At(Mul(FloorMod(FloorDiv(lane, c(8)), c(2)), c(8)), col), &bounds_);
   }
 
   static const char* LdmatrixSuffix(CHelper h) {
-    return h == CHelper::kLdmatrixX4 ? "x4" : h == CHelper::kLdmatrixX2 ? "x2" : "x2_trans";
+    switch (h) {
+      case CHelper::kLdmatrixX4: return "x4";
+      case CHelper::kLdmatrixX4Trans: return "x4_trans";
+      case CHelper::kLdmatrixX2: return "x2";
+      default: return "x2_trans";
+    }
   }
 
   // A float32 tile into an A or B fragment, each element rounded to TF32 (and split into its high
