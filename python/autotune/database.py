@@ -94,13 +94,15 @@ class Kernel:
 
     def _outs(self, out):
         """`out` as a list with one entry per output (None: allocate it)."""
-        if self.num_outputs == 1:
+        if self.num_outputs == 1 and not isinstance(out, (tuple, list)):
             return [out]
         if out is None:
             return [None] * self.num_outputs
         if not isinstance(out, (tuple, list)) or len(out) != self.num_outputs:
             names = ", ".join(t.name for t in self.outputs)
-            raise AutotuneError(f"{self.workload} writes {self.num_outputs} outputs ({names}): out= takes a tuple of them")
+            what = "it, or a tuple of it" if self.num_outputs == 1 else "a tuple of them"
+            raise AutotuneError(f"{self.workload} writes {self.num_outputs} output{'s' if self.num_outputs > 1 else ''} "
+                                f"({names}): out= takes {what}, not {len(out) if isinstance(out, (tuple, list)) else 'one'}")
         return list(out)
 
     def _result(self, outs):

@@ -99,6 +99,11 @@ class CpuGemm(unittest.TestCase):
             got = self.k(self.a, self.b, out=out)
         self.assertIs(got, out)
         self.close(out)
+        out[:] = np.nan
+        with warnings.catch_warnings(record=True):
+            warnings.simplefilter("always")
+            self.assertIs(self.k(self.a, self.b, out=(out,)), out)  # a tuple of the one output, as for several
+        self.close(out)
 
     def test_unaligned_and_strided_inputs_are_copied_with_a_warning(self):
         raw = np.zeros(64 * 64 + 1, dtype=np.float32)
@@ -118,6 +123,7 @@ class CpuGemm(unittest.TestCase):
             (lambda: self.k(self.a, self.b[:32]), "input B has shape (32, 64), the kernel takes (64, 64)"),
             (lambda: self.k(self.a.astype(np.float64), self.b), "input A is float64, the kernel takes float32"),
             (lambda: self.k(self.a, self.b, out=np.empty((64, 63), np.float32)), "output C has shape (64, 63)"),
+            (lambda: self.k(self.a, self.b, out=(np.empty((64, 64), np.float32),) * 2), "writes 1 output (C): out= takes it"),
         ]
         for call, text in cases:
             with self.assertRaises(autotune.AutotuneError) as e:
