@@ -1,7 +1,7 @@
 // tensor_core_tiling: the cuda.tensor_core sketch's one rule (search/tensor_core_schedule.h), its
 // factors sampled among those that divide the product's (padded) shape and fit the GPU: at most 16 warps a
 // block, at most 32 accumulator tiles (128 registers) a warp, at most 48 KB of shared copies a
-// chunk; the copies pipelined 1 (not at all) to 4 chunks deep, within 160 KB; consecutive blocks
+// chunk; the copies pipelined 1 (not at all) to 4 chunks deep, within 227 KB; consecutive blocks
 // grouped 1-16 block rows deep (L2 reuse). After split_k
 // (cuda.tensor_core_split_k) it tiles the partial sums, the parts one more batch axis.
 #include <fmt/format.h>
@@ -12,6 +12,9 @@
 
 namespace autotune::search {
 namespace {
+
+// The most shared memory a block may opt into on sm_90 (232,448 bytes).
+constexpr int64_t kMaxSharedBytes = 227 * 1024;
 
 // The candidates that leave `extent` divisible by `unit` times the candidate.
 std::vector<int64_t> Dividing(std::vector<int64_t> candidates, int64_t extent, int64_t unit) {
@@ -47,10 +50,11 @@ class TensorCoreTilingRule final : public CudaRule {
                                        s.k, s.step());
     std::erase_if(ks, [&](int64_t c) { return c > 1 && c * step_bytes > 48 * 1024; });
     AT_TRY(k_steps, Pick(sch, ks, d.mma_k_steps));
-    // Pipeline stages: each holds a chunk of A and B (rows padded), all within 160 KB.
+    // Pipeline stages: each holds a chunk of A and B (rows padded), all within a block's shared
+    // memory on sm_90 (the build refuses more than a device has: sm_80 163 KB).
     const int64_t chunk_bytes = ChunkSharedBytes(s, bm, bn, *sch.Resolve(k_steps) * s.step());
     std::vector<int64_t> stages = {1, 2, 3, 4};
-    std::erase_if(stages, [&](int64_t n) { return n > 1 && n * chunk_bytes > 160 * 1024; });
+    std::erase_if(stages, [&](int64_t n) { return n > 1 && n * chunk_bytes > kMaxSharedBytes; });
     AT_TRY(pipeline, Pick(sch, stages, d.mma_stages));
     // Groups of block rows: only where there are several block columns to share B's across.
     std::vector<int64_t> groups = {1};
