@@ -630,6 +630,25 @@ TEST(CodegenCuda, BlockLevelLoopAroundThreadLoopsSynchronizesIterations) {
   EXPECT_TRUE(Has(m.code, "    Y[t_1] = Y[t_1] + S[7 - t_1];\n    __syncthreads();\n  }\n")) << m.code;
 }
 
+// A block-level loop whose iterations each write their own elements of a buffer they do not read
+// (a row kernel's output, 8 threads an iteration) needs no barrier between iterations; one whose
+// iterations may write an element again (k * 4 + t: iterations 8 elements wide, 4 apart; k / 2 * 8
+// + t: two iterations a row) keeps it.
+TEST(CodegenCuda, BlockLevelLoopWritingApartNeedsNoBarrier) {
+  Buffer X = Flat("X", 64), Y = Flat("Y", 64);
+  auto loop_of = [&](auto index) {
+    Var k = MakeVar("k"), t = MakeVar("t");
+    return Loop(k, 8, ThreadLoop(t, 8, ThreadTag::kThreadIdxX, Store(Y, Load(X, {k * 8 + t}), {index(k) + t})));
+  };
+  CudaModule apart = Gen(PrimFunc{"apart", {X, Y}, loop_of([](const Var& k) { return k * 8; })});
+  EXPECT_EQ(Count(apart.code, "__syncthreads();"), 0u) << apart.code;
+  ExpectCompiles(apart.code);
+  for (const Stmt& body : {loop_of([](const Var& k) { return k * 4; }), loop_of([](const Var& k) { return FloorDiv(k, I(2)) * 8; })}) {
+    CudaModule overlapping = Gen(PrimFunc{"overlapping", {X, Y}, body});
+    EXPECT_EQ(Count(overlapping.code, "__syncthreads();"), 1u) << overlapping.code;
+  }
+}
+
 // ---- unrolling, local arrays, vectorization ---------------------------------------------------------
 
 TEST(CodegenCuda, LoopsIndexingLocalArraysAreFullyUnrolled) {

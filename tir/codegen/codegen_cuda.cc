@@ -1,5 +1,6 @@
 #include "tir/codegen/codegen_cuda.h"
 
+#include "tir/analysis/disjoint_iterations.h"
 #include "tir/analysis/tensor_intrinsics.h"
 #include "tir/analysis/thread_dependence.h"
 
@@ -615,6 +616,10 @@ class CudaEmitter : public CFamilyPrinter {
     // overwrite what this one still reads (or read before this one's writes are done).
     if (AtBlockLevel() && !single_thread_) {
       Accesses a = SyncedAccesses(op->body);
+      // A buffer only written, each iteration its own elements (a row kernel's output): nothing to order.
+      std::erase_if(a.writes, [&](const BufferNode* b) {
+        return !a.reads.count(b) && IterationsStoreApart(*op, b, bounds_, thread_vars_);
+      });
       // Writes at block level are one thread's, or tensorized tiles' (each element by one lane, the
       // same value in every warp that repeats the tile): with only tiles writing, just a buffer
       // read after it is written hands data between threads.
