@@ -77,6 +77,11 @@ Stmt Seq(std::vector<Stmt> stmts) {
   return std::make_shared<SeqNode>(std::move(flat));
 }
 
+bool IsEmptyStmt(const Stmt& s) {
+  const auto* seq = As<SeqNode>(s);
+  return !s || (seq && seq->stmts.empty());
+}
+
 Stmt Barrier(int64_t async_wait) { return std::make_shared<BarrierNode>(async_wait); }
 
 Stmt Tensorize(std::string intrinsic, Stmt body) {

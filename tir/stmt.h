@@ -125,6 +125,8 @@ Stmt Allocate(Buffer buffer, Stmt body);
 Stmt IfThenElse(Expr cond, Stmt then_case, Stmt else_case = nullptr);
 // Flattens nested sequences and drops null entries; a single statement is returned as is.
 Stmt Seq(std::vector<Stmt> stmts);
+// Whether `s` is absent or an empty Seq.
+bool IsEmptyStmt(const Stmt& s);
 Stmt Barrier(int64_t async_wait = -1);
 Stmt Tensorize(std::string intrinsic, Stmt body);
 

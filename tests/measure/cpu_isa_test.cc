@@ -45,7 +45,9 @@ TEST(CpuIsa, NamedSetsSelectTheirLevelAndNothingWider) {
   EXPECT_EQ(avx512->vector_registers, 32);
   EXPECT_EQ(avx2->openblas_coretype, "Haswell");
   // A host that runs AVX-512 runs AVX2 too; one that does not is refused for avx512 with the way out.
-  if (HostRuns(*avx512)) EXPECT_TRUE(HostRuns(*avx2));
+  if (HostRuns(*avx512)) {
+    EXPECT_TRUE(HostRuns(*avx2));
+  }
   if (!HostRuns(*avx512)) {
     auto refused = ResolveCpuIsa("avx512");
     ASSERT_FALSE(refused);

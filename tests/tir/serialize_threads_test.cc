@@ -159,5 +159,24 @@ TEST(SerializeThreads, BarrierInThreadDependentLoopIsAnError) {
   EXPECT_NE(r.error().message.find("bounds depend on the thread"), std::string::npos) << r.error().message;
 }
 
+// A local buffer allocated outside the threadIdx.x loops that use it (a register staging array
+// filled by each thread in one loop, read back by the same thread in another): every thread keeps
+// its own copy, as each CUDA thread keeps its registers.
+TEST(SerializeThreads, ALocalUsedInSeveralThreadLoopsIsOnePerThread) {
+  Buffer X = Flat("X", 4), O = Flat("O", 4), L = Flat("L", 1, Scope::kLocal);
+  Var t1 = MakeVar("t"), t2 = MakeVar("t");
+  Stmt s = Allocate(L, Seq({ThreadLoop(t1, 4, ThreadTag::kThreadIdxX, Store(L, Load(X, {t1}), {I(0)})),
+                            ThreadLoop(t2, 4, ThreadTag::kThreadIdxX, Store(O, Load(L, {I(0)}), {t2}))}));
+  EXPECT_EQ(Serialized(s),
+            "allocate L: float32[4] local {\n"
+            "  for (t: int32, 0, 4) serial {\n"
+            "    L[((((0 * 4) + t) * 1) + 0)] = X[t]\n"
+            "  }\n"
+            "  for (t_1: int32, 0, 4) serial {\n"
+            "    O[t_1] = L[((((0 * 4) + t_1) * 1) + 0)]\n"
+            "  }\n"
+            "}\n");
+}
+
 }  // namespace
 }  // namespace autotune::tir

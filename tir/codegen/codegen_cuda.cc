@@ -1,6 +1,7 @@
 #include "tir/codegen/codegen_cuda.h"
 
 #include "tir/analysis/disjoint_iterations.h"
+#include "tir/analysis/packed_copy.h"
 #include "tir/analysis/tensor_intrinsics.h"
 #include "tir/analysis/thread_dependence.h"
 
@@ -29,11 +30,6 @@ namespace {
 // Thread tags as indices 0..5: blockIdx.x/y/z, threadIdx.x/y/z.
 int TagIndex(ThreadTag t) { return static_cast<int>(t) - static_cast<int>(ThreadTag::kBlockIdxX); }
 const char* const kBuiltin[6] = {"blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z"};
-
-bool IsEmptyStmt(const Stmt& s) {
-  const auto* seq = As<SeqNode>(s);
-  return !s || (seq && seq->stmts.empty());
-}
 
 class ThreadLoopFinder : public IRVisitor {
  public:
@@ -147,96 +143,6 @@ class LoadCollector : public IRVisitor {
  private:
   int conditional_ = 0;
 };
-
-class VarUse : public IRVisitor {
- public:
-  explicit VarUse(const VarNode* v) : v_(v) {}
-  bool found = false;
-  void Visit_(const VarNode* op) override { found |= op == v_; }
-
- private:
-  const VarNode* v_;
-};
-
-bool UsesVar(const Expr& e, const VarNode* v) {
-  VarUse u(v);
-  u.Visit(e);
-  return u.found;
-}
-
-// An integer index as coef * v + (sum of coefficient * term) + constant, where terms are variables
-// other than v or non-linear subexpressions; `ok` is false when v occurs inside a term.
-struct LinearForm {
-  bool ok = true;
-  int64_t coef = 0;
-  int64_t constant = 0;
-  std::vector<int64_t> term_coefs;
-};
-
-void CollectLinear(const Expr& e, const VarNode* v, int64_t scale, LinearForm* out) {
-  if (!out->ok) return;
-  auto mul = [&](int64_t a, int64_t b, int64_t* r) {
-    if (__builtin_mul_overflow(a, b, r)) out->ok = false;
-    return out->ok;
-  };
-  if (const int64_t* c = AsConstInt(e)) {
-    int64_t r;
-    if (mul(scale, *c, &r) && __builtin_add_overflow(out->constant, r, &out->constant)) out->ok = false;
-    return;
-  }
-  if (As<VarNode>(e) == v) {
-    out->coef += scale;
-    return;
-  }
-  if (const auto* b = As<BinaryNode>(e); b && IsInt(b->dtype)) {
-    switch (b->op) {
-      case BinaryOp::kAdd:
-        CollectLinear(b->a, v, scale, out);
-        CollectLinear(b->b, v, scale, out);
-        return;
-      case BinaryOp::kSub:
-        CollectLinear(b->a, v, scale, out);
-        CollectLinear(b->b, v, -scale, out);
-        return;
-      case BinaryOp::kMul: {
-        int64_t r;
-        if (const int64_t* c = AsConstInt(b->b)) {
-          if (mul(scale, *c, &r)) CollectLinear(b->a, v, r, out);
-          return;
-        }
-        if (const int64_t* c = AsConstInt(b->a)) {
-          if (mul(scale, *c, &r)) CollectLinear(b->b, v, r, out);
-          return;
-        }
-        break;
-      }
-      default: break;
-    }
-  }
-  if (UsesVar(e, v)) {
-    out->ok = false;
-    return;
-  }
-  out->term_coefs.push_back(scale);
-}
-
-// Whether `index` is v + base (v with coefficient 1).
-bool UnitStride(const Expr& index, const VarNode* v) {
-  LinearForm f;
-  CollectLinear(index, v, 1, &f);
-  return f.ok && f.coef == 1;
-}
-
-// Whether `index` is v + base with base provably a multiple of `width`.
-bool AlignedUnitStride(const Expr& index, const VarNode* v, int64_t width) {
-  LinearForm f;
-  CollectLinear(index, v, 1, &f);
-  if (!f.ok || f.coef != 1 || f.constant % width != 0) return false;
-  for (int64_t c : f.term_coefs) {
-    if (c % width != 0) return false;
-  }
-  return true;
-}
 
 class LoadReplacer : public IRMutator {
  public:
@@ -712,59 +618,21 @@ class CudaEmitter : public CFamilyPrinter {
     return true;
   }
 
-  // Whether `cond` has one value for all `width` lanes of v: its parts either do not use v or
-  // compare an aligned `base + v` with a multiple of the width (a padded copy's bound).
-  static bool LaneUniform(const Expr& cond, const VarNode* v, int64_t width) {
-    if (!UsesVar(cond, v)) return true;
-    const auto* b = As<BinaryNode>(cond);
-    if (!b) return false;
-    if (b->op == BinaryOp::kAnd) return LaneUniform(b->a, v, width) && LaneUniform(b->b, v, width);
-    const int64_t* bound = AsConstInt(b->b);
-    return (b->op == BinaryOp::kLT || b->op == BinaryOp::kGE) && bound && *bound % width == 0 &&
-           !UsesVar(b->b, v) && AlignedUnitStride(b->a, v, width);
-  }
-  static bool IsZero(const Expr& e) {
-    const auto* c = As<CastNode>(e);
-    const auto* f = As<FloatImmNode>(c ? c->value : e);
-    return f && f->value == 0.0;
-  }
-
-  // `c1 ? (c2 ? x : 0) : 0` as `(c1 && c2) ? x : 0`: the condition of nested zero paddings (a padded
-  // convolution's input read in a matrix padded to whole tiles) and the value they guard; no
-  // condition where `value` is no padding.
-  static std::pair<Expr, Expr> ZeroPadding(const Expr& value) {
-    Expr cond, inner = value;
-    for (const auto* s = As<SelectNode>(inner); s && IsZero(s->false_value); s = As<SelectNode>(inner)) {
-      cond = cond ? And(cond, s->cond) : s->cond;
-      inner = s->true_value;
-    }
-    return {cond, inner};
-  }
-
   // A vectorized copy of 2, 4 or 8 16-bit elements (2 or 4 zero-padded float32 ones) between aligned
   // places in shared or global memory: one 4-, 8- or 16-byte access a side (an asynchronous copy into
-  // a pipelined copy).
+  // a pipelined copy; tir/analysis/packed_copy.h).
   // A zero-padded copy, `inside ? src[i] : 0` with `inside` the same for every lane, copies or zeros
   // the whole vector.
   bool EmitPackedCopy(const ForNode* op) {
-    const int64_t* n = AsConstInt(op->extent);
+    const std::optional<PackedCopy> copy = MatchPackedCopy(op);
+    if (!copy) return false;
     const VarNode* v = op->var.get();
-    if (!n || (*n != 2 && *n != 4 && *n != 8) || !IsConstInt(op->min, 0)) return false;
-    const auto* guard = As<IfThenElseNode>(op->body);
-    if (guard && ((guard->else_case && !IsEmptyStmt(guard->else_case)) || UsesVar(guard->cond, v))) return false;
-    const auto* st = As<BufferStoreNode>(guard ? guard->then_case : op->body);
-    if (!st) return false;
-    const auto [inside_cond, value] = ZeroPadding(st->value);
+    const IfThenElseNode* guard = copy->guard;
+    const BufferStoreNode* st = copy->store;
+    const BufferLoadNode* src = copy->src;
+    const Expr& inside_cond = copy->inside;
     const bool padded = inside_cond != nullptr;
-    if (padded && !LaneUniform(inside_cond, v, *n)) return false;
-    const auto* src = As<BufferLoadNode>(value);
-    // float32: only zero-padded copies (plain ones are EmitVectorAccesses' float2/float4).
     const DType elem = st->buffer->dtype;
-    if (!src || !(IsHalf(elem) || (elem == DType::kFloat32 && *n <= 4 && padded)) || src->buffer->dtype != elem || st->indices.size() != 1 ||
-        src->indices.size() != 1 || st->buffer->scope == Scope::kLocal || src->buffer->scope == Scope::kLocal ||
-        !AlignedUnitStride(st->indices[0], v, *n) || !AlignedUnitStride(src->indices[0], v, *n)) {
-      return false;
-    }
     auto first = [&](const Expr& e) {
       return Simplify(Substitute(e, [&](const VarNode* x) { return x == v ? IntImm(0, x->dtype) : nullptr; }), &bounds_);
     };
@@ -776,7 +644,7 @@ class CudaEmitter : public CFamilyPrinter {
     }
     const std::string dst = fmt::format("&{}[{}]", BufName(st->buffer), EmitExpr(first(st->indices[0])).text);
     const std::string from = fmt::format("&{}[{}]", BufName(src->buffer), EmitExpr(first(src->indices[0])).text);
-    const int64_t bytes = *n * BytesOf(elem);
+    const int64_t bytes = copy->lanes * BytesOf(elem);
     const char* type = bytes == 16 ? "uint4" : bytes == 8 ? "uint2" : "unsigned";
     const bool async = st->buffer->async_fill && src->buffer->scope == Scope::kGlobal;
     if (padded) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "tir/functor.h"
+#include "tir/lower/register_staging.h"
 #include "tir/transform/substitute.h"
 
 namespace autotune::tir {
@@ -164,8 +165,15 @@ class Pipeliner : public IRMutator {
     }
     const Expr step = Sub(v, f->min);
     const Expr ahead = Add(step, IntImm(stages - 1, t));
-    const Stmt refill = IfThenElse(LT(ahead, f->extent), slot(at(fill, ahead), ahead, true));
-    const Stmt body = Seq({Barrier(stages - 2), refill, slot(work, step, false)});
+    const Expr more = LT(ahead, f->extent);
+    const Stmt next = slot(at(fill, ahead), ahead, true);
+    const Stmt now = slot(work, step, false);
+    Stmt body = Seq({Barrier(stages - 2), IfThenElse(more, next), now});
+    // Copies that cannot be asynchronous load before the arithmetic and store after it.
+    if (auto staged = StageSynchronousFills(next, buffers)) {
+      body = Seq({Barrier(stages - 2),
+                  Allocate(staged->stage, Seq({IfThenElse(more, staged->loads), now, IfThenElse(more, staged->stores)}))});
+    }
     prologue.push_back(For(v, f->min, f->extent, f->for_kind, body, f->tag, f->auto_unroll_max_step));
     for (const BufferNode* b : buffers) {
       auto more = std::make_shared<BufferNode>(*b);

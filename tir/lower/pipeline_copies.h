@@ -13,6 +13,8 @@
 //       barrier(async_wait=S-2)    // tile v has landed, and every thread is done with tile v - 1
 //       if (v + S - 1 < lo + N) fill(v + S - 1) -> slot(v + S - 1)   // the slot tile v - 1 used
 //       compute(v) on slot(v)
+// (16-bit copies that cannot be asynchronous load into registers before compute(v) and store into
+// their slot after it: tir/lower/register_staging.h.)
 // The copies of the next S - 1 tiles then overlap the arithmetic on this one, with one barrier an
 // iteration. Each buffer gets S slots (S times the shared memory) and the flag async_fill, so that
 // code generation may issue its fills asynchronously (cp.async): a barrier with async_wait = k first

@@ -3,7 +3,9 @@
 #include "tir/analysis/barriers.h"
 #include "tir/analysis/thread_dependence.h"
 
+#include <algorithm>
 #include <functional>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <utility>
@@ -44,6 +46,87 @@ struct ThreadLoop {
   ThreadTag tag;
 };
 
+// A local buffer allocated outside the thread loops of one tag that all its accesses are inside
+// (a register staging array, filled in one threadIdx.x loop and read in another): each of those
+// threads has its own copy in CUDA, so on the C path it gets one too, buf[i] -> buf[t * n + i] with
+// t the enclosing loop's thread index. `extent` is the largest of those loops'.
+class InnerThreadAccesses : public IRVisitor {
+ public:
+  InnerThreadAccesses(const BufferNode* buf, const std::vector<ThreadLoop>& outer) : buf_(buf) {
+    for (const auto& t : outer) outer_tags_.insert(static_cast<int>(t.tag));
+  }
+  std::optional<ThreadTag> tag;
+  int64_t extent = 0;
+  bool ok = true;
+
+  void Visit_(const ForNode* op) override {
+    const bool inner = op->for_kind == ForKind::kThreadBinding && IsThreadTag(op->tag) && !outer_tags_.count(static_cast<int>(op->tag));
+    if (inner) around_.push_back(op);
+    VisitFields(op);
+    if (inner) around_.pop_back();
+  }
+  void Visit_(const BufferLoadNode* op) override {
+    if (op->buffer.get() == buf_) Access();
+    VisitFields(op);
+  }
+  void Visit_(const BufferStoreNode* op) override {
+    if (op->buffer.get() == buf_) Access();
+    VisitFields(op);
+  }
+
+ private:
+  void Access() {
+    const int64_t* n = around_.size() == 1 ? AsConstInt(around_[0]->extent) : nullptr;
+    if (!n || (tag && *tag != around_[0]->tag)) {
+      ok = false;
+      return;
+    }
+    tag = around_[0]->tag;
+    extent = std::max(extent, *n);
+  }
+  const BufferNode* buf_;
+  std::unordered_set<int> outer_tags_;
+  std::vector<const ForNode*> around_;
+};
+
+// buf[i] -> new_buf[(tid * inner + t) * n + i], t the index of the innermost enclosing loop of `tag`.
+class ExpandLocalInner : public IRMutator {
+ public:
+  ExpandLocalInner(Buffer old_buf, Buffer new_buf, Expr tid, ThreadTag tag, int64_t inner, int64_t n)
+      : old_(std::move(old_buf)), new_(std::move(new_buf)), tid_(std::move(tid)), tag_(tag), inner_(inner), n_(n) {}
+
+  Stmt Mutate_(const ForNode* op, const Stmt& self) override {
+    const bool mine = op->for_kind == ForKind::kThreadBinding && op->tag == tag_;
+    if (mine) around_.push_back(op);
+    Stmt s = MutateFields(op, self);
+    if (mine) around_.pop_back();
+    return s;
+  }
+  Expr Mutate_(const BufferLoadNode* op, const Expr& self) override {
+    if (op->buffer != old_) return MutateFields(op, self);
+    return Load(new_, {Index(op->indices[0])});
+  }
+  Stmt Mutate_(const BufferStoreNode* op, const Stmt& self) override {
+    if (op->buffer != old_) return MutateFields(op, self);
+    return Store(new_, Mutate(op->value), {Index(op->indices[0])});
+  }
+
+ private:
+  Expr Index(const Expr& i) {
+    const ForNode* loop = around_.back();
+    const DType t = loop->var->dtype;
+    const Expr thread = IsConstInt(loop->min, 0) ? Expr(loop->var) : Sub(loop->var, Cast(t, loop->min));
+    const Expr outer = tid_ ? Cast(t, tid_) : IntImm(0, t);
+    const Expr id = Add(Mul(outer, IntImm(inner_, t)), thread);
+    return Add(Mul(id, IntImm(n_, t)), Cast(t, Mutate(i)));
+  }
+  Buffer old_, new_;
+  Expr tid_;
+  ThreadTag tag_;
+  int64_t inner_, n_;
+  std::vector<const ForNode*> around_;
+};
+
 // A thread loop's variable counted from 0.
 Expr LocalIndex(const ThreadLoop& t) { return IsConstInt(t.min, 0) ? Expr(t.var) : Sub(t.var, Cast(t.var->dtype, t.min)); }
 
@@ -82,6 +165,15 @@ class Serializer : public IRMutator {
 
   // Outside threadIdx loops every thread runs the same code: there is nothing to order.
   Stmt Mutate_(const BarrierNode*, const Stmt&) override { return Seq({}); }
+
+  // A local buffer outside the thread loops that use it (see InnerThreadAccesses): one per thread.
+  Stmt Mutate_(const AllocateNode* op, const Stmt& self) override {
+    const int64_t* n = op->buffer->shape.size() == 1 ? AsConstInt(op->buffer->shape[0]) : nullptr;
+    if (!error.empty() || op->buffer->scope != Scope::kLocal || !n) return MutateFields(op, self);
+    auto per_thread = ExpandForInnerThreads(op, {}, Expr(), 1, *n);
+    if (!per_thread) return MutateFields(op, self);
+    return Allocate(per_thread->first, Mutate(per_thread->second));
+  }
 
  private:
   // `s` run by every thread of `threads` (outermost first), with barriers turned into loop fission.
@@ -198,9 +290,25 @@ class Serializer : public IRMutator {
     int64_t count = 1;
     const Expr tid = LinearThreadId(threads, &count);
     if (!error.empty()) return Seq({});
+    if (auto per_thread = ExpandForInnerThreads(op, threads, tid, count, *n)) {
+      return Allocate(per_thread->first, Fission(threads, per_thread->second));
+    }
     Buffer expanded = MakeBuffer(buf->name, buf->dtype, {IntImm(*n * count, buf->shape[0]->dtype)}, Scope::kLocal);
     Stmt body = ExpandLocal(buf, expanded, tid, *n).Mutate(op->body);
     return Allocate(expanded, Fission(threads, body));
+  }
+
+  // A local buffer allocated outside `outer` threads' loops (tid, count of them) and outside the
+  // loops of one more thread tag that all its accesses are inside: one copy per thread of both.
+  static std::optional<std::pair<Buffer, Stmt>> ExpandForInnerThreads(const AllocateNode* op,
+                                                                      const std::vector<ThreadLoop>& outer,
+                                                                      const Expr& tid, int64_t count, int64_t n) {
+    InnerThreadAccesses inner(op->buffer.get(), outer);
+    inner.Visit(op->body);
+    if (!inner.ok || !inner.tag) return std::nullopt;
+    const Buffer& buf = op->buffer;
+    Buffer expanded = MakeBuffer(buf->name, buf->dtype, {IntImm(n * count * inner.extent, buf->shape[0]->dtype)}, Scope::kLocal);
+    return std::make_pair(expanded, ExpandLocalInner(buf, expanded, tid, *inner.tag, inner.extent, n).Mutate(op->body));
   }
 
   static Stmt Wrap(const std::vector<ThreadLoop>& threads, Stmt body) {
