@@ -18,28 +18,6 @@ namespace {
 
 bool IsThreadLoop(const ForNode* op) { return op->for_kind == ForKind::kThreadBinding && IsThreadTag(op->tag); }
 
-// Gives every thread its own copy of a local buffer: buf[i] -> new_buf[tid * n + i].
-class ExpandLocal : public IRMutator {
- public:
-  ExpandLocal(Buffer old_buf, Buffer new_buf, Expr tid, int64_t n)
-      : old_(std::move(old_buf)), new_(std::move(new_buf)), tid_(std::move(tid)), n_(n) {}
-
-  Expr Mutate_(const BufferLoadNode* op, const Expr& self) override {
-    if (op->buffer != old_) return MutateFields(op, self);
-    return Load(new_, {Index(op->indices[0])});
-  }
-  Stmt Mutate_(const BufferStoreNode* op, const Stmt& self) override {
-    if (op->buffer != old_) return MutateFields(op, self);
-    return Store(new_, Mutate(op->value), {Index(op->indices[0])});
-  }
-
- private:
-  Expr Index(const Expr& i) { return Add(Mul(tid_, IntImm(n_, tid_->dtype)), Cast(tid_->dtype, Mutate(i))); }
-  Buffer old_, new_;
-  Expr tid_;
-  int64_t n_;
-};
-
 struct ThreadLoop {
   Var var;
   Expr min, extent;
@@ -89,14 +67,17 @@ class InnerThreadAccesses : public IRVisitor {
   std::vector<const ForNode*> around_;
 };
 
-// buf[i] -> new_buf[(tid * inner + t) * n + i], t the index of the innermost enclosing loop of `tag`.
-class ExpandLocalInner : public IRMutator {
+// Gives every thread its own copy of a local buffer: buf[i] -> new_buf[tid * n + i], or, with an
+// inner tag, new_buf[(tid * inner + t) * n + i], t the index of the innermost enclosing loop of that
+// tag (no tid: 0).
+class ExpandLocal : public IRMutator {
  public:
-  ExpandLocalInner(Buffer old_buf, Buffer new_buf, Expr tid, ThreadTag tag, int64_t inner, int64_t n)
-      : old_(std::move(old_buf)), new_(std::move(new_buf)), tid_(std::move(tid)), tag_(tag), inner_(inner), n_(n) {}
+  ExpandLocal(Buffer old_buf, Buffer new_buf, Expr tid, int64_t n, std::optional<ThreadTag> tag = std::nullopt,
+              int64_t inner = 1)
+      : old_(std::move(old_buf)), new_(std::move(new_buf)), tid_(std::move(tid)), n_(n), tag_(tag), inner_(inner) {}
 
   Stmt Mutate_(const ForNode* op, const Stmt& self) override {
-    const bool mine = op->for_kind == ForKind::kThreadBinding && op->tag == tag_;
+    const bool mine = tag_ && op->for_kind == ForKind::kThreadBinding && op->tag == *tag_;
     if (mine) around_.push_back(op);
     Stmt s = MutateFields(op, self);
     if (mine) around_.pop_back();
@@ -113,17 +94,18 @@ class ExpandLocalInner : public IRMutator {
 
  private:
   Expr Index(const Expr& i) {
+    if (!tag_) return Add(Mul(tid_, IntImm(n_, tid_->dtype)), Cast(tid_->dtype, Mutate(i)));
     const ForNode* loop = around_.back();
     const DType t = loop->var->dtype;
     const Expr thread = IsConstInt(loop->min, 0) ? Expr(loop->var) : Sub(loop->var, Cast(t, loop->min));
     const Expr outer = tid_ ? Cast(t, tid_) : IntImm(0, t);
-    const Expr id = Add(Mul(outer, IntImm(inner_, t)), thread);
-    return Add(Mul(id, IntImm(n_, t)), Cast(t, Mutate(i)));
+    return Add(Mul(Add(Mul(outer, IntImm(inner_, t)), thread), IntImm(n_, t)), Cast(t, Mutate(i)));
   }
   Buffer old_, new_;
   Expr tid_;
-  ThreadTag tag_;
-  int64_t inner_, n_;
+  int64_t n_;
+  std::optional<ThreadTag> tag_;
+  int64_t inner_;
   std::vector<const ForNode*> around_;
 };
 
@@ -308,7 +290,7 @@ class Serializer : public IRMutator {
     if (!inner.ok || !inner.tag) return std::nullopt;
     const Buffer& buf = op->buffer;
     Buffer expanded = MakeBuffer(buf->name, buf->dtype, {IntImm(n * count * inner.extent, buf->shape[0]->dtype)}, Scope::kLocal);
-    return std::make_pair(expanded, ExpandLocalInner(buf, expanded, tid, *inner.tag, inner.extent, n).Mutate(op->body));
+    return std::make_pair(expanded, ExpandLocal(buf, expanded, tid, n, inner.tag, inner.extent).Mutate(op->body));
   }
 
   static Stmt Wrap(const std::vector<ThreadLoop>& threads, Stmt body) {
