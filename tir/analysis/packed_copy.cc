@@ -1,6 +1,7 @@
 #include "tir/analysis/packed_copy.h"
 
 #include "tir/functor.h"
+#include "tir/transform/linear_form.h"
 
 namespace autotune::tir {
 namespace {
@@ -14,53 +15,6 @@ class VarUse : public IRVisitor {
  private:
   const VarNode* v_;
 };
-
-void CollectLinear(const Expr& e, const VarNode* v, int64_t scale, LinearForm* out) {
-  if (!out->ok) return;
-  auto mul = [&](int64_t a, int64_t b, int64_t* r) {
-    if (__builtin_mul_overflow(a, b, r)) out->ok = false;
-    return out->ok;
-  };
-  if (const int64_t* c = AsConstInt(e)) {
-    int64_t r;
-    if (mul(scale, *c, &r) && __builtin_add_overflow(out->constant, r, &out->constant)) out->ok = false;
-    return;
-  }
-  if (As<VarNode>(e) == v) {
-    out->coef += scale;
-    return;
-  }
-  if (const auto* b = As<BinaryNode>(e); b && IsInt(b->dtype)) {
-    switch (b->op) {
-      case BinaryOp::kAdd:
-        CollectLinear(b->a, v, scale, out);
-        CollectLinear(b->b, v, scale, out);
-        return;
-      case BinaryOp::kSub:
-        CollectLinear(b->a, v, scale, out);
-        CollectLinear(b->b, v, -scale, out);
-        return;
-      case BinaryOp::kMul: {
-        int64_t r;
-        if (const int64_t* c = AsConstInt(b->b)) {
-          if (mul(scale, *c, &r)) CollectLinear(b->a, v, r, out);
-          return;
-        }
-        if (const int64_t* c = AsConstInt(b->a)) {
-          if (mul(scale, *c, &r)) CollectLinear(b->b, v, r, out);
-          return;
-        }
-        break;
-      }
-      default: break;
-    }
-  }
-  if (UsesVar(e, v)) {
-    out->ok = false;
-    return;
-  }
-  out->term_coefs.push_back(scale);
-}
 
 bool IsZero(const Expr& e) {
   const auto* c = As<CastNode>(e);
@@ -83,8 +37,19 @@ bool LaneUniform(const Expr& cond, const VarNode* v, int64_t width) {
 }  // namespace
 
 LinearForm LinearIn(const Expr& index, const VarNode* v) {
+  const LinearSum sum = ToLinear(index);
   LinearForm f;
-  CollectLinear(index, v, 1, &f);
+  f.ok = sum.ok;
+  f.constant = sum.constant;
+  for (const auto& term : sum.terms) {
+    if (term.expr.get() == v) {
+      f.coef += term.coeff;
+    } else if (UsesVar(term.expr, v)) {
+      f.ok = false;
+    } else {
+      f.term_coefs.push_back(term.coeff);
+    }
+  }
   return f;
 }
 

@@ -13,8 +13,8 @@
 
 namespace autotune::tir {
 
-// An integer index as coef * v + (sum of coefficient * term) + constant, where terms are variables
-// other than v or non-linear subexpressions; `ok` is false when v occurs inside a term.
+// An integer index as coef * v + (sum of coefficient * term) + constant (tir/transform/linear_form.h's
+// form, v's term apart); `ok` is false when v occurs inside another term.
 struct LinearForm {
   bool ok = true;
   int64_t coef = 0;
