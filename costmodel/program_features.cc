@@ -280,4 +280,10 @@ std::vector<float> ExtractFeatures(const PrimFunc& lowered) {
   return v;
 }
 
+tir::LowerOptions FeatureLowering() {
+  tir::LowerOptions options;
+  options.pipeline_fragments = false;
+  return options;
+}
+
 }  // namespace autotune::costmodel

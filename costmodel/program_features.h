@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "tir/lower/lower.h"
 #include "tir/prim_func.h"
 
 namespace autotune::costmodel {
@@ -70,5 +71,10 @@ ProgramCounts CountProgram(const tir::PrimFunc& lowered);
 const std::vector<std::string>& FeatureNames();
 // The feature vector of a lowered program.
 std::vector<float> ExtractFeatures(const tir::PrimFunc& lowered);
+
+// The lowering the features are extracted from (and the search checks candidates on): the usual one
+// without fragment pipelining, which lowering keeps only where it stays within the same register
+// budget, so the features stay those of the programs the stored models were trained on.
+tir::LowerOptions FeatureLowering();
 
 }  // namespace autotune::costmodel

@@ -80,7 +80,7 @@ Result<std::vector<float>> Scores(void* booster, void* base, const std::vector<s
 
 // The features of a candidate, or empty when it does not lower.
 std::vector<float> FeaturesOf(const tir::Schedule& sch) {
-  auto f = tir::Lower(sch.state());
+  auto f = tir::Lower(sch.state(), FeatureLowering());
   if (!f) return {};
   return ExtractFeatures(*f);
 }

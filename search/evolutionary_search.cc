@@ -8,6 +8,7 @@
 #include <optional>
 #include <utility>
 
+#include "costmodel/program_features.h"
 #include "db/record.h"
 #include "search/crossover.h"
 #include "search/default_schedule.h"
@@ -89,7 +90,7 @@ struct CheckedProgram {
 };
 std::optional<CheckedProgram> LowerAndCheck(const tir::Schedule& sch, tir::TargetKind target,
                                             const tir::GpuLimits& limits) {
-  auto f = tir::Lower(sch.state());
+  auto f = tir::Lower(sch.state(), costmodel::FeatureLowering());
   if (!f) return std::nullopt;
   CheckedProgram out{std::move(*f), std::nullopt};
   if (target == tir::TargetKind::kCuda) {

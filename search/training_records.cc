@@ -28,7 +28,7 @@ struct PendingRecord {
 std::vector<float> FeaturesOfTrace(const PendingRecord& rec) {
   auto sch = ReplayStoredTrace(rec.trace_json, *rec.workload, rec.target);
   if (!sch) return {};
-  auto f = tir::Lower(sch->state());
+  auto f = tir::Lower(sch->state(), costmodel::FeatureLowering());
   if (!f) return {};
   return costmodel::ExtractFeatures(*f);
 }

@@ -30,8 +30,9 @@ constexpr int kGlobal = static_cast<int>(tir::Scope::kGlobal);
 constexpr int kShared = static_cast<int>(tir::Scope::kShared);
 constexpr int kLocal = static_cast<int>(tir::Scope::kLocal);
 
+// The loop nest the features are read from.
 tir::PrimFunc LowerOf(const tir::Schedule& sch) {
-  auto f = tir::Lower(sch.state());
+  auto f = tir::Lower(sch.state(), FeatureLowering());
   EXPECT_TRUE(f) << f.error().message;
   return *f;
 }

@@ -60,6 +60,10 @@ inline std::vector<Case> Cases() {
       {"conv2d_nhwc", "N=1,C=8,H=6,W=6,K=16,R=3,S=3,pad=1", "", "tf32", TensorCoreTiling{1, 1, 1, 5, 1, 2, true}},
       {"conv2d_nhwc", "N=1,C=16,H=6,W=6,K=16,R=1,S=1", "", "float16", TensorCoreTiling{1, 1, 1, 5, 1, 1, false}},
       {"conv2d", "N=1,C=16,H=8,W=8,K=32,R=3,S=3,pad=1", "relu", "float16", TensorCoreTiling{1, 1, 1, 4, 1, 2, false, 2}},
+      // Register-staged im2col gathers with fragments loaded a step ahead: 3 stages (the stores after
+      // the last mma) and 2 (before the barrier).
+      {"conv2d", "N=2,C=32,H=8,W=8,K=16,R=3,S=3,pad=1", "bias", "float16", TensorCoreTiling{1, 1, 1, 4, 2, 3}},
+      {"conv2d", "N=1,C=24,H=6,W=6,K=16,R=3,S=3,pad=1", "", "bfloat16", TensorCoreTiling{1, 1, 1, 5, 2, 2}},
   };
 }
 
@@ -69,12 +73,12 @@ struct Lowered {
 };
 
 // The case lowered; nothing (and a test failure) when it does not schedule or lower.
-inline std::optional<Lowered> LowerCase(const Case& c) {
+inline std::optional<Lowered> LowerCase(const Case& c, const tir::LowerOptions& options = {}) {
   auto w = tir::MakeWorkload(c.op, c.shape, c.epilogue, c.dtype);
   if (!w) return ADD_FAILURE() << w.error().message, std::nullopt;
   auto sch = TensorCoreSchedule(*w, c.tiling);
   if (!sch) return ADD_FAILURE() << c.op << " " << c.shape << ": " << sch.error().message, std::nullopt;
-  auto f = tir::Lower(sch->state());
+  auto f = tir::Lower(sch->state(), options);
   if (!f) return ADD_FAILURE() << f.error().message << "\n" << sch->trace().ToText(), std::nullopt;
   return Lowered{fmt::format("{}\n{}", w->CanonicalText(), sch->trace().ToText()), *f};
 }

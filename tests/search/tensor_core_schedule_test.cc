@@ -23,6 +23,12 @@
 namespace autotune::search {
 namespace {
 
+size_t MmaCalls(const std::string& code, const std::string& helper) {
+  size_t calls = 0;
+  for (size_t at = code.find(helper); at != std::string::npos; at = code.find(helper, at + 1)) ++calls;
+  return calls;
+}
+
 TEST(TensorCoreSchedule, ThroughTheCPathGivesTheReferenceAnswer) {
   auto builder = measure::MakeCBuilder(CorrectnessConfig());
   auto runner = measure::MakeCpuRunner(CorrectnessConfig());
@@ -45,10 +51,17 @@ TEST(TensorCoreSchedule, CudaUsesMmaAndLdmatrixAndCompiles) {
     if (tf32) {
       EXPECT_NE(m->code.find("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"), std::string::npos);
       EXPECT_NE(m->code.find("cvt.rna.tf32.f32"), std::string::npos);
-      // Three mma per tile for 3xtf32 (the helper's definition names it once more).
-      size_t calls = 0;
-      for (size_t at = m->code.find("at_mma_m16n8k8_tf32("); at != std::string::npos; at = m->code.find("at_mma_m16n8k8_tf32(", at + 1)) ++calls;
-      EXPECT_EQ(calls, c.dtype == "3xtf32" ? 4u : 2u) << m->code;
+      // Three mma per tile for 3xtf32 (the helper's definition names it once more), in every step of
+      // the main loop (pipelined fragments unroll it).
+      tir::LowerOptions one_step;
+      one_step.pipeline_fragments = false;
+      const std::optional<Lowered> rolled = LowerCase(c, one_step);
+      ASSERT_TRUE(rolled);
+      auto rolled_code = tir::CodegenCuda(rolled->func);
+      ASSERT_TRUE(rolled_code) << rolled_code.error().message;
+      const size_t per_tile = c.dtype == "3xtf32" ? 3 : 1;
+      EXPECT_EQ(MmaCalls(rolled_code->code, "at_mma_m16n8k8_tf32("), per_tile + 1) << rolled_code->code;
+      EXPECT_EQ((MmaCalls(m->code, "at_mma_m16n8k8_tf32(") - 1) % per_tile, 0u) << m->code;
     } else {
       EXPECT_NE(m->code.find("at_mma_m16n8k16_"), std::string::npos) << m->code;
       EXPECT_NE(m->code.find("mma.sync.aligned.m16n8k16.row.col.f32"), std::string::npos);
@@ -75,6 +88,16 @@ TEST(TensorCoreSchedule, CudaUsesMmaAndLdmatrixAndCompiles) {
     if (c.op == "gemm") {
       EXPECT_EQ(m->code.find("stage[") != std::string::npos, c.shape == "M=33,N=17,K=40" && !tf32) << m->code;
     }
+    // Staged gathers with fragments a step ahead: the stores into shared memory before the loop's
+    // barrier with two stages, after the last mma with three.
+    if (c.op == "conv2d" && c.tiling.k_steps == 2 && c.tiling.stages > 1 && c.dtype != "tf32") {
+      EXPECT_NE(m->code.find("_odd["), std::string::npos) << tir::ToString(l.func.body);
+      const size_t stores = m->code.rfind("] = stage[");
+      const size_t wait = m->code.rfind("at_cp_async_wait<");
+      const size_t last_mma = m->code.rfind("at_mma_m16n8k16_");
+      EXPECT_EQ(stores < wait, c.tiling.stages == 2) << m->code;
+      EXPECT_EQ(stores > last_mma, c.tiling.stages == 3) << m->code;
+    }
     if (c.shape == "M=33,N=17,K=40") {  // zero-padded copies: whole 16-byte vectors, copied or zeroed
       EXPECT_NE(m->code.find("at_cp_async_16_or_zero("), std::string::npos) << m->code;
     }
@@ -96,6 +119,44 @@ TEST(TensorCoreSchedule, CudaUsesMmaAndLdmatrixAndCompiles) {
       EXPECT_TRUE(cubins[i].ok()) << arch << " " << names[i] << "\n" << cubins[i].error_message << "\n"
                                   << cubins[i].source;
     }
+  }
+}
+
+// A pipelined main loop loads each step's fragments during the step before (two register sets),
+// with its barrier after the last loads of a chunk, not before the first; a kernel the second set
+// would take over the register budget keeps one. Both give the reference's answer on the C path.
+TEST(TensorCoreSchedule, FragmentsLoadOneStepAheadWithinTheRegisterBudget) {
+  auto builder = measure::MakeCBuilder(CorrectnessConfig());
+  auto runner = measure::MakeCpuRunner(CorrectnessConfig());
+  const Case ahead{"gemm", "M=64,N=64,K=128", "", "float16", TensorCoreTiling{2, 2, 2, 4, 2, 3}};
+  // 16 warps of 80x32 tiles: 80 accumulators and 28 fragment registers a lane fit 512 threads'
+  // budget of 128 registers once, not twice.
+  const Case over{"gemm", "M=320,N=128,K=64", "", "float16", TensorCoreTiling{4, 4, 5, 4, 2, 2}};
+  for (const auto& [c, pipelined] : {std::pair{ahead, true}, std::pair{over, false}}) {
+    ExpectCorrect(c, *builder, *runner);
+    const std::optional<Lowered> l = LowerCase(c);
+    ASSERT_TRUE(l);
+    ASSERT_TRUE(tir::CheckGpuValidity(l->func)) << l->name;
+    auto m = tir::CodegenCuda(l->func);
+    ASSERT_TRUE(m) << m.error().message;
+    const std::string& code = m->code;
+    const size_t loop = code.find("for (int k_0 = 0;");
+    ASSERT_NE(loop, std::string::npos) << code;
+    EXPECT_EQ(code.find("_odd[") != std::string::npos, pipelined) << code;
+    if (!pipelined) continue;
+    // Step 0 of the first chunk before the loop. In it (two steps a chunk): step 1's loads into the
+    // odd set, the wait for the next chunk, step 0's mma, the next chunk's step 0 loads, step 1's mma.
+    EXPECT_LT(code.find("at_ldmatrix_x4(", code.find("__global__")), loop) << code;
+    const size_t odd_load = code.find("at_ldmatrix_x4(A_shared_local_odd[", loop);
+    const size_t wait = code.find("at_cp_async_wait<", loop);
+    const size_t first_mma = code.find("at_mma_m16n8k16_f16(", loop);
+    const size_t next_load = code.find("at_ldmatrix_x4(A_shared_local[", loop);
+    const size_t last_mma = code.rfind("at_mma_m16n8k16_f16(");
+    EXPECT_LT(odd_load, wait) << code;
+    EXPECT_LT(wait, first_mma) << code;
+    EXPECT_LT(first_mma, next_load) << code;
+    EXPECT_LT(next_load, last_mma) << code;
+    EXPECT_NE(code.find("A_shared_local_odd[", last_mma), std::string::npos) << code;
   }
 }
 

@@ -78,7 +78,8 @@ TEST(LowerPipelineGolden, StepsRunInOrder) {
   opt.dump = [&](const std::string& step, const PrimFunc&) { order.push_back(step); };
   ASSERT_TRUE(Lower(s.state(), opt));
   EXPECT_EQ(order, (std::vector<std::string>{"schedule_ops", "simplify", "inject_virtual_thread", "lift_shared_allocations",
-                                             "storage_flatten", "insert_barriers", "pipeline_copies", "unroll_loops", "final_simplify"}));
+                                             "storage_flatten", "insert_barriers", "pipeline_copies", "pipeline_fragments",
+                                             "unroll_loops", "final_simplify"}));
 }
 
 // A shared copy computed per tile of 4 rows: its rows run past the tensor in the last tile of 10

@@ -1,6 +1,7 @@
 #include "tir/lower/lower.h"
 
 #include "tir/lower/pipeline_copies.h"
+#include "tir/lower/pipeline_fragments.h"
 #include "tir/lower/inject_virtual_thread.h"
 #include "tir/lower/insert_barriers.h"
 #include "tir/lower/lift_shared_allocations.h"
@@ -26,6 +27,7 @@ Result<PrimFunc> Lower(const ScheduleState& state, const LowerOptions& options) 
   step("storage_flatten", [](PrimFunc& g) { g = StorageFlatten(g); });
   step("insert_barriers", [](PrimFunc& g) { g.body = InsertBarriers(g.body); });
   step("pipeline_copies", [](PrimFunc& g) { g.body = PipelineCopies(g.body); });
+  if (options.pipeline_fragments) step("pipeline_fragments", PipelineFragmentsWithinBudget);
   step("unroll_loops", [](PrimFunc& g) { g.body = UnrollLoops(g.body); });
   step("final_simplify", [](PrimFunc& g) { g.body = Simplify(g.body); });
   return f;

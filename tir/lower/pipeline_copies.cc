@@ -7,6 +7,7 @@
 
 #include "tir/functor.h"
 #include "tir/lower/register_staging.h"
+#include "tir/transform/replace_buffers.h"
 #include "tir/transform/substitute.h"
 
 namespace autotune::tir {
@@ -188,25 +189,13 @@ class Pipeliner : public IRMutator {
   AccessCounter counter_;
 };
 
-class BufferSwap : public IRMutator {
- public:
-  explicit BufferSwap(const std::unordered_map<const BufferNode*, Buffer>& map) : map_(map) {}
-  Buffer MutateBuffer(const Buffer& b) override {
-    auto it = map_.find(b.get());
-    return it == map_.end() ? b : it->second;
-  }
-
- private:
-  const std::unordered_map<const BufferNode*, Buffer>& map_;
-};
-
 }  // namespace
 
 Stmt PipelineCopies(const Stmt& s) {
   Pipeliner p(s);
   Stmt out = p.Mutate(s);
   if (p.slotted.empty()) return s;
-  return BufferSwap(p.slotted).Mutate(out);
+  return ReplaceBuffers(out, p.slotted);
 }
 
 }  // namespace autotune::tir
