@@ -552,7 +552,8 @@ EvolutionarySearch::EvolutionarySearch(const tir::Workload& workload, tir::Targe
 
 void EvolutionarySearch::MarkProposed(const tir::Schedule& schedule) {
   if (!config_.distinct_programs) return;
-  if (auto f = tir::Lower(schedule.state())) proposed_programs_.insert(ProgramHash(*f));
+  // The loop nest LowerAndCheck hashes, so that the two agree on what is one program.
+  if (auto f = tir::Lower(schedule.state(), costmodel::FeatureLowering())) proposed_programs_.insert(ProgramHash(*f));
 }
 
 bool EvolutionarySearch::Adopt(const tir::Schedule& schedule) {
