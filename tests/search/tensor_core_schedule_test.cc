@@ -124,7 +124,8 @@ TEST(TensorCoreSchedule, CudaUsesMmaAndLdmatrixAndCompiles) {
 
 // A pipelined main loop loads each step's fragments during the step before (two register sets),
 // with its barrier after the last loads of a chunk, not before the first; a kernel the second set
-// would take over the register budget keeps one. Both give the reference's answer on the C path.
+// would take over the register budget keeps one, as does a chunk of an odd number of steps. All
+// give the reference's answer on the C path.
 TEST(TensorCoreSchedule, FragmentsLoadOneStepAheadWithinTheRegisterBudget) {
   auto builder = measure::MakeCBuilder(CorrectnessConfig());
   auto runner = measure::MakeCpuRunner(CorrectnessConfig());
@@ -132,7 +133,11 @@ TEST(TensorCoreSchedule, FragmentsLoadOneStepAheadWithinTheRegisterBudget) {
   // 16 warps of 80x32 tiles: 80 accumulators and 28 fragment registers a lane fit 512 threads'
   // budget of 128 registers once, not twice.
   const Case over{"gemm", "M=320,N=128,K=64", "", "float16", TensorCoreTiling{4, 4, 5, 4, 2, 2}};
-  for (const auto& [c, pipelined] : {std::pair{ahead, true}, std::pair{over, false}}) {
+  // One or three mma steps a chunk: the register sets would have to alternate between chunks.
+  const Case one_step{"gemm", "M=64,N=64,K=64", "", "float16", TensorCoreTiling{2, 2, 2, 4, 1, 2}};
+  const Case three_steps{"gemm", "M=64,N=64,K=96", "", "bfloat16", TensorCoreTiling{2, 2, 2, 4, 3, 2}};
+  for (const auto& [c, pipelined] : {std::pair{ahead, true}, std::pair{over, false}, std::pair{one_step, false},
+                                     std::pair{three_steps, false}}) {
     ExpectCorrect(c, *builder, *runner);
     const std::optional<Lowered> l = LowerCase(c);
     ASSERT_TRUE(l);
