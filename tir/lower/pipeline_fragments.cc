@@ -14,19 +14,22 @@
 namespace autotune::tir {
 namespace {
 
-// Which of the given buffers a statement reads and writes, and whether it writes others.
+// Which of the given buffers a statement reads and writes, whether it writes others, reads shared
+// memory or holds a barrier.
 class FragmentAccess : public IRVisitor {
  public:
   explicit FragmentAccess(const std::unordered_set<const BufferNode*>& fragments) : fragments_(fragments) {}
   void Visit_(const BufferLoadNode* op) override {
     reads_fragment |= fragments_.count(op->buffer.get()) > 0;
+    reads_shared |= op->buffer->scope == Scope::kShared;
     VisitFields(op);
   }
   void Visit_(const BufferStoreNode* op) override {
     (fragments_.count(op->buffer.get()) ? writes_fragment : writes_other) = true;
     VisitFields(op);
   }
-  bool reads_fragment = false, writes_fragment = false, writes_other = false;
+  void Visit_(const BarrierNode*) override { barrier = true; }
+  bool reads_fragment = false, writes_fragment = false, writes_other = false, reads_shared = false, barrier = false;
 
  private:
   const std::unordered_set<const BufferNode*>& fragments_;
@@ -54,13 +57,16 @@ std::optional<StepBody> SplitStep(const Stmt& body) {
   for (; loads < seq->stmts.size(); ++loads) {
     FragmentAccess access(set);
     access.Visit(seq->stmts[loads]);
+    if (access.barrier) return std::nullopt;
     if (!access.writes_fragment || access.writes_other || access.reads_fragment) break;
   }
   if (loads == 0 || loads == seq->stmts.size()) return std::nullopt;
+  // The arithmetic reads registers only: after the moved barrier other warps may refill the shared
+  // slot of this chunk.
   for (size_t i = loads; i < seq->stmts.size(); ++i) {
     FragmentAccess access(set);
     access.Visit(seq->stmts[i]);
-    if (access.writes_fragment) return std::nullopt;
+    if (access.writes_fragment || access.reads_shared || access.barrier) return std::nullopt;
   }
   out.loads = Seq(std::vector<Stmt>(seq->stmts.begin(), seq->stmts.begin() + static_cast<std::ptrdiff_t>(loads)));
   out.compute = Seq(std::vector<Stmt>(seq->stmts.begin() + static_cast<std::ptrdiff_t>(loads), seq->stmts.end()));
