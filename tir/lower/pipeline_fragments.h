@@ -23,7 +23,8 @@
 // the group counting of PipelineCopies unchanged (one closing barrier an iteration). Register-staged
 // fills (tir/lower/register_staging.h) keep their loads at the top; their stores go before the
 // barrier with two stages (chunk v + 1, which they fill, is read right after it) and after the last
-// mma with more. Loops of any other shape (odd n, no tensorized tile) are left as they are.
+// mma with more. Loops of any other shape (odd n, no tensorized tile, a step whose arithmetic reads
+// shared memory, which other warps may refill after the moved barrier) are left as they are.
 #pragma once
 
 #include "tir/prim_func.h"
