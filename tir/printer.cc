@@ -89,7 +89,7 @@ bool IsInfix(BinaryOp op) {
 class Printer {
  public:
   template <class Tree>
-  explicit Printer(const Tree& t) : vars_(&names_.var_names), buffers_(&names_.buffer_names) {
+  explicit Printer(const Tree& t) : names_(), vars_(&names_.var_names), buffers_(&names_.buffer_names) {
     if (t) names_.Visit(t);
   }
 

@@ -11,7 +11,7 @@
 namespace autotune {
 namespace {
 
-uint32_t BitsOf(float f) { return std::bit_cast<uint32_t>(f); }
+[[maybe_unused]] uint32_t BitsOf(float f) { return std::bit_cast<uint32_t>(f); }
 float FloatOf(uint32_t x) { return std::bit_cast<float>(x); }
 
 bool IsHalfNaN(uint16_t h) { return (h & 0x7c00) == 0x7c00 && (h & 0x3ff) != 0; }

@@ -73,6 +73,7 @@ TEST(IRMutator, ChangedNodeSharesWhatDidNotChange) {
 class NullWhenUnchanged : public Replace {
  public:
   using Replace::Replace;
+  using Replace::Mutate_;  // the variable rule stays Replace's
   Expr Mutate_(const BinaryNode* op, const Expr&) override { return ChangedFields(op); }
   Stmt Mutate_(const BufferStoreNode* op, const Stmt& self) override { return MutateFields(op, self); }
 };

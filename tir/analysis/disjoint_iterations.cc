@@ -58,10 +58,6 @@ bool IterationsStoreApart(const ForNode& loop, const BufferNode* buffer, const B
   BodyScan scan(buffer, outer, varying);
   scan.Visit(loop.body);
   if (!scan.bounded || scan.stores.empty()) return false;
-  auto varies = [&](const Expr& e) {
-    const std::vector<const VarNode*> vars = VarsIn(e);
-    return std::any_of(vars.begin(), vars.end(), [&](const VarNode* v) { return scan.varying.count(v) > 0; });
-  };
   int64_t step = 0;
   int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
   for (const BufferStoreNode* st : scan.stores) {
@@ -76,7 +72,8 @@ bool IterationsStoreApart(const ForNode& loop, const BufferNode* buffer, const B
       }
       const std::vector<const VarNode*> vars = VarsIn(term.expr);
       if (std::find(vars.begin(), vars.end(), loop.var.get()) != vars.end()) return false;  // not linear in it
-      if (!varies(term.expr)) continue;  // the same in every iteration and thread
+      const bool varies = std::any_of(vars.begin(), vars.end(), [&](const VarNode* v) { return scan.varying.count(v) > 0; });
+      if (!varies) continue;  // the same in every iteration and thread
       const auto range = Scaled(term.coeff, scan.bounds.Bound(term.expr));
       if (!range || __builtin_add_overflow(first, range->first, &first) || __builtin_add_overflow(last, range->second, &last)) {
         return false;
