@@ -3,7 +3,7 @@
 // one thread, and prints the seconds spent in every step of tir::Lower and one hash of all the
 // lowered programs' text. A faster pass must leave the hash as it was.
 //
-//   lower-bench --op conv2d --shape N=16,C=512,H=7,W=7,K=512,R=3,S=3,stride=1,pad=1 [--count 400]
+//   lower-bench --op conv2d --shape N=16,C=512,H=7,W=7,K=512,R=3,S=3,stride=1,pad=1 [--dtype float16] [--count 400]
 #include <CLI/CLI.hpp>
 
 #include <chrono>
@@ -25,11 +25,12 @@ using Clock = std::chrono::steady_clock;
 
 int Main(int argc, char** argv) {
   CLI::App app{"Times every step of lowering on random schedules of one workload, and hashes what it makes"};
-  std::string op, shape, target_name = "cuda";
+  std::string op, shape, target_name = "cuda", dtype = "float32";
   int count = 400;
   bool print = false;
   app.add_option("--op", op, "operator")->required();
   app.add_option("--shape", shape, "shape parameters")->required();
+  app.add_option("--dtype", dtype, "element type (as tune --dtype)")->capture_default_str();
   app.add_option("--target", target_name, "cuda or cpu")->check(CLI::IsMember({"cuda", "cpu"}))->capture_default_str();
   app.add_option("--count", count, "schedules to sample and lower")->check(CLI::Range(1, 1000000))->capture_default_str();
   app.add_flag("--print", print, "print the first schedule's program after every step");
@@ -38,7 +39,7 @@ int Main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
-  auto workload = tir::MakeWorkload(op, shape);
+  auto workload = tir::MakeWorkload(op, shape, "", dtype);
   if (!workload) {
     std::fprintf(stderr, "lower-bench: %s\n", workload.error().message.c_str());
     return 1;

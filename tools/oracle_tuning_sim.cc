@@ -3,7 +3,7 @@
 //
 //   autotune model train --db RECORDS.db --target cuda:sm_90 --out oracle.json   # one workload's records
 //   oracle-tuning-sim --oracle oracle.json --best-ms 0.00718 --op conv2d --shape N=1,C=256,...
-//       [--start START.model] [--trials 1000] [--seed 1] [--min-per-sketch 4] [--db sim.db]
+//       [--dtype float16] [--start START.model] [--trials 1000] [--seed 1] [--min-per-sketch 4] [--db sim.db]
 //
 // Each candidate is lowered as for the GPU (the real search, validity check and cost model); its
 // "latency" is --best-ms divided by the oracle's predicted normalized throughput (1 = the records'
@@ -98,7 +98,7 @@ int Fail(const std::string& what) {
 
 int Main(int argc, char** argv) {
   CLI::App app{"The tuner's loop offline: an XGBoost model of one workload's GPU records stands in for the GPU"};
-  std::string oracle_file, start_file, db_file = "oracle-sim.db", op, shape;
+  std::string oracle_file, start_file, db_file = "oracle-sim.db", op, shape, dtype = "float32";
   double best_ms = 0;
   int trials = 1000, min_per_sketch = search::EvolutionConfig{}.min_per_sketch;
   uint64_t seed = 1;
@@ -108,6 +108,7 @@ int Main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--op", op, "operator")->required();
   app.add_option("--shape", shape, "shape parameters")->required();
+  app.add_option("--dtype", dtype, "element type (as tune --dtype)")->capture_default_str();
   app.add_option("--start", start_file, "the job's start model (as tune --model; default: a cold start)");
   app.add_option("--trials", trials, "measurements")->check(CLI::Range(1, 100000))->capture_default_str();
   app.add_option("--seed", seed, "seed of the search and of the job's model")->capture_default_str();
@@ -152,6 +153,7 @@ int Main(int argc, char** argv) {
   search::TuneTaskSpec task;
   task.op = op;
   task.shape = shape;
+  task.dtype = dtype;
   std::atomic<bool> stop{false};
   auto reports = tuner.Run({task}, stop, [](const search::TuneProgress& p) {
     std::fprintf(stderr, "\r%d/%d trials", p.trials_done, p.trials_total);
@@ -161,7 +163,8 @@ int Main(int argc, char** argv) {
   const search::TaskReport& r = reports->front();
   std::printf("best %.5f ms after %d trials; best so far per round:", r.best_latency_ms, r.trials);
   for (double c : r.curve) std::printf(" %.5f", c);
-  std::printf("\n");
+  std::printf("\n%.1f s: search %.1f s, model %.1f s, build (lowering and the oracle) %.1f s\n", r.seconds,
+              r.search_seconds, r.model_seconds, r.build_seconds);
   return 0;
 }
 

@@ -1,7 +1,10 @@
 #include "tir/analysis/tensor_intrinsics.h"
 
+#include <optional>
+
 #include <fmt/format.h>
 
+#include "tir/analysis/expr_uses.h"
 #include "tir/buffer.h"
 #include "tir/structural_equal.h"
 #include "tir/functor.h"
@@ -90,7 +93,8 @@ Expr FlatIndex(const Buffer& b, const std::vector<Expr>& indices) {
   const std::vector<Expr> strides = BufferStrides(b);
   Expr flat;
   for (size_t d = 0; d < indices.size(); ++d) {
-    Expr term = IsConstInt(strides[d], 1) ? indices[d] : Mul(indices[d], Cast(indices[d]->dtype, strides[d]));
+    const Expr stride = Simplify(strides[d]);  // a constant, where it is one (1 * 16), for linear forms
+    Expr term = IsConstInt(stride, 1) ? indices[d] : Mul(indices[d], Cast(indices[d]->dtype, stride));
     flat = flat ? Add(flat, term) : term;
   }
   return flat;
@@ -98,15 +102,63 @@ Expr FlatIndex(const Buffer& b, const std::vector<Expr>& indices) {
 
 Expr Zero(const Var& v) { return IntImm(0, v->dtype); }
 
+// How far a match goes: the fragments a tile touches (kRoles), whether it matches (kVerdict: its
+// operands' origins left unsimplified), or its operands as code generation uses them (kOperands).
+enum class MatchDepth { kRoles, kVerdict, kOperands };
+
+// Whether two indices are equal: as linear forms, else after simplifying their difference.
+bool SameIndex(const Expr& a, const Expr& b) {
+  const LinearSum diff = ToLinear(Sub(a, b));
+  if (diff.ok && diff.terms.empty()) return diff.constant == 0;
+  return IsConstInt(Simplify(Sub(a, b)), 0);
+}
+
+// The coefficient of each of the tile's loop variables in `flat`, when `flat` is a linear form in
+// which they appear only as terms of their own (as they mostly do); nothing otherwise.
+std::optional<std::unordered_map<const VarNode*, int64_t>> LoopCoefficients(const Expr& flat,
+                                                                             const std::vector<Var>& loops) {
+  const LinearSum sum = ToLinear(flat);
+  if (!sum.ok) return std::nullopt;
+  std::unordered_map<const VarNode*, int64_t> coeff;
+  for (const auto& v : loops) coeff[v.get()] = 0;
+  for (const auto& t : sum.terms) {
+    const auto* v = As<VarNode>(t.expr);
+    if (v && coeff.count(v)) {
+      coeff[v] = t.coeff;  // like terms are merged: one term a variable
+      continue;
+    }
+    for (const VarNode* used : VarsIn(t.expr)) {
+      if (coeff.count(used)) return std::nullopt;
+    }
+  }
+  return coeff;
+}
+
 // The tile of `b` that `indices` walk as `row` and `col` run over the tile, when they do so with
 // unit stride along `col` and a constant stride along `row`; loop variables of the tile not named
 // must not move the access.
 Result<TileOperand> MatchTile(const Buffer& b, const std::vector<Expr>& indices, const std::vector<Var>& loops,
-                              const Var& row, const Var& col) {
+                              const Var& row, const Var& col, MatchDepth depth) {
   const Expr flat = FlatIndex(b, indices);
   std::unordered_map<const VarNode*, Expr> at_zero;
   for (const auto& v : loops) at_zero[v.get()] = Zero(v);
-  const Expr origin = Simplify(Substitute(flat, at_zero));
+  // A linear form's coefficients decide it at once (a verdict needs no simplified origin); other
+  // forms are simplified below.
+  auto coeff = LoopCoefficients(flat, loops);
+  const Expr origin = coeff && depth == MatchDepth::kVerdict ? Substitute(flat, at_zero)
+                                                             : Simplify(Substitute(flat, at_zero));
+  if (coeff) {
+    const int64_t row_step = (*coeff)[row.get()];
+    if (row_step <= 0) return MakeError(fmt::format("{} is not read or written a row at a time", b->name));
+    for (const auto& v : loops) {
+      const int64_t want = v.get() == col.get() ? 1 : v.get() == row.get() ? row_step : 0;
+      if ((*coeff)[v.get()] != want) {
+        return MakeError(fmt::format("{} is not accessed as a tile (unit stride along a row, rows a constant apart)",
+                                     b->name));
+      }
+    }
+    return TileOperand{b, origin, row_step};
+  }
   at_zero[row.get()] = IntImm(1, row->dtype);
   const Expr step = Simplify(Sub(Substitute(flat, at_zero), origin));
   const int64_t* row_step = AsConstInt(step);
@@ -155,7 +207,7 @@ const BufferLoadNode* FirstLoad(const Expr& e, const BufferNode* other) {
   return nullptr;
 }
 
-Result<void> MatchMma(TensorCall& call) {
+Result<void> MatchMma(TensorCall& call, MatchDepth depth) {
   const TensorIntrinsic& in = *call.intrinsic;
   const auto& [i, j, k] = std::tie(call.loops[0], call.loops[1], call.loops[2]);
   const BufferStoreNode* st = call.store;
@@ -178,45 +230,48 @@ Result<void> MatchMma(TensorCall& call) {
   for (const Buffer& b : {la->buffer, lb->buffer, st->buffer}) {
     if (!IsFragment(b)) return MakeError(fmt::format("{}: {} must be a local fragment, not {}", in.name, b->name, ScopeName(b->scope)));
   }
-  AT_TRY(c_tile, MatchTile(st->buffer, st->indices, call.loops, i, j));
-  call.c = c_tile;
-  AT_TRY(again, MatchTile(acc->buffer, acc->indices, call.loops, i, j));
-  if (!IsConstInt(Simplify(Sub(again.origin, call.c->origin)), 0)) {
-    return MakeError(fmt::format("{} reads the accumulator at another tile than it writes", in.name));
-  }
-  AT_TRY(a_tile, MatchTile(la->buffer, la->indices, call.loops, i, k));
-  call.a = a_tile;
-  AT_TRY(b_tile, MatchTile(lb->buffer, lb->indices, call.loops, k, j));
-  call.b = b_tile;
   const bool split = in.precision == Precision::kSplitTF32;
   call.fragments = {{la->buffer, {FragmentRole::kMatrixA, split}}, {lb->buffer, {FragmentRole::kMatrixB, split}},
                     {st->buffer, {FragmentRole::kAccumulator}}};
+  if (depth == MatchDepth::kRoles) return {};
+  AT_TRY(c_tile, MatchTile(st->buffer, st->indices, call.loops, i, j, depth));
+  call.c = c_tile;
+  AT_TRY(again, MatchTile(acc->buffer, acc->indices, call.loops, i, j, depth));
+  if (!SameIndex(again.origin, call.c->origin)) {
+    return MakeError(fmt::format("{} reads the accumulator at another tile than it writes", in.name));
+  }
+  AT_TRY(a_tile, MatchTile(la->buffer, la->indices, call.loops, i, k, depth));
+  call.a = a_tile;
+  AT_TRY(b_tile, MatchTile(lb->buffer, lb->indices, call.loops, k, j, depth));
+  call.b = b_tile;
   return {};
 }
 
-Result<void> MatchFill(TensorCall& call) {
+Result<void> MatchFill(TensorCall& call, MatchDepth depth) {
   const BufferStoreNode* st = call.store;
   const auto* zero = As<FloatImmNode>(st->value);
   if (!zero || zero->value != 0.0 || st->buffer->dtype != DType::kFloat32 || !IsFragment(st->buffer)) {
     return MakeError("fill_16x8 stores 0 into a local float32 fragment: the tile's store differs");
   }
-  AT_TRY(fill_tile, MatchTile(st->buffer, st->indices, call.loops, call.loops[0], call.loops[1]));
-  call.c = fill_tile;
   call.fragments = {{st->buffer, {FragmentRole::kAccumulator}}};
+  if (depth == MatchDepth::kRoles) return {};
+  AT_TRY(fill_tile, MatchTile(st->buffer, st->indices, call.loops, call.loops[0], call.loops[1], depth));
+  call.c = fill_tile;
   return {};
 }
 
 // A B fragment may be read from [n][k] rows: the tile transposed.
-Result<TileOperand> MatchSourceTile(const BufferLoadNode& src, const TensorCall& call, FragmentRole role) {
-  auto tile = MatchTile(src.buffer, src.indices, call.loops, call.loops[0], call.loops[1]);
+Result<TileOperand> MatchSourceTile(const BufferLoadNode& src, const TensorCall& call, FragmentRole role,
+                                    MatchDepth depth) {
+  auto tile = MatchTile(src.buffer, src.indices, call.loops, call.loops[0], call.loops[1], depth);
   if (tile || role != FragmentRole::kMatrixB) return tile;
-  auto transposed = MatchTile(src.buffer, src.indices, call.loops, call.loops[1], call.loops[0]);
+  auto transposed = MatchTile(src.buffer, src.indices, call.loops, call.loops[1], call.loops[0], depth);
   if (!transposed) return tile;
   transposed->transposed = true;
   return transposed;
 }
 
-Result<void> MatchLoad(TensorCall& call, FragmentRole role) {
+Result<void> MatchLoad(TensorCall& call, FragmentRole role, MatchDepth depth) {
   const BufferStoreNode* st = call.store;
   const auto* src = As<BufferLoadNode>(st->value);
   const char* name = call.intrinsic->name.c_str();
@@ -227,29 +282,36 @@ Result<void> MatchLoad(TensorCall& call, FragmentRole role) {
     return MakeError(fmt::format("{} copies a tile of {} from shared or global memory into a local fragment of the same "
                                  "type: the tile's store differs", name, half ? "float16 or bfloat16" : "float32"));
   }
-  AT_TRY(frag_tile, MatchTile(st->buffer, st->indices, call.loops, call.loops[0], call.loops[1]));
-  call.c = frag_tile;
-  AT_TRY(src_tile, MatchSourceTile(*src, call, role));
-  call.a = src_tile;
   call.fragments = {{st->buffer, {role}}};
+  if (depth == MatchDepth::kRoles) return {};
+  AT_TRY(frag_tile, MatchTile(st->buffer, st->indices, call.loops, call.loops[0], call.loops[1], depth));
+  call.c = frag_tile;
+  AT_TRY(src_tile, MatchSourceTile(*src, call, role, depth));
+  call.a = src_tile;
   return {};
 }
 
 // Any elementwise function of the accumulator's tile, stored outside the fragments anywhere (each
 // element is stored at its own index: a matrix form's output goes back to a convolution's layout).
-Result<void> MatchStore(TensorCall& call) {
+Result<void> MatchStore(TensorCall& call, MatchDepth depth) {
   const BufferStoreNode* st = call.store;
   const Var& i = call.loops[0];
   const Var& j = call.loops[1];
   if (IsFragment(st->buffer)) return MakeError("store_16x8 writes shared or global memory, not a local buffer");
-  if (auto out_tile = MatchTile(st->buffer, st->indices, call.loops, i, j)) call.a = *out_tile;
+  if (depth != MatchDepth::kRoles) {
+    if (auto out_tile = MatchTile(st->buffer, st->indices, call.loops, i, j, depth)) call.a = *out_tile;
+  }
   LoadsOf loads;
   loads.Visit(call.inner);
   for (const auto* l : loads.loads) {
     if (!IsFragment(l->buffer)) continue;
     if (l->buffer->dtype != DType::kFloat32) return MakeError("store_16x8 reads a float32 accumulator");
-    AT_TRY(t, MatchTile(l->buffer, l->indices, call.loops, i, j));
-    if (call.c && (call.c->buffer != t.buffer || !IsConstInt(Simplify(Sub(call.c->origin, t.origin)), 0))) {
+    if (depth == MatchDepth::kRoles) {
+      call.fragments = {{l->buffer, {FragmentRole::kAccumulator}}};
+      return {};
+    }
+    AT_TRY(t, MatchTile(l->buffer, l->indices, call.loops, i, j, depth));
+    if (call.c && (call.c->buffer != t.buffer || !SameIndex(call.c->origin, t.origin))) {
       return MakeError("store_16x8 reads one accumulator tile, at the element it writes");
     }
     call.c = t;
@@ -275,7 +337,9 @@ std::optional<ProductForm> MatchProduct(const Expr& product) {
   return std::nullopt;
 }
 
-Result<TensorCall> MatchTensorIntrinsic(const TensorizeNode& t) {
+namespace {
+
+Result<TensorCall> MatchCall(const TensorizeNode& t, MatchDepth depth) {
   const TensorIntrinsic* in = FindTensorIntrinsic(t.intrinsic);
   if (!in) return MakeError(fmt::format("unknown tensor intrinsic {}", t.intrinsic));
   TensorCall call;
@@ -294,23 +358,29 @@ Result<TensorCall> MatchTensorIntrinsic(const TensorizeNode& t) {
   }
   Result<void> r;
   switch (in->kind) {
-    case TensorIntrinsicKind::kMma: r = MatchMma(call); break;
-    case TensorIntrinsicKind::kFill: r = MatchFill(call); break;
-    case TensorIntrinsicKind::kLoadA: r = MatchLoad(call, FragmentRole::kMatrixA); break;
-    case TensorIntrinsicKind::kLoadB: r = MatchLoad(call, FragmentRole::kMatrixB); break;
-    case TensorIntrinsicKind::kStore: r = MatchStore(call); break;
+    case TensorIntrinsicKind::kMma: r = MatchMma(call, depth); break;
+    case TensorIntrinsicKind::kFill: r = MatchFill(call, depth); break;
+    case TensorIntrinsicKind::kLoadA: r = MatchLoad(call, FragmentRole::kMatrixA, depth); break;
+    case TensorIntrinsicKind::kLoadB: r = MatchLoad(call, FragmentRole::kMatrixB, depth); break;
+    case TensorIntrinsicKind::kStore: r = MatchStore(call, depth); break;
   }
   if (!r) return r.error();
   return call;
 }
 
-namespace {
 class TileFinder : public IRVisitor {
  public:
   std::vector<const TensorizeNode*> tiles;
   void Visit_(const TensorizeNode* op) override { tiles.push_back(op); }
 };
 }  // namespace
+
+Result<TensorCall> MatchTensorIntrinsic(const TensorizeNode& t) { return MatchCall(t, MatchDepth::kOperands); }
+
+Result<void> CheckTensorIntrinsic(const TensorizeNode& t) {
+  AT_TRY_VOID(MatchCall(t, MatchDepth::kVerdict));
+  return {};
+}
 
 bool HasTensorizedTiles(const Stmt& s) {
   TileFinder finder;
@@ -324,7 +394,7 @@ Result<FragmentMap> FragmentsOf(const Stmt& s) {
   FragmentMap out;
   std::unordered_map<const BufferNode*, bool> split_by_mma;  // what the mma reading an operand says
   for (const TensorizeNode* t : finder.tiles) {
-    auto call = MatchTensorIntrinsic(*t);
+    auto call = MatchCall(*t, MatchDepth::kRoles);
     if (!call) continue;
     const bool mma = call->intrinsic->kind == TensorIntrinsicKind::kMma;
     for (const auto& [b, use] : call->fragments) {

@@ -630,8 +630,8 @@ class NestBuilder {
   // The tile `nest` as a call of `intrinsic`, once it matches the intrinsic's description.
   Stmt TensorizeTile(const Stage& st, const std::string& intrinsic, const Stmt& nest) {
     Stmt t = Tensorize(intrinsic, nest);
-    if (auto call = MatchTensorIntrinsic(*As<TensorizeNode>(t)); !call) {
-      Fail(fmt::format("stage {} does not match tensor intrinsic {}: {}", st.name(), intrinsic, call.error().message));
+    if (auto match = CheckTensorIntrinsic(*As<TensorizeNode>(t)); !match) {
+      Fail(fmt::format("stage {} does not match tensor intrinsic {}: {}", st.name(), intrinsic, match.error().message));
     }
     return t;
   }
