@@ -298,7 +298,7 @@ Result<void> MatchStore(TensorCall& call, MatchDepth depth) {
   const Var& i = call.loops[0];
   const Var& j = call.loops[1];
   if (IsFragment(st->buffer)) return MakeError("store_16x8 writes shared or global memory, not a local buffer");
-  if (depth != MatchDepth::kRoles) {
+  if (depth == MatchDepth::kOperands) {  // optional, so no part of a verdict
     if (auto out_tile = MatchTile(st->buffer, st->indices, call.loops, i, j, depth)) call.a = *out_tile;
   }
   LoadsOf loads;
