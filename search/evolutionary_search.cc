@@ -128,7 +128,7 @@ struct Proposal {
 // A proposal of `trace`: its JSON and hash made once, since replay mostly records the same trace.
 Proposal ProposalOf(tir::Trace trace) {
   Proposal p;
-  p.json = trace.ToJson().dump();
+  p.json = trace.ToJsonText();
   p.hash = db::HashTraceJson(p.json);
   p.trace = std::move(trace);
   return p;
@@ -478,7 +478,7 @@ class EvolutionarySearch::Pool {
     p.done = true;
     if (sch) {
       p.replayed = true;
-      p.json = sch->trace().ToJson().dump();
+      p.json = sch->trace().ToJsonText();
       p.hash = db::HashTraceJson(p.json);
       p.schedule = std::move(*sch);
     }

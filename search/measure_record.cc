@@ -28,7 +28,7 @@ db::TuningRecord MakeTuningRecord(const tir::Workload& workload, const tir::Trac
   db::TuningRecord r;
   r.workload = db::WorkloadInfo::From(workload);
   r.target = target;
-  r.trace_json = trace.ToJson().dump();
+  r.trace_json = trace.ToJsonText();
   r.trace_hash = db::HashTraceJson(r.trace_json);
   r.trace_format_version = tir::kTraceFormatVersion;
   r.latencies_ms = result.latencies_ms;

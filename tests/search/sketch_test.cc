@@ -356,11 +356,13 @@ TEST(Sketches, EveryScheduleIsKnownAsTheSketchThatMadeIt) {
           auto sch = RandomScheduleOfSketch(w, *s, seed);
           if (!sch) continue;
           EXPECT_EQ(SketchOfTrace(sch->trace(), target), s) << s->name << " " << op << " " << shape << " seed " << seed;
+          EXPECT_EQ(sch->trace().ToJsonText(), sch->trace().ToJson().dump());  // the search's trace identity
         }
       }
     }
     // No accumulator stage (cache_write) and no copy: no cuda sketch's, and cpu.tiled's structure.
     EXPECT_EQ(SketchOfTrace(tir::Trace(), target), target == TargetKind::kCuda ? nullptr : FindSketch("cpu.tiled"));
+    EXPECT_EQ(tir::Trace().ToJsonText(), tir::Trace().ToJson().dump());
   }
   EXPECT_EQ(seen.size(), BuiltinSketches().size());  // every sketch was checked
 }

@@ -31,6 +31,24 @@ json Trace::ToJson() const {
   return {{"format_version", kTraceFormatVersion}, {"instructions", std::move(insts)}};
 }
 
+std::string Trace::ToJsonText() const {
+  std::string out = fmt::format("{{\"format_version\":{},\"instructions\":[", kTraceFormatVersion);
+  for (size_t i = 0; i < insts_.size(); ++i) {
+    const Instruction& in = insts_[i];
+    out += i == 0 ? "{" : ",{";
+    // Keys in the order nlohmann's objects keep them: sorted.
+    if (!in.attrs.empty()) out += "\"attrs\":" + in.attrs.dump() + ",";
+    if (!in.decision.is_null()) out += "\"decision\":" + in.decision.dump() + ",";
+    out += "\"inputs\":" + in.inputs.dump() + ",\"kind\":" + json(in.kind).dump() + ",\"outputs\":[";
+    for (size_t k = 0; k < in.outputs.size(); ++k) {
+      if (k > 0) out += ',';
+      out += json(in.outputs[k]).dump();
+    }
+    out += "]}";
+  }
+  return out + "]}";
+}
+
 Result<Trace> Trace::FromJsonText(const std::string& text) {
   const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return MakeError("the trace is not valid JSON");

@@ -35,6 +35,8 @@ class Trace {
   std::vector<size_t> SamplingInstructions() const;
 
   nlohmann::json ToJson() const;
+  // ToJson().dump(), written directly: the search writes one for every candidate it breeds.
+  std::string ToJsonText() const;
   static Result<Trace> FromJson(const nlohmann::json& j);
   // The same from JSON text (a stored record's trace); text that is not JSON is an error, not a throw.
   static Result<Trace> FromJsonText(const std::string& text);
