@@ -1,10 +1,14 @@
 // The C backend's 16-bit float conversions round exactly as support/half.h (and the GPU) do: the
 // kernel rounds values that are exact ties, subnormal ones and random ones through float16 and
-// bfloat16, and every output must equal the host's exactly (every step is exact in float).
+// bfloat16, and every output must equal the host's exactly (every step is exact in float). The
+// executor's widening of 16-bit outputs for their check agrees with support/half.h too.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <vector>
 
+#include "measure/kernel_tensor.h"
 #include "support/half.h"
 #include "tests/measure/exact_on_c_path.h"
 
@@ -64,6 +68,32 @@ tir::Workload RoundingWorkload() {
 TEST(HalfConversionInC, RoundsAsTheHostAndTheGpu) {
   ExpectExactOnCPath(RoundingKernel(), RoundingWorkload(),
                      {"at_f32_to_f16(", "at_f16_to_f32(", "at_f32_to_bf16(", "at_bf16_to_f32("});
+}
+
+}  // namespace
+}  // namespace autotune::measure
+
+namespace autotune::measure {
+namespace {
+
+// A 16-bit output of several slices (WidenToFloat widens large ones in slices on every core) widens
+// element by element as support/half.h does, up to its last element.
+TEST(WidenToFloat, LargeOutputsWidenEveryElementOnce) {
+  const int64_t n = 3 * (int64_t{1} << 20) + 7;
+  for (tir::DType t : {tir::DType::kFloat16, tir::DType::kBFloat16}) {
+    std::vector<uint16_t> bits(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) bits[static_cast<size_t>(i)] = static_cast<uint16_t>(i * 40503u);
+    std::vector<float> values(static_cast<size_t>(n), -1.0f);
+    WidenToFloat(bits.data(), n, t, values.data());
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const uint16_t b = bits[static_cast<size_t>(i)];
+      const float want = t == tir::DType::kFloat16 ? HalfBitsToFloat(b) : BFloat16BitsToFloat(b);
+      const float got = values[static_cast<size_t>(i)];
+      wrong += !(got == want || (std::isnan(got) && std::isnan(want)));
+    }
+    EXPECT_EQ(wrong, 0) << tir::DTypeName(t);
+  }
 }
 
 }  // namespace
