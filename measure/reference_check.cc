@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <thread>
 #include <vector>
 
 #include "support/parallel_for.h"
@@ -66,14 +65,11 @@ CheckResult CheckOutput(const float* out, const float* ref, int64_t n, double sc
                                            int64_t{UsableCores()});
   if (slices <= 1) return CheckRange(out, ref, 0, n, scale, rtol);
   std::vector<CheckResult> parts(static_cast<size_t>(slices));
-  std::vector<std::thread> threads;
   const int64_t per = (n + slices - 1) / slices;
-  for (int64_t s = 0; s < slices; ++s) {
-    threads.emplace_back([&, s] {
-      parts[static_cast<size_t>(s)] = CheckRange(out, ref, s * per, std::min(n, (s + 1) * per), scale, rtol);
-    });
-  }
-  for (auto& t : threads) t.join();
+  ParallelFor(static_cast<int>(slices), parts.size(), [&](size_t s) {
+    const int64_t begin = static_cast<int64_t>(s) * per;
+    parts[s] = CheckRange(out, ref, begin, std::min(n, begin + per), scale, rtol);
+  });
   CheckResult r = parts[0];
   for (size_t s = 1; s < parts.size(); ++s) {
     const CheckResult& p = parts[s];
