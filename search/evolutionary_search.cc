@@ -9,9 +9,9 @@
 #include <utility>
 
 #include "costmodel/program_features.h"
-#include "db/record.h"
 #include "search/crossover.h"
 #include "search/default_schedule.h"
+#include "search/measure_record.h"
 #include "search/mutation.h"
 #include "tir/analysis/gpu_validity.h"
 #include "support/check.h"
@@ -128,8 +128,9 @@ struct Proposal {
 // A proposal of `trace`: its JSON and hash made once, since replay mostly records the same trace.
 Proposal ProposalOf(tir::Trace trace) {
   Proposal p;
-  p.json = trace.ToJsonText();
-  p.hash = db::HashTraceJson(p.json);
+  TraceIdentity id = IdentityOf(trace);
+  p.json = std::move(id.json);
+  p.hash = std::move(id.hash);
   p.trace = std::move(trace);
   return p;
 }
@@ -478,8 +479,9 @@ class EvolutionarySearch::Pool {
     p.done = true;
     if (sch) {
       p.replayed = true;
-      p.json = sch->trace().ToJsonText();
-      p.hash = db::HashTraceJson(p.json);
+      TraceIdentity id = IdentityOf(sch->trace());
+      p.json = std::move(id.json);
+      p.hash = std::move(id.hash);
       p.schedule = std::move(*sch);
     }
     return p;

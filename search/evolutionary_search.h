@@ -64,7 +64,7 @@ struct EvolutionConfig {
 // A schedule to measure, and its trace's identity.
 struct Candidate {
   tir::Schedule schedule;
-  std::string trace_hash;  // db::HashTraceJson(schedule.trace().ToJson().dump())
+  std::string trace_hash;  // IdentityOf(schedule.trace()).hash (search/measure_record.h)
   double score = 0;        // the cost model's, 0 for an epsilon-greedy pick
 };
 

@@ -23,13 +23,20 @@ db::TargetInfo CudaTargetInfo(const measure::CudaDeviceInfo& device, const std::
                         nvrtc_version};
 }
 
+TraceIdentity IdentityOf(const tir::Trace& trace) {
+  TraceIdentity id{trace.ToJsonText(), ""};
+  id.hash = db::HashTraceJson(id.json);
+  return id;
+}
+
 db::TuningRecord MakeTuningRecord(const tir::Workload& workload, const tir::Trace& trace, const db::TargetInfo& target,
                                   const measure::MeasureResult& result, const measure::BuildResult* build) {
   db::TuningRecord r;
   r.workload = db::WorkloadInfo::From(workload);
   r.target = target;
-  r.trace_json = trace.ToJsonText();
-  r.trace_hash = db::HashTraceJson(r.trace_json);
+  TraceIdentity id = IdentityOf(trace);
+  r.trace_json = std::move(id.json);
+  r.trace_hash = std::move(id.hash);
   r.trace_format_version = tir::kTraceFormatVersion;
   r.latencies_ms = result.latencies_ms;
   r.correct = result.correct;

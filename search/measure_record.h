@@ -17,6 +17,12 @@ db::TargetInfo CpuTargetInfo(const measure::MeasureConfig& config);
 // cuda: the GPU's architecture and name, the CUDA driver API version and NVRTC's version.
 db::TargetInfo CudaTargetInfo(const measure::CudaDeviceInfo& device, const std::string& nvrtc_version);
 
+// A trace's identity in the database and the search: its JSON text and that text's hash.
+struct TraceIdentity {
+  std::string json, hash;
+};
+TraceIdentity IdentityOf(const tir::Trace& trace);
+
 // The record of one measurement. `build` (may be null) adds registers, spills and build time to info.
 db::TuningRecord MakeTuningRecord(const tir::Workload& workload, const tir::Trace& trace, const db::TargetInfo& target,
                                   const measure::MeasureResult& result, const measure::BuildResult* build);

@@ -67,7 +67,7 @@ bool Usable(const db::TuningRecord& rec, const std::optional<tir::Schedule>& rep
   return replayed && rec.valid() && rec.median_ms > 0;
 }
 
-std::string TraceHash(const tir::Schedule& sch) { return db::HashTraceJson(sch.trace().ToJsonText()); }
+std::string TraceHash(const tir::Schedule& sch) { return IdentityOf(sch.trace()).hash; }
 
 }  // namespace
 
