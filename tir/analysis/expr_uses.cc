@@ -20,6 +20,16 @@ class UseCollector : public IRVisitor {
   }
 };
 
+class VarUse : public IRVisitor {
+ public:
+  explicit VarUse(const VarNode* v) : v_(v) {}
+  bool found = false;
+  void Visit_(const VarNode* op) override { found |= op == v_; }
+
+ private:
+  const VarNode* v_;
+};
+
 }  // namespace
 
 std::vector<const VarNode*> VarsIn(const Expr& e) {
@@ -32,6 +42,18 @@ std::vector<const BufferLoadNode*> LoadsIn(const Expr& e) {
   UseCollector c;
   if (e) c.Visit(e);
   return c.loads;
+}
+
+bool UsesVar(const Expr& e, const VarNode* v) {
+  VarUse u(v);
+  u.Visit(e);
+  return u.found;
+}
+
+bool UsesVar(const Stmt& s, const VarNode* v) {
+  VarUse u(v);
+  u.Visit(s);
+  return u.found;
 }
 
 }  // namespace autotune::tir

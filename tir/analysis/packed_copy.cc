@@ -1,20 +1,11 @@
 #include "tir/analysis/packed_copy.h"
 
+#include "tir/analysis/expr_uses.h"
 #include "tir/functor.h"
 #include "tir/transform/linear_form.h"
 
 namespace autotune::tir {
 namespace {
-
-class VarUse : public IRVisitor {
- public:
-  explicit VarUse(const VarNode* v) : v_(v) {}
-  bool found = false;
-  void Visit_(const VarNode* op) override { found |= op == v_; }
-
- private:
-  const VarNode* v_;
-};
 
 bool IsZero(const Expr& e) {
   const auto* c = As<CastNode>(e);
@@ -51,12 +42,6 @@ LinearForm LinearIn(const Expr& index, const VarNode* v) {
     }
   }
   return f;
-}
-
-bool UsesVar(const Expr& e, const VarNode* v) {
-  VarUse u(v);
-  u.Visit(e);
-  return u.found;
 }
 
 bool UnitStride(const Expr& index, const VarNode* v) {

@@ -23,7 +23,6 @@ struct LinearForm {
 };
 LinearForm LinearIn(const Expr& index, const VarNode* v);
 
-bool UsesVar(const Expr& e, const VarNode* v);
 // Whether `index` is v + base (v with coefficient 1).
 bool UnitStride(const Expr& index, const VarNode* v);
 // Whether `index` is v + base with base provably a multiple of `width`.

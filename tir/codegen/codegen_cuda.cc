@@ -1,6 +1,7 @@
 #include "tir/codegen/codegen_cuda.h"
 
 #include "tir/analysis/disjoint_iterations.h"
+#include "tir/analysis/expr_uses.h"
 #include "tir/analysis/packed_copy.h"
 #include "tir/analysis/tensor_intrinsics.h"
 #include "tir/analysis/thread_dependence.h"
@@ -480,9 +481,7 @@ class CudaEmitter : public CFamilyPrinter {
     const std::string& v = VarName(op->var.get());
     std::string value = fmt::format("({}){}", TypeName(op->var->dtype), kBuiltin[t]);
     if (!IsConstInt(op->min, 0)) value += " + " + Paren(EmitExpr(op->min), kPrecAdd + 1);
-    VarUse use(op->var.get());
-    use.Visit(op->body);
-    if (use.found) Line(fmt::format("const {} {} = {};", TypeName(op->var->dtype), v, value));
+    if (UsesVar(op->body, op->var.get())) Line(fmt::format("const {} {} = {};", TypeName(op->var->dtype), v, value));
     if (const int64_t* min = AsConstInt(op->min)) bounds_.Bind(op->var, *min, extent);
     live_vars_.insert(op->var.get());
     if (thread) thread_vars_.insert(op->var.get());

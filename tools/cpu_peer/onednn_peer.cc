@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <memory>
 
+#include "tir/ops/epilogue.h"
+
 #ifdef AUTOTUNE_PEER_ONEDNN
 #include <oneapi/dnnl/dnnl.hpp>
 #endif
