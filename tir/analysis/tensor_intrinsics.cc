@@ -114,10 +114,11 @@ bool SameIndex(const Expr& a, const Expr& b) {
 }
 
 // The coefficient of each of the tile's loop variables in `flat`, when `flat` is a linear form in
-// which they appear only as terms of their own (as they mostly do); nothing otherwise.
+// which they appear only as terms of their own (as they mostly do, a convolution's reindexed rows
+// once their floordiv and floormod parts are put back together); nothing otherwise.
 std::optional<std::unordered_map<const VarNode*, int64_t>> LoopCoefficients(const Expr& flat,
                                                                              const std::vector<Var>& loops) {
-  const LinearSum sum = ToLinear(flat);
+  const LinearSum sum = RecombineDivMod(ToLinear(flat));
   if (!sum.ok) return std::nullopt;
   std::unordered_map<const VarNode*, int64_t> coeff;
   for (const auto& v : loops) coeff[v.get()] = 0;
