@@ -13,6 +13,7 @@
 #include "search/default_schedule.h"
 #include "search/measure_record.h"
 #include "search/mutation.h"
+#include "search/thread_workload.h"
 #include "tir/analysis/gpu_validity.h"
 #include "support/check.h"
 #include "tir/functor.h"
@@ -381,8 +382,9 @@ class EvolutionarySearch::Pool {
   std::vector<Prepared> PrepareSamples(const std::vector<uint64_t>& seeds,
                                        const std::function<bool(const std::string&)>& known) const {
     std::vector<Prepared> out(seeds.size());
-    ParallelFor(threads_, seeds.size(),
-                [&](size_t i) { out[i] = Prepare(RandomSchedule(workload_, target_, seeds[i], sketches_)); });
+    ParallelFor(threads_, seeds.size(), [&](size_t i) {
+      out[i] = Prepare(RandomSchedule(ThreadWorkload(workload_), target_, seeds[i], sketches_));
+    });
     std::unordered_set<std::string> sim;  // membership only
     std::vector<size_t> to_check;
     for (size_t i = 0; i < out.size(); ++i) {
@@ -490,7 +492,7 @@ class EvolutionarySearch::Pool {
   // The proposal's trace replayed; the proposal's JSON and hash are the schedule's unless replay
   // recorded another trace (pure: runs on any thread).
   Prepared PrepareReplay(const Proposal& proposal) const {
-    auto sch = tir::Schedule::Replay(workload_, target_, proposal.trace);
+    auto sch = tir::Schedule::Replay(ThreadWorkload(workload_), target_, proposal.trace);
     if (!sch || !SameJson(sch->trace(), proposal.trace)) return Prepare(std::move(sch));
     Prepared p;
     p.done = true;
