@@ -118,8 +118,9 @@ bool SameIndex(const Expr& a, const Expr& b) {
 // once their floordiv and floormod parts are put back together); nothing otherwise.
 std::optional<std::unordered_map<const VarNode*, int64_t>> LoopCoefficients(const Expr& flat,
                                                                              const std::vector<Var>& loops) {
-  const LinearSum sum = RecombineDivMod(ToLinear(flat));
+  LinearSum sum = ToLinear(flat);
   if (!sum.ok) return std::nullopt;
+  CombineDivMod(&sum);
   std::unordered_map<const VarNode*, int64_t> coeff;
   for (const auto& v : loops) coeff[v.get()] = 0;
   for (const auto& t : sum.terms) {

@@ -1,9 +1,7 @@
 #include "tir/transform/linear_form.h"
 
 #include <functional>
-#include <optional>
 #include <string>
-#include <utility>
 
 #include "tir/int_arith.h"
 #include "tir/structural_equal.h"
@@ -119,60 +117,6 @@ LinearSum ToLinear(const Expr& e, int64_t scale) {
   LinearSum l(e->dtype);
   l.Add(e, scale);
   return l;
-}
-
-namespace {
-
-// x and c of floordiv(x, c) or floormod(x, c) with a constant c > 0.
-const BinaryNode* DivModBy(const Expr& e, BinaryOp op, int64_t* c) {
-  const auto* b = As<BinaryNode>(e);
-  const int64_t* k = b && b->op == op ? AsConstInt(b->b) : nullptr;
-  if (!k || *k <= 0) return nullptr;
-  *c = *k;
-  return b;
-}
-
-// The expression and coefficient that a floordiv term and a floormod term make together, when they
-// are the two parts of one index (RecombineDivMod).
-std::optional<std::pair<Expr, int64_t>> Whole(const LinearSum::Term& div_term, const LinearSum::Term& mod_term) {
-  int64_t c = 0, m = 0;
-  const BinaryNode* div = DivModBy(div_term.expr, BinaryOp::kFloorDiv, &c);
-  const BinaryNode* mod = DivModBy(mod_term.expr, BinaryOp::kFloorMod, &m);
-  int64_t div_coeff = 0;
-  if (!div || !mod || __builtin_mul_overflow(mod_term.coeff, m, &div_coeff) || div_term.coeff != div_coeff) {
-    return std::nullopt;
-  }
-  if (c == m && ExprDeepEqual(div->a, mod->a)) return std::make_pair(div->a, mod_term.coeff);
-  int64_t c1 = 0, outer = 0;  // floormod(floordiv(x, c1), m) beside floordiv(x, c1 * m)
-  const BinaryNode* inner = DivModBy(mod->a, BinaryOp::kFloorDiv, &c1);
-  if (inner && !__builtin_mul_overflow(c1, m, &outer) && outer == c && ExprDeepEqual(inner->a, div->a)) {
-    return std::make_pair(mod->a, mod_term.coeff);
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
-LinearSum RecombineDivMod(LinearSum sum) {
-  for (bool changed = true; changed && sum.ok;) {
-    changed = false;
-    for (size_t i = 0; i < sum.terms.size() && !changed; ++i) {
-      for (size_t j = 0; j < sum.terms.size() && !changed; ++j) {
-        if (i == j) continue;
-        auto whole = Whole(sum.terms[i], sum.terms[j]);
-        if (!whole) continue;
-        LinearSum next(sum.dtype);
-        next.AddConst(sum.constant);
-        for (size_t k = 0; k < sum.terms.size(); ++k) {
-          if (k != i && k != j) next.AddTerm(sum.terms[k].expr, sum.terms[k].coeff, sum.terms[k].hash);
-        }
-        next.Add(whole->first, whole->second);
-        sum = std::move(next);
-        changed = true;
-      }
-    }
-  }
-  return sum;
 }
 
 }  // namespace autotune::tir

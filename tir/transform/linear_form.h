@@ -41,11 +41,4 @@ struct LinearSum {
 // `scale` times e as a linear form (check `ok` before using it).
 LinearSum ToLinear(const Expr& e, int64_t scale = 1);
 
-// `sum` with the parts of an index split by floordiv and floormod (c > 0) put back together:
-//   a*c * floordiv(x, c) + a * floormod(x, c)                      -> a * x
-//   a*c2 * floordiv(x, c1*c2) + a * floormod(floordiv(x, c1), c2)  -> a * floordiv(x, c1)
-// as a convolution's reindexed row index (image, pixel row, pixel column) reads. Only these
-// identities are used, so the result equals `sum` for every value of its variables.
-LinearSum RecombineDivMod(LinearSum sum);
-
 }  // namespace autotune::tir

@@ -76,6 +76,8 @@ bool IsQuotientOf(const Expr& e, const Expr& x, int64_t c, DType t) {
   return ExprDeepEqual(e, Simplify(FloorDiv(x, IntImm(c, t))));
 }
 
+}  // namespace
+
 // Recombines what splitting a loop (or an index into several) produces, coefficient k:
 //   floordiv(x, c) * (k * c) + floormod(x, c) * k             == x * k
 //   floormod(floordiv(x, c), d) * (k * c) + floormod(x, c) * k == floormod(x, c * d) * k
@@ -117,6 +119,8 @@ void CombineDivMod(LinearSum* l) {
     }
   }
 }
+
+namespace {
 
 // Builds the canonical expression of a linear form: ((t0*c0 + t1) - t2*c2) + constant.
 Expr FromLinear(LinearSum l) {

@@ -34,6 +34,7 @@
 #include "tir/analysis/int_bound.h"
 #include "tir/expr.h"
 #include "tir/stmt.h"
+#include "tir/transform/linear_form.h"
 
 namespace autotune::tir {
 
@@ -41,5 +42,11 @@ namespace autotune::tir {
 Expr Simplify(const Expr& e, BoundAnalyzer* analyzer = nullptr);
 // An empty result (everything removed) is an empty Seq, never null.
 Stmt Simplify(const Stmt& s, BoundAnalyzer* analyzer = nullptr);
+
+// Puts an index split by floordiv and floormod (positive constants) back together in a linear form,
+// as the simplifier's canonical sums do (the rules are at its definition):
+//   floordiv(x, c) * (k * c) + floormod(x, c) * k              -> x * k
+//   floormod(floordiv(x, c), d) * (k * c) + floormod(x, c) * k -> floormod(x, c * d) * k
+void CombineDivMod(LinearSum* l);
 
 }  // namespace autotune::tir

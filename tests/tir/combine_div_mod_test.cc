@@ -5,11 +5,10 @@
 
 #include "tir/expr.h"
 #include "tir/printer.h"
-#include "tir/transform/linear_form.h"
 #include "tir/transform/simplify.h"
 #include "tir/transform/substitute.h"
 
-namespace autotune::tir::linear_form_test {
+namespace autotune::tir::combine_div_mod_test {
 namespace {
 
 Expr I(int64_t v) { return IntImm(v); }
@@ -36,12 +35,18 @@ int64_t At(const LinearSum& sum, const Var& i, const Var& j, int64_t vi, int64_t
   return v;
 }
 
-TEST(RecombineDivMod, PutsAnIndexSplitByDivAndModBackTogether) {
+LinearSum Combined(const Expr& e) {
+  LinearSum sum = ToLinear(e);
+  CombineDivMod(&sum);
+  return sum;
+}
+
+TEST(CombineDivMod, PutsAnIndexSplitByDivAndModBackTogether) {
   Var i = MakeVar("i"), j = MakeVar("j");
   const Expr x = Add(Mul(i, I(4)), j);
   // 3*7 * floordiv(x, 7) + 3 * floormod(x, 7) + 5 is 3x + 5 = 12i + 3j + 5.
   const Expr e = Add(Add(Mul(FloorDiv(x, I(7)), I(21)), Mul(FloorMod(x, I(7)), I(3))), I(5));
-  const LinearSum sum = RecombineDivMod(ToLinear(e));
+  const LinearSum sum = Combined(e);
   ASSERT_TRUE(sum.ok);
   EXPECT_EQ(sum.terms.size(), 2u);
   EXPECT_EQ(CoeffOf(sum, i), 12);
@@ -49,21 +54,21 @@ TEST(RecombineDivMod, PutsAnIndexSplitByDivAndModBackTogether) {
   EXPECT_EQ(sum.constant, 5);
 }
 
-TEST(RecombineDivMod, ThreeLevelsOfAConvolutionRow) {
+TEST(CombineDivMod, ThreeLevelsOfAConvolutionRow) {
   // A convolution's row m as (image, pixel row, pixel column) of 14x14 images, times a stride of 8:
   // (floordiv(m, 196) * 196 + floormod(floordiv(m, 14), 14) * 14 + floormod(m, 14)) * 8 = 8m.
   Var i = MakeVar("i"), j = MakeVar("j");
   const Expr m = Add(Mul(i, I(16)), j);
   const Expr row = Add(Add(Mul(FloorDiv(m, I(196)), I(196)), Mul(FloorMod(FloorDiv(m, I(14)), I(14)), I(14))),
                        FloorMod(m, I(14)));
-  const LinearSum sum = RecombineDivMod(ToLinear(Mul(row, I(8))));
+  const LinearSum sum = Combined(Mul(row, I(8)));
   ASSERT_TRUE(sum.ok);
   EXPECT_EQ(sum.terms.size(), 2u);
   EXPECT_EQ(CoeffOf(sum, i), 128);
   EXPECT_EQ(CoeffOf(sum, j), 8);
 }
 
-TEST(RecombineDivMod, LeavesPartsThatDoNotMakeAWholeAlone) {
+TEST(CombineDivMod, LeavesPartsThatDoNotMakeAWholeAlone) {
   Var i = MakeVar("i"), j = MakeVar("j");
   const Expr x = Add(i, j);
   const Expr cases[] = {
@@ -74,18 +79,18 @@ TEST(RecombineDivMod, LeavesPartsThatDoNotMakeAWholeAlone) {
   };
   for (const Expr& e : cases) {
     const LinearSum before = ToLinear(e);
-    const LinearSum after = RecombineDivMod(before);
+    const LinearSum after = Combined(e);
     EXPECT_EQ(after.terms.size(), before.terms.size()) << ToString(e);
   }
 }
 
-TEST(RecombineDivMod, EqualsTheSumForNegativeValuesToo) {
+TEST(CombineDivMod, EqualsTheSumForNegativeValuesToo) {
   // floordiv and floormod round toward minus infinity, so the identities hold for every x.
   Var i = MakeVar("i"), j = MakeVar("j");
   const Expr m = Sub(Mul(i, I(5)), j);
   const Expr e = Add(Add(Mul(FloorDiv(m, I(12)), I(36)), Mul(FloorMod(FloorDiv(m, I(3)), I(4)), I(9))),
                      Add(Mul(FloorMod(m, I(3)), I(3)), Mul(j, I(2))));
-  const LinearSum sum = RecombineDivMod(ToLinear(e));
+  const LinearSum sum = Combined(e);
   ASSERT_TRUE(sum.ok);
   EXPECT_EQ(CoeffOf(sum, i), 15);  // 3m + 2j = 15i - j
   EXPECT_EQ(CoeffOf(sum, j), -1);
@@ -95,4 +100,4 @@ TEST(RecombineDivMod, EqualsTheSumForNegativeValuesToo) {
 }
 
 }  // namespace
-}  // namespace autotune::tir::linear_form_test
+}  // namespace autotune::tir::combine_div_mod_test
