@@ -2,6 +2,8 @@
 // with the factory functions below, which check their inputs.
 #pragma once
 
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -19,9 +21,27 @@ enum class ExprKind : uint8_t {
 #undef AUTOTUNE_X
 };
 
+// A value computed from a node's fields on first use (0: not yet). A copy starts empty, since a
+// copied node is made to change its fields. Relaxed atomics: threads may race to fill it alike.
+class NodeHashCache {
+ public:
+  NodeHashCache() = default;
+  NodeHashCache(const NodeHashCache&) {}
+  NodeHashCache& operator=(const NodeHashCache&) {
+    value_.store(0, std::memory_order_relaxed);
+    return *this;
+  }
+  size_t Get() const { return value_.load(std::memory_order_relaxed); }
+  void Set(size_t v) const { value_.store(v, std::memory_order_relaxed); }
+
+ private:
+  mutable std::atomic<size_t> value_{0};
+};
+
 struct ExprNode {
   ExprKind kind;
   DType dtype;
+  NodeHashCache term_hash;  // TermHash (tir/transform/linear_form.h), for compound nodes
   ExprNode(ExprKind k, DType t) : kind(k), dtype(t) {}
   ExprNode(const ExprNode&) = default;
   virtual ~ExprNode() = default;

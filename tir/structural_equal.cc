@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -13,11 +14,11 @@ namespace {
 
 // ---- Equality -----------------------------------------------------------------------------------
 
+// kMapVars: match variables and buffers by a bijection (true) or by identity (false; the
+// simplifier's many term comparisons, which then build no maps).
+template <bool kMapVars>
 class EqualChecker {
  public:
-  // map_vars: match variables and buffers by a bijection (true) or by identity (false).
-  explicit EqualChecker(bool map_vars) : map_vars_(map_vars) {}
-
   bool Equal(const Expr& a, const Expr& b) {
     if (!a || !b) return !a && !b;
     if (a->kind != b->kind || a->dtype != b->dtype) return false;
@@ -26,7 +27,7 @@ class EqualChecker {
     }
     // Only identity mode may skip a shared subtree: under renaming, the same node can still be
     // unequal to itself (its variables may already be paired with others).
-    if (!map_vars_ && a == b) return true;
+    if (!kMapVars && a == b) return true;
     switch (a->kind) {
 #define AUTOTUNE_X(n) \
   case ExprKind::k##n: return EqualFields(static_cast<const n##Node*>(a.get()), static_cast<const n##Node*>(b.get()));
@@ -39,7 +40,7 @@ class EqualChecker {
   bool Equal(const Stmt& a, const Stmt& b) {
     if (!a || !b) return !a && !b;
     if (a->kind != b->kind) return false;
-    if (!map_vars_ && a == b) return true;
+    if (!kMapVars && a == b) return true;
     switch (a->kind) {
 #define AUTOTUNE_X(n) \
   case StmtKind::k##n: return EqualFields(static_cast<const n##Node*>(a.get()), static_cast<const n##Node*>(b.get()));
@@ -51,33 +52,43 @@ class EqualChecker {
 
   bool Equal(const Buffer& a, const Buffer& b) {
     if (!a || !b) return !a && !b;
-    if (!map_vars_) return a == b;
-    auto ia = buf_l2r_.find(a.get());
-    auto ib = buf_r2l_.find(b.get());
-    if (ia != buf_l2r_.end() || ib != buf_r2l_.end()) {
-      return ia != buf_l2r_.end() && ib != buf_r2l_.end() && ia->second == b.get() && ib->second == a.get();
+    if constexpr (!kMapVars) {
+      return a == b;
+    } else {
+      return EqualBufferDefinitions(a, b);
+    }
+  }
+
+ private:
+  bool EqualBufferDefinitions(const Buffer& a, const Buffer& b) {
+    auto ia = maps_.buf_l2r.find(a.get());
+    auto ib = maps_.buf_r2l.find(b.get());
+    if (ia != maps_.buf_l2r.end() || ib != maps_.buf_r2l.end()) {
+      return ia != maps_.buf_l2r.end() && ib != maps_.buf_r2l.end() && ia->second == b.get() && ib->second == a.get();
     }
     // First encounter of both: their definitions must match. Pair them only afterwards, so the
     // variables of the shape are paired in the order the hash sees them.
     if (a->name != b->name || a->dtype != b->dtype || a->scope != b->scope) return false;
     if (a->pipeline_stages != b->pipeline_stages || a->async_fill != b->async_fill) return false;
     if (!EqualField(a->shape, b->shape) || !EqualField(a->strides, b->strides)) return false;
-    buf_l2r_[a.get()] = b.get();
-    buf_r2l_[b.get()] = a.get();
+    maps_.buf_l2r[a.get()] = b.get();
+    maps_.buf_r2l[b.get()] = a.get();
     return true;
   }
 
- private:
   bool EqualVar(const VarNode* a, const VarNode* b) {
-    if (!map_vars_) return a == b;
-    auto ia = var_l2r_.find(a);
-    auto ib = var_r2l_.find(b);
-    if (ia == var_l2r_.end() && ib == var_r2l_.end()) {
-      var_l2r_[a] = b;
-      var_r2l_[b] = a;
-      return true;
+    if constexpr (!kMapVars) {
+      return a == b;
+    } else {
+      auto ia = maps_.var_l2r.find(a);
+      auto ib = maps_.var_r2l.find(b);
+      if (ia == maps_.var_l2r.end() && ib == maps_.var_r2l.end()) {
+        maps_.var_l2r[a] = b;
+        maps_.var_r2l[b] = a;
+        return true;
+      }
+      return ia != maps_.var_l2r.end() && ib != maps_.var_r2l.end() && ia->second == b && ib->second == a;
     }
-    return ia != var_l2r_.end() && ib != var_r2l_.end() && ia->second == b && ib->second == a;
   }
 
   template <class N>
@@ -92,7 +103,10 @@ class EqualChecker {
   }
 
   bool EqualField(const Expr& a, const Expr& b) { return Equal(a, b); }
-  bool EqualField(const Var& a, const Var& b) { return Equal(Expr(a), Expr(b)); }
+  bool EqualField(const Var& a, const Var& b) {
+    if (!a || !b) return !a && !b;
+    return a->dtype == b->dtype && EqualVar(a.get(), b.get());
+  }
   bool EqualField(const Stmt& a, const Stmt& b) { return Equal(a, b); }
   bool EqualField(const Buffer& a, const Buffer& b) { return Equal(a, b); }
   bool EqualField(double a, double b) { return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b); }
@@ -109,9 +123,12 @@ class EqualChecker {
     return a == b;
   }
 
-  bool map_vars_;
-  std::unordered_map<const VarNode*, const VarNode*> var_l2r_, var_r2l_;
-  std::unordered_map<const BufferNode*, const BufferNode*> buf_l2r_, buf_r2l_;
+  struct Bijection {
+    std::unordered_map<const VarNode*, const VarNode*> var_l2r, var_r2l;
+    std::unordered_map<const BufferNode*, const BufferNode*> buf_l2r, buf_r2l;
+  };
+  struct Identity {};
+  [[no_unique_address]] std::conditional_t<kMapVars, Bijection, Identity> maps_;
 };
 
 // ---- Hash ---------------------------------------------------------------------------------------
@@ -218,10 +235,10 @@ class Hasher {
 
 }  // namespace
 
-bool StructuralEqual(const Expr& a, const Expr& b) { return EqualChecker(true).Equal(a, b); }
-bool StructuralEqual(const Stmt& a, const Stmt& b) { return EqualChecker(true).Equal(a, b); }
-bool StructuralEqual(const Buffer& a, const Buffer& b) { return EqualChecker(true).Equal(a, b); }
-bool ExprDeepEqual(const Expr& a, const Expr& b) { return EqualChecker(false).Equal(a, b); }
+bool StructuralEqual(const Expr& a, const Expr& b) { return EqualChecker<true>().Equal(a, b); }
+bool StructuralEqual(const Stmt& a, const Stmt& b) { return EqualChecker<true>().Equal(a, b); }
+bool StructuralEqual(const Buffer& a, const Buffer& b) { return EqualChecker<true>().Equal(a, b); }
+bool ExprDeepEqual(const Expr& a, const Expr& b) { return EqualChecker<false>().Equal(a, b); }
 
 size_t StructuralHash(const Expr& e) {
   Hasher h;

@@ -1,5 +1,6 @@
 #include "tir/transform/linear_form.h"
 
+#include <algorithm>
 #include <functional>
 #include <string>
 
@@ -8,32 +9,50 @@
 
 namespace autotune::tir {
 
-size_t TermHash(const Expr& e) {
-  auto mix = [](size_t h, size_t v) { return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); };
-  size_t h = mix(static_cast<size_t>(e->kind), static_cast<size_t>(e->dtype));
+namespace {
+
+size_t Mix(size_t h, size_t v) { return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); }
+
+// The hash of a compound node, from its fields' (TermHash caches it on the node).
+size_t CompoundHash(const Expr& e) {
+  size_t h = Mix(static_cast<size_t>(e->kind), static_cast<size_t>(e->dtype));
   switch (e->kind) {
-    case ExprKind::kIntImm: return mix(h, static_cast<size_t>(As<IntImmNode>(e)->value));
-    case ExprKind::kVar: return mix(h, std::hash<const void*>()(e.get()));
     case ExprKind::kBinary: {
       const auto* b = As<BinaryNode>(e);
-      return mix(mix(mix(h, static_cast<size_t>(b->op)), TermHash(b->a)), TermHash(b->b));
+      return Mix(Mix(Mix(h, static_cast<size_t>(b->op)), TermHash(b->a)), TermHash(b->b));
     }
-    case ExprKind::kNot: return mix(h, TermHash(As<NotNode>(e)->a));
-    case ExprKind::kCast: return mix(h, TermHash(As<CastNode>(e)->value));
+    case ExprKind::kNot: return Mix(h, TermHash(As<NotNode>(e)->a));
+    case ExprKind::kCast: return Mix(h, TermHash(As<CastNode>(e)->value));
     case ExprKind::kBufferLoad: {
       const auto* l = As<BufferLoadNode>(e);
-      h = mix(h, std::hash<const void*>()(l->buffer.get()));
-      for (const auto& i : l->indices) h = mix(h, TermHash(i));
+      h = Mix(h, std::hash<const void*>()(l->buffer.get()));
+      for (const auto& i : l->indices) h = Mix(h, TermHash(i));
       return h;
     }
     case ExprKind::kCall: {
       const auto* c = As<CallNode>(e);
-      h = mix(h, std::hash<std::string>()(c->name));
-      for (const auto& a : c->args) h = mix(h, TermHash(a));
+      h = Mix(h, std::hash<std::string>()(c->name));
+      for (const auto& a : c->args) h = Mix(h, TermHash(a));
       return h;
     }
     default: return h;  // rare as terms: the kind is enough
   }
+}
+
+}  // namespace
+
+size_t TermHash(const Expr& e) {
+  const size_t base = Mix(static_cast<size_t>(e->kind), static_cast<size_t>(e->dtype));
+  switch (e->kind) {
+    case ExprKind::kIntImm: return Mix(base, static_cast<size_t>(As<IntImmNode>(e)->value));
+    case ExprKind::kVar: return Mix(base, std::hash<const void*>()(e.get()));
+    default: break;
+  }
+  // Terms are compared often and their subtrees are deep (floormod(floordiv(sum, c), d)).
+  if (const size_t cached = e->term_hash.Get()) return cached;
+  const size_t h = std::max<size_t>(CompoundHash(e), 1);  // 0 marks "not computed"
+  e->term_hash.Set(h);
+  return h;
 }
 
 void LinearSum::AddConst(int64_t c) { ok = ok && CheckedAdd(constant, c, dtype, &constant); }
@@ -46,6 +65,7 @@ void LinearSum::AddTerm(const Expr& t, int64_t c, size_t hash) {
     if (ok && terms[i].coeff == 0) terms.erase(terms.begin() + static_cast<std::ptrdiff_t>(i));
     return;
   }
+  if (terms.empty()) terms.reserve(8);  // index sums have a few terms: one allocation, not four
   terms.push_back({t, c, hash});
 }
 

@@ -70,9 +70,12 @@ bool IsQuotientOf(const Expr& e, const Expr& x, int64_t c, DType t) {
   if (!d || d->op != BinaryOp::kFloorDiv) return false;
   const Quotient qe = AsQuotient(e, t), qx = AsQuotient(x, t);
   int64_t want;
-  if (CheckedMul(qx.divisor, c, t, &want) && qe.divisor == want && ExprDeepEqual(*qe.base, *qx.base)) return true;
+  if (!CheckedMul(qx.divisor, c, t, &want)) want = 0;
+  if (qe.divisor == want && ExprDeepEqual(*qe.base, *qx.base)) return true;
   // The quotient may have been reduced by a common factor (floordiv(8b, 20) is floordiv(2b, 5)):
-  // x over c, simplified alike, is then the same expression.
+  // x over c, simplified alike, is then the same expression. Its divisor then divides x's times c,
+  // which rules out most pairs before the (costly) simplification.
+  if (want != 0 && want % qe.divisor != 0) return false;
   return ExprDeepEqual(e, Simplify(FloorDiv(x, IntImm(c, t))));
 }
 
