@@ -5,7 +5,9 @@
 #include <cstddef>
 #include <functional>
 #include <limits>
+#include <mutex>
 #include <optional>
+#include <unordered_map>
 #include <utility>
 
 #include "costmodel/program_features.h"
@@ -346,8 +348,11 @@ class EvolutionarySearch::Pool {
   int threads() const { return threads_; }
   bool Seen(const std::string& hash) const { return seen_.count(hash) > 0; }
 
-  // Replays (and lowers and checks) in parallel the proposals that admitting them in order may need:
-  // those with a hash not seen yet, first occurrences; the others are left not done.
+  // Replays, lowers and checks in parallel the proposals that admitting them in order may need:
+  // those with a hash not seen yet, first occurrences; the others are left not done. A proposal is
+  // lowered on the thread that replayed it, so the schedule's nodes (and its thread's copy of the
+  // workload, ThreadWorkload) are touched by one thread, not bounced between cores. (Two proposals
+  // that replay to the same trace are then both checked: rare, and the results are the same.)
   std::vector<Prepared> PrepareTraces(const std::vector<Proposal>& proposals) const {
     std::vector<Prepared> out(proposals.size());
     std::vector<size_t> to_replay;
@@ -357,41 +362,41 @@ class EvolutionarySearch::Pool {
       if (!h.empty() && !Seen(h) && firsts.insert(h).second) to_replay.push_back(i);
     }
     ParallelFor(threads_, to_replay.size(), [&](size_t j) {
-      const size_t i = to_replay[j];
-      out[i] = PrepareReplay(proposals[i]);
+      Prepared& p = out[to_replay[j]];
+      p = PrepareReplay(proposals[to_replay[j]]);
+      if (p.replayed && !Seen(p.hash)) CheckOne(p);
     });
-    // Lower only what AdmitTrace in order will check: follow its updates of the seen set.
-    std::unordered_set<std::string> sim;  // membership only
-    std::vector<size_t> to_check;
-    for (size_t i : to_replay) {
-      const std::string& h = proposals[i].hash;
-      if (sim.count(h)) continue;
-      const Prepared& p = out[i];
-      if (p.replayed) {
-        if (!Seen(p.hash) && !sim.count(p.hash)) to_check.push_back(i);
-        sim.insert(p.hash);
-      }
-      sim.insert(h);
-    }
-    Check(out, to_check);
     return out;
   }
 
   // Samples the template from each seed in parallel, and lowers and checks those that admitting them
   // in order will check: valid samples whose hash is neither seen nor `known`, first occurrences.
+  // Each sample is lowered on the thread that drew it (as in PrepareTraces); of samples with the
+  // same hash the first to claim it is checked, and its result is copied to the first in order.
   std::vector<Prepared> PrepareSamples(const std::vector<uint64_t>& seeds,
                                        const std::function<bool(const std::string&)>& known) const {
     std::vector<Prepared> out(seeds.size());
+    std::mutex mu;
+    std::unordered_set<std::string> claimed;  // membership only
     ParallelFor(threads_, seeds.size(), [&](size_t i) {
-      out[i] = Prepare(RandomSchedule(ThreadWorkload(workload_), target_, seeds[i], sketches_));
+      Prepared& p = out[i];
+      p = Prepare(RandomSchedule(ThreadWorkload(workload_), target_, seeds[i], sketches_));
+      if (!p.replayed || known(p.hash) || Seen(p.hash)) return;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!claimed.insert(p.hash).second) return;
+      }
+      CheckOne(p);
     });
-    std::unordered_set<std::string> sim;  // membership only
-    std::vector<size_t> to_check;
+    std::unordered_map<std::string, size_t> first;  // a checked hash's first sample in order
     for (size_t i = 0; i < out.size(); ++i) {
-      const Prepared& p = out[i];
-      if (p.replayed && !known(p.hash) && !Seen(p.hash) && sim.insert(p.hash).second) to_check.push_back(i);
+      if (out[i].replayed) first.try_emplace(out[i].hash, i);
     }
-    Check(out, to_check);
+    for (Prepared& p : out) {
+      if (!p.valid) continue;
+      Prepared& f = out[first.at(p.hash)];
+      if (&f != &p) CopyCheck(p, f);
+    }
     return out;
   }
 
@@ -503,13 +508,19 @@ class EvolutionarySearch::Pool {
     return p;
   }
 
-  // Checks out[i] for each i of `which` in parallel; an invalid schedule is freed there too.
-  void Check(std::vector<Prepared>& out, const std::vector<size_t>& which) const {
-    ParallelFor(threads_, which.size(), [&](size_t j) {
-      Prepared& p = out[which[j]];
-      p.valid = Valid(*p.schedule, p);
-      if (!*p.valid) p.schedule.reset();
-    });
+  // Checks `p`; an invalid schedule is freed there too.
+  void CheckOne(Prepared& p) const {
+    p.valid = Valid(*p.schedule, p);
+    if (!*p.valid) p.schedule.reset();
+  }
+  // Gives `to` (a schedule of the same trace) what checking `from` found.
+  static void CopyCheck(const Prepared& from, Prepared& to) {
+    to.valid = from.valid;
+    to.summary = from.summary;
+    to.code_hash = from.code_hash;
+    to.family = from.family;
+    to.sketch = from.sketch;
+    if (!*to.valid) to.schedule.reset();
   }
 
   // Lowering is what makes the search expensive; the GPU check and the model's summary are cheap
