@@ -273,6 +273,16 @@ TEST_F(SimplifyTest, VariablesWithOneValue) {
   EXPECT_EQ(S(k * 2 + x), "(x + 10)");
 }
 
+// A variable that ranges makes a sum's interval wider than a point, except under a division that
+// takes it to one value: the sum still folds then.
+TEST_F(SimplifyTest, SumFoldsWhereARangingVariableIsDividedAway) {
+  Var k = MakeVar("k");
+  an.Bind(k, 4, 1);
+  EXPECT_EQ(S(FloorDiv(j, I(16)) + k * 2), "8");
+  EXPECT_EQ(S(k * 3 - FloorMod(i, I(1)) * 5), "12");
+  EXPECT_EQ(S(FloorDiv(j, I(16)) + j), "j");
+}
+
 TEST_F(SimplifyTest, ReduceBindsItsAxes) {
   Var k = MakeVar("k");
   Buffer a = MakeBuffer("A", DType::kFloat32, {I(8)});

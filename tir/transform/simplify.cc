@@ -380,9 +380,32 @@ class Simplifier : public IRMutator {
   // An integer or bool expression whose interval is a single value is that value.
   Expr FoldByBound(const Expr& e) {
     if (!(IsInt(e->dtype) || e->dtype == DType::kBool) || e->kind == ExprKind::kIntImm) return e;
+    if (HasRangingVariable(e)) return e;
     IntBound b = an_->Bound(e);
     if (!b.IsConst() || !FitsDType(b.min, e->dtype)) return e;
     return e->dtype == DType::kBool ? Bool(b.min != 0) : IntImm(b.min, e->dtype);
+  }
+
+  // Whether the sum `e` (of +, - and products with constants) has a variable term that takes more
+  // than one value: then its interval is wider than a point, and bounding the whole sum (the
+  // simplifier's costliest step on index sums) cannot fold it.
+  bool HasRangingVariable(const Expr& e) const {
+    const auto* b = As<BinaryNode>(e);
+    if (!b) {
+      const auto* v = As<VarNode>(e);
+      if (!v) return false;
+      const std::optional<IntBound> range = an_->Lookup(v);
+      return !range || range->min != range->max;
+    }
+    switch (b->op) {
+      case BinaryOp::kAdd:
+      case BinaryOp::kSub: return HasRangingVariable(b->a) || HasRangingVariable(b->b);
+      case BinaryOp::kMul: {
+        const int64_t* c = AsConstInt(b->b);
+        return c && *c != 0 && HasRangingVariable(b->a);
+      }
+      default: return false;
+    }
   }
 
   // Range of a loop variable running over [mn, mn + ext), from the intervals of mn and ext.
