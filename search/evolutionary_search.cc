@@ -373,6 +373,7 @@ class EvolutionarySearch::Pool {
   // in order will check: valid samples whose hash is neither seen nor `known`, first occurrences.
   // Each sample is lowered on the thread that drew it (as in PrepareTraces); of samples with the
   // same hash the first to claim it is checked, and its result is copied to the first in order.
+  // `known` is called on the worker threads: it may only read.
   std::vector<Prepared> PrepareSamples(const std::vector<uint64_t>& seeds,
                                        const std::function<bool(const std::string&)>& known) const {
     std::vector<Prepared> out(seeds.size());
