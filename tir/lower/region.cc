@@ -46,7 +46,8 @@ bool HasDivisionTerm(const LinearSum& lin) {
 IndexRange EvalIndexRange(const Expr& index, const std::unordered_map<const VarNode*, LoopRange>& loops) {
   // Digits of a fused index (a matrix form's output read back at a convolution's coordinates) are
   // simplified back together first, so they are one term, not three bounded apart.
-  const LinearSum lin = HasDivisionTerm(Decompose(index)) ? Decompose(Simplify(index)) : Decompose(index);
+  LinearSum lin = Decompose(index);
+  if (HasDivisionTerm(lin)) lin = Decompose(Simplify(index));
   Expr fixed = IntImm(lin.constant, index->dtype);
   int64_t lo = 0, hi = 0;
   for (const LinearSum::Term& t : lin.terms) {
