@@ -273,8 +273,8 @@ TEST_F(SimplifyTest, VariablesWithOneValue) {
   EXPECT_EQ(S(k * 2 + x), "(x + 10)");
 }
 
-// A variable that ranges makes a sum's interval wider than a point, except under a division that
-// takes it to one value: the sum still folds then.
+// A sum is not bounded for folding while a variable term of it ranges; a ranging variable under a
+// division that takes it to one value is not such a term, and the sum still folds.
 TEST_F(SimplifyTest, SumFoldsWhereARangingVariableIsDividedAway) {
   Var k = MakeVar("k");
   an.Bind(k, 4, 1);

@@ -13,9 +13,8 @@ namespace {
 
 size_t Mix(size_t h, size_t v) { return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); }
 
-// The hash of a compound node, from its fields' (TermHash caches it on the node).
-size_t CompoundHash(const Expr& e) {
-  size_t h = Mix(static_cast<size_t>(e->kind), static_cast<size_t>(e->dtype));
+// The hash of a compound node from `h` (its kind and type) and its fields' (TermHash caches it).
+size_t CompoundHash(const Expr& e, size_t h) {
   switch (e->kind) {
     case ExprKind::kBinary: {
       const auto* b = As<BinaryNode>(e);
@@ -50,7 +49,7 @@ size_t TermHash(const Expr& e) {
   }
   // Terms are compared often and their subtrees are deep (floormod(floordiv(sum, c), d)).
   if (const size_t cached = e->term_hash.Get()) return cached;
-  const size_t h = std::max<size_t>(CompoundHash(e), 1);  // 0 marks "not computed"
+  const size_t h = std::max<size_t>(CompoundHash(e, base), 1);  // 0 marks "not computed"
   e->term_hash.Set(h);
   return h;
 }
